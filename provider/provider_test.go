@@ -1,0 +1,29 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+)
+
+// protoV6ProviderFactories serves the provider in-process to the real terraform CLI.
+var protoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"hpcstorage": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// TestProviderServes runs the real terraform CLI against the provider over
+// protocol 6: plan and apply of a configuration that only configures it.
+func TestProviderServes(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_5_0)},
+		Steps: []resource.TestStep{{
+			Config: `provider "hpcstorage" {}
+output "ok" { value = "served" }`,
+			Check: resource.TestCheckOutput("ok", "served"),
+		}},
+	})
+}
