@@ -1,0 +1,3 @@
+# The provider needs no settings yet: BMC endpoints and SSH access come
+# with the server, array and node resources.
+provider "hpcstorage" {}
