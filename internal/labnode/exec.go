@@ -1,0 +1,382 @@
+package labnode
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// session runs one exec request on a node.
+type session struct {
+	node   *Node
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// onAgent is called when the agent process starts, with a kill func.
+	onAgent func(kill func())
+}
+
+// rel maps an absolute node path into the node root.
+func rel(p string) (string, error) {
+	if !path.IsAbs(p) {
+		return "", fmt.Errorf("lab node: only absolute paths are mapped, got %q", p)
+	}
+	r := strings.TrimPrefix(path.Clean(p), "/")
+	if r == "" {
+		r = "."
+	}
+	return r, nil
+}
+
+// run interprets a command line and returns the exit status.
+func (s *session) run(cmdline string) (int, error) {
+	l, err := parse(cmdline)
+	if err != nil {
+		return 127, err
+	}
+	st, err := s.list(l, s.stdout, s.stderr)
+	var ex exitError
+	if errors.As(err, &ex) {
+		return ex.code, nil
+	}
+	return st, err
+}
+
+func (s *session) list(l *list, stdout, stderr io.Writer) (int, error) {
+	st := 0
+	for _, a := range l.items {
+		var err error
+		st, err = s.andOr(&a, stdout, stderr)
+		if err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (s *session) andOr(a *andOr, stdout, stderr io.Writer) (int, error) {
+	st, err := s.command(&a.cmds[0], stdout, stderr)
+	if err != nil {
+		return st, err
+	}
+	for i, op := range a.ops {
+		if (op == "&&") == (st == 0) {
+			st, err = s.command(&a.cmds[i+1], stdout, stderr)
+			if err != nil {
+				return st, err
+			}
+		}
+	}
+	return st, nil
+}
+
+func (s *session) command(c *command, stdout, stderr io.Writer) (int, error) {
+	if c.group != nil {
+		return s.list(c.group, stdout, stderr)
+	}
+	if c.stderrNull {
+		stderr = io.Discard
+	}
+	if c.stdoutFile != "" {
+		r, err := rel(c.stdoutFile)
+		if err != nil {
+			return 1, err
+		}
+		f, err := s.node.root.OpenFile(r, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			fmt.Fprintf(stderr, "sh: %s: %v\n", c.stdoutFile, unwrapPath(err))
+			return 1, nil
+		}
+		defer f.Close()
+		stdout = f
+	}
+	return s.simple(c.words, stdout, stderr)
+}
+
+// unwrapPath drops the host-side path from an error.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func (s *session) simple(w []string, stdout, stderr io.Writer) (int, error) {
+	root := s.node.root
+	fileArg := func(i int) (string, error) {
+		if i >= len(w) {
+			return "", fmt.Errorf("%w: %s needs an argument", errUnsupported, w[0])
+		}
+		return rel(w[i])
+	}
+	switch w[0] {
+	case "true":
+		return 0, nil
+	case "false":
+		return 1, nil
+	case "exit":
+		code := 0
+		if len(w) > 1 {
+			n, err := strconv.Atoi(w[1])
+			if err != nil {
+				return 2, fmt.Errorf("%w: exit %q", errUnsupported, w[1])
+			}
+			code = n
+		}
+		return code, exitError{code}
+	case "echo":
+		fmt.Fprintln(stdout, strings.Join(w[1:], " "))
+		return 0, nil
+	case "uname":
+		if len(w) != 2 || w[1] != "-m" {
+			return 2, fmt.Errorf("%w: uname %q", errUnsupported, w[1:])
+		}
+		fmt.Fprintln(stdout, s.node.Arch())
+		return 0, nil
+	case "sudo":
+		if len(w) < 3 || w[1] != "-n" {
+			return 1, fmt.Errorf("%w: sudo without -n would prompt: %q", errUnsupported, w)
+		}
+		if s.node.Faults().SudoPassword {
+			fmt.Fprintln(stderr, "sudo: a password is required")
+			return 1, nil
+		}
+		return s.simple(w[2:], stdout, stderr)
+	case "sh":
+		if len(w) != 3 || w[1] != "-c" {
+			return 2, fmt.Errorf("%w: sh %q", errUnsupported, w[1:])
+		}
+		l, err := parse(w[2])
+		if err != nil {
+			return 2, err
+		}
+		st, err := s.list(l, stdout, stderr)
+		var ex exitError
+		if errors.As(err, &ex) {
+			return ex.code, nil // exit leaves this sh only
+		}
+		return st, err
+	case "sha256sum":
+		r, err := fileArg(1)
+		if err != nil || len(w) != 2 {
+			return 2, fmt.Errorf("%w: sha256sum %q", errUnsupported, w[1:])
+		}
+		f, err := root.Open(r)
+		if err != nil {
+			fmt.Fprintf(stderr, "sha256sum: %s: No such file or directory\n", w[1])
+			return 1, nil
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			fmt.Fprintf(stderr, "sha256sum: %s: %v\n", w[1], unwrapPath(err))
+			return 1, nil
+		}
+		fmt.Fprintf(stdout, "%s  %s\n", hex.EncodeToString(h.Sum(nil)), w[1])
+		return 0, nil
+	case "mkdir":
+		if len(w) != 3 || w[1] != "-p" {
+			return 2, fmt.Errorf("%w: mkdir %q", errUnsupported, w[1:])
+		}
+		r, err := fileArg(2)
+		if err != nil {
+			return 2, err
+		}
+		if err := root.MkdirAll(r, 0o755); err != nil {
+			fmt.Fprintf(stderr, "mkdir: %s: %v\n", w[2], unwrapPath(err))
+			return 1, nil
+		}
+		return 0, nil
+	case "cat":
+		if len(w) != 1 {
+			return 2, fmt.Errorf("%w: cat with files", errUnsupported)
+		}
+		if _, err := io.Copy(stdout, s.stdin); err != nil {
+			fmt.Fprintf(stderr, "cat: %v\n", err)
+			return 1, nil
+		}
+		return 0, nil
+	case "chmod":
+		if len(w) != 3 {
+			return 2, fmt.Errorf("%w: chmod %q", errUnsupported, w[1:])
+		}
+		mode, err := strconv.ParseUint(w[1], 8, 32)
+		if err != nil {
+			return 2, fmt.Errorf("%w: chmod mode %q", errUnsupported, w[1])
+		}
+		r, err := fileArg(2)
+		if err != nil {
+			return 2, err
+		}
+		if err := root.Chmod(r, os.FileMode(mode)); err != nil {
+			fmt.Fprintf(stderr, "chmod: %s: %v\n", w[2], unwrapPath(err))
+			return 1, nil
+		}
+		return 0, nil
+	case "mv":
+		if len(w) != 4 || w[1] != "-f" {
+			return 2, fmt.Errorf("%w: mv %q", errUnsupported, w[1:])
+		}
+		from, err := fileArg(2)
+		if err != nil {
+			return 2, err
+		}
+		to, err := fileArg(3)
+		if err != nil {
+			return 2, err
+		}
+		if err := root.Rename(from, to); err != nil {
+			fmt.Fprintf(stderr, "mv: %v\n", unwrapPath(err))
+			return 1, nil
+		}
+		return 0, nil
+	case "rm":
+		if len(w) != 3 || w[1] != "-f" {
+			return 2, fmt.Errorf("%w: rm %q", errUnsupported, w[1:])
+		}
+		r, err := fileArg(2)
+		if err != nil {
+			return 2, err
+		}
+		if err := root.Remove(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "rm: %s: %v\n", w[2], unwrapPath(err))
+			return 1, nil
+		}
+		return 0, nil
+	}
+	if strings.HasPrefix(w[0], "/") {
+		return s.agent(w, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "sh: %s: not found\n", w[0])
+	return 127, fmt.Errorf("%w: command %q", errUnsupported, w[0])
+}
+
+// agent runs an executable from the node root (the delivered agent) as a
+// real subprocess, with --root pointing into the node folder.
+func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
+	r, err := rel(w[0])
+	if err != nil {
+		return 127, err
+	}
+	fi, err := s.node.root.Lstat(r)
+	if err != nil || !fi.Mode().IsRegular() {
+		fmt.Fprintf(stderr, "sh: %s: not found\n", w[0])
+		return 127, nil
+	}
+	if fi.Mode().Perm()&0o111 == 0 {
+		fmt.Fprintf(stderr, "sh: %s: Permission denied\n", w[0])
+		return 126, nil
+	}
+	args, err := s.node.mapRootArgs(w[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "lab node: %v\n", err)
+		return 1, nil
+	}
+	if d := s.node.Faults().RunDelay; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-s.ctx.Done():
+			return 255, nil
+		}
+	}
+	var cmd *exec.Cmd
+	for attempt := 0; ; attempt++ {
+		cmd = exec.Command(filepath.Join(s.node.Root, r), args...)
+		cmd.Dir = s.node.Root
+		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, stdout, stderr
+		err = cmd.Start()
+		// A just-uploaded agent can be briefly "busy" while a concurrent
+		// fork in this process still holds the upload's fd (golang/go#22315).
+		if errors.Is(err, syscall.ETXTBSY) && attempt < 50 {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		break
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "sh: %s: %v\n", w[0], unwrapPath(err))
+		return 126, nil
+	}
+	kill := func() { _ = cmd.Process.Kill() }
+	stop := context.AfterFunc(s.ctx, kill)
+	defer stop()
+	if s.onAgent != nil {
+		s.onAgent(kill)
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	if err != nil {
+		return 1, fmt.Errorf("lab node %s: running agent: %w", s.node.Name, err)
+	}
+	return 0, nil
+}
+
+// mapRootArgs points the agent's --root at the node folder: an explicit
+// --root X becomes <node>/X, and the commands that take --root get the node
+// folder when none is given (the node's "/" is its folder).
+func (n *Node) mapRootArgs(args []string) ([]string, error) {
+	out := make([]string, 0, len(args)+2)
+	seen := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--root" || a == "-root":
+			if i+1 >= len(args) {
+				return nil, errors.New("--root without a value")
+			}
+			i++
+			m, err := n.hostPath(args[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "--root", m)
+			seen = true
+		case strings.HasPrefix(a, "--root="):
+			m, err := n.hostPath(strings.TrimPrefix(a, "--root="))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "--root", m)
+			seen = true
+		default:
+			out = append(out, a)
+		}
+	}
+	if !seen && len(args) > 0 {
+		switch args[0] {
+		case "apply", "facts", "remove":
+			out = append(out, "--root", n.Root)
+		}
+	}
+	return out, nil
+}
+
+// hostPath is where node path p lives on the host.
+func (n *Node) hostPath(p string) (string, error) {
+	r, err := rel(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(n.Root, filepath.FromSlash(r)), nil
+}

@@ -1,0 +1,85 @@
+package transport
+
+import (
+	"path"
+	"strings"
+)
+
+// The remote commands. They are plain POSIX sh, always wrapped in `sh -c`
+// (so a csh or fish login shell does not matter) and, for a non-root user,
+// in `sudo -n` (never prompt: a prompt would hang the run). The lab nodes
+// (internal/labnode) interpret exactly these forms.
+
+// ShellQuote quotes s for POSIX sh.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// AbsentMarker is what the probe prints when the agent file is missing.
+const AbsentMarker = "absent"
+
+// ProbeCommand prints `uname -m` and then the sha256sum line of the agent,
+// or AbsentMarker: one round trip tells both what to ship and whether to.
+func ProbeCommand(agentPath string, sudo bool) string {
+	return wrap(sudo, "uname -m; sha256sum "+ShellQuote(agentPath)+" 2>/dev/null || echo "+AbsentMarker)
+}
+
+// UploadCommand writes stdin to a temp file beside agentPath, makes it
+// executable, renames it over agentPath (atomic: a node never runs a half
+// written agent) and prints the sha256sum line of the result to verify it.
+func UploadCommand(agentPath, tmpSuffix string, sudo bool) string {
+	q := ShellQuote(agentPath)
+	tmp := ShellQuote(agentPath + ".tmp-" + tmpSuffix)
+	return wrap(sudo, "mkdir -p "+ShellQuote(path.Dir(agentPath))+
+		" && cat > "+tmp+" && chmod 0755 "+tmp+" && mv -f "+tmp+" "+q+
+		" && sha256sum "+q+" || { rm -f "+tmp+"; exit 1; }")
+}
+
+// AgentCommand runs the agent with args (sudo without a shell: the agent
+// is the only thing started).
+func AgentCommand(agentPath string, sudo bool, args ...string) string {
+	words := []string{ShellQuote(agentPath)}
+	for _, a := range args {
+		words = append(words, ShellQuote(a))
+	}
+	cmd := strings.Join(words, " ")
+	if sudo {
+		return "sudo -n " + cmd
+	}
+	return cmd
+}
+
+func wrap(sudo bool, script string) string {
+	cmd := "sh -c " + ShellQuote(script)
+	if sudo {
+		return "sudo -n " + cmd
+	}
+	return cmd
+}
+
+// ApplyArgs are the agent arguments for a request.
+func ApplyArgs(r Request) []string {
+	args := []string{"apply", "-f", "-", "--output", "json"}
+	if r.Check {
+		args = append(args, "--check")
+	}
+	if r.Diff {
+		args = append(args, "--diff")
+	}
+	if r.Root != "" {
+		args = append(args, "--root", r.Root)
+	}
+	return args
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

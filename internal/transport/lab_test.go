@@ -1,0 +1,342 @@
+package transport_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+// One node, the whole path: probe, upload, run; then the same again over
+// the reused connection: one exec, nothing changed.
+func TestApplyDeliversOnceAndConverges(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	p := newPool(t, transport.PoolOptions{})
+	ctx := t.Context()
+	o := nodeOptions(t, n, kh)
+
+	check, err := p.Apply(ctx, o, transport.Request{Spec: spec("t1"), Check: true, Diff: true})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if !check.Delivered || check.Result == nil || !check.Result.Changed || !check.Result.Check {
+		t.Fatalf("check: delivered=%v result=%+v", check.Delivered, check.Result)
+	}
+	if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "40" {
+		t.Fatalf("check mode changed vm.dirty_ratio to %q", got)
+	}
+	first, err := p.Apply(ctx, o, transport.Request{Spec: spec("t1")})
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if first.Delivered || !first.Result.Changed || first.ExitStatus != 0 {
+		t.Fatalf("apply: delivered=%v changed=%v exit=%d", first.Delivered, first.Result.Changed, first.ExitStatus)
+	}
+	if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "20" {
+		t.Errorf("vm.dirty_ratio = %q after apply, want 20", got)
+	}
+	if got := readNodeFile(t, n, "/etc/hpcstorage-test.conf"); got != "tuned = yes" {
+		t.Errorf("managed file = %q", got)
+	}
+	if got := readNodeFile(t, n, transport.DefaultAgentPath); len(got) == 0 {
+		t.Error("agent not at the default path inside the node folder")
+	}
+	second, err := p.Apply(ctx, o, transport.Request{Spec: spec("t1")})
+	if err != nil {
+		t.Fatalf("second apply: %v", err)
+	}
+	if second.Result.Changed {
+		t.Errorf("second apply changed something: %+v", second.Result.Items)
+	}
+	cmds := n.Commands()
+	if got := countPrefix(cmds, "sh -c 'uname -m"); got != 1 {
+		t.Errorf("%d probes over one connection, want 1: %q", got, cmds)
+	}
+	if got := countPrefix(cmds, "sh -c 'mkdir -p"); got != 1 {
+		t.Errorf("%d uploads, want 1", got)
+	}
+	if n.Execs() != 5 || n.Connections() != 1 || p.Dials() != 1 {
+		t.Errorf("execs=%d connections=%d dials=%d, want 5 (probe, upload, 3 runs), 1, 1", n.Execs(), n.Connections(), p.Dials())
+	}
+}
+
+// Many nodes at once: one connection and one probe per node.
+func TestApplyAllManyNodes(t *testing.T) {
+	needAgent(t)
+	const nodes = 24
+	lab := startLab(t, nodes)
+	kh := knownHosts(t, lab)
+	p := newPool(t, transport.PoolOptions{MaxParallel: 8})
+	var targets []transport.Target
+	for _, n := range lab.Nodes {
+		for range 3 { // three resources per node share its connection
+			targets = append(targets, transport.Target{Options: nodeOptions(t, n, kh), Request: transport.Request{Spec: spec("many")}})
+		}
+	}
+	for i, out := range p.ApplyAll(t.Context(), targets) {
+		if out.Err != nil {
+			t.Errorf("target %d: %v", i, out.Err)
+		}
+	}
+	if p.Dials() != nodes {
+		t.Errorf("dials = %d, want %d", p.Dials(), nodes)
+	}
+	for _, n := range lab.Nodes {
+		cmds := n.Commands()
+		if n.Connections() != 1 || countPrefix(cmds, "sh -c 'uname -m") != 1 || countPrefix(cmds, "sh -c 'mkdir -p") != 1 {
+			t.Errorf("%s: %d connections, commands %q", n.Name, n.Connections(), cmds)
+		}
+		if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "20" {
+			t.Errorf("%s: vm.dirty_ratio = %q", n.Name, got)
+		}
+	}
+	if lab.MaxActive() > 8 {
+		t.Errorf("%d commands ran at once, MaxParallel is 8", lab.MaxActive())
+	}
+}
+
+func TestFanOutBounds(t *testing.T) {
+	needAgent(t)
+	tests := []struct {
+		name                string
+		nodes, callsPerNode int
+		maxParallel         int
+		maxPerHost          int
+		wantLab, wantNode   int64
+	}{
+		{name: "total", nodes: 6, callsPerNode: 1, maxParallel: 3, maxPerHost: 4, wantLab: 3, wantNode: 1},
+		{name: "per host", nodes: 1, callsPerNode: 6, maxParallel: 10, maxPerHost: 2, wantLab: 2, wantNode: 2},
+		{name: "both", nodes: 3, callsPerNode: 4, maxParallel: 4, maxPerHost: 2, wantLab: 4, wantNode: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lab := startLab(t, tt.nodes)
+			kh := knownHosts(t, lab)
+			p := newPool(t, transport.PoolOptions{MaxParallel: tt.maxParallel, MaxPerHost: tt.maxPerHost})
+			// Deliver first, so that only agent runs (held by RunDelay) overlap.
+			var targets []transport.Target
+			for _, n := range lab.Nodes {
+				targets = append(targets, transport.Target{Options: nodeOptions(t, n, kh), Request: transport.Request{Spec: spec("fan"), Check: true}})
+			}
+			for _, o := range p.ApplyAll(t.Context(), targets) {
+				if o.Err != nil {
+					t.Fatal(o.Err)
+				}
+			}
+			lab.ResetMaxActive()
+			targets = targets[:0]
+			for _, n := range lab.Nodes {
+				n.SetFaults(labnode.Faults{RunDelay: 150 * time.Millisecond})
+				for range tt.callsPerNode {
+					targets = append(targets, transport.Target{Options: nodeOptions(t, n, kh), Request: transport.Request{Spec: spec("fan"), Check: true}})
+				}
+			}
+			for _, o := range p.ApplyAll(t.Context(), targets) {
+				if o.Err != nil {
+					t.Fatal(o.Err)
+				}
+			}
+			// With every run held 150 ms, the limits are reached, never passed.
+			if got := lab.MaxActive(); got != tt.wantLab {
+				t.Errorf("lab-wide concurrency %d, want %d", got, tt.wantLab)
+			}
+			for _, n := range lab.Nodes {
+				if got := n.MaxActive(); got > tt.wantNode {
+					t.Errorf("%s: %d at once, MaxPerHost %d", n.Name, got, tt.maxPerHost)
+				}
+			}
+			if got := lab.Nodes[0].MaxActive(); got != tt.wantNode {
+				t.Errorf("%s: max %d at once, want %d", lab.Nodes[0].Name, got, tt.wantNode)
+			}
+		})
+	}
+}
+
+// The agent is shipped again only when the node's copy or the provider's
+// build changes.
+func TestRedeliveryOnlyOnChecksumChange(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	o := nodeOptions(t, n, kh)
+	ctx := t.Context()
+	uploads := func() int { return countPrefix(n.Commands(), "sh -c 'mkdir -p") }
+	apply := func(p *transport.Pool) *transport.Response {
+		t.Helper()
+		r, err := p.Apply(ctx, o, transport.Request{Spec: spec("redeliver"), Check: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+
+	p1 := newPool(t, transport.PoolOptions{})
+	if r := apply(p1); !r.Delivered || uploads() != 1 {
+		t.Fatalf("first run: delivered=%v uploads=%d", r.Delivered, uploads())
+	}
+	p1.Close()
+
+	// A new process (pool) probes again but finds the same checksum.
+	p2 := newPool(t, transport.PoolOptions{})
+	if r := apply(p2); r.Delivered || uploads() != 1 {
+		t.Fatalf("unchanged agent re-delivered: delivered=%v uploads=%d", r.Delivered, uploads())
+	}
+	p2.Close()
+
+	// Someone replaced the node's copy: the next process notices and ships.
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	if err := os.WriteFile(hp, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p3 := newPool(t, transport.PoolOptions{})
+	if r := apply(p3); !r.Delivered || uploads() != 2 {
+		t.Fatalf("tampered agent not replaced: delivered=%v uploads=%d", r.Delivered, uploads())
+	}
+	if b, _ := os.ReadFile(hp); !bytes.Equal(b, agentData) {
+		t.Fatal("node copy differs from the shipped agent")
+	}
+
+	// The provider carries a new build (same connection, cached probe):
+	// shipped once, then not again.
+	newer := append(append([]byte{}, agentData...), []byte("\x00new build")...)
+	sum := sha256.Sum256(newer)
+	var calls int
+	var mu sync.Mutex
+	p4 := newPool(t, transport.PoolOptions{Agent: func(goarch string) ([]byte, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			return agentData, agentSum, nil
+		}
+		return newer, hex.EncodeToString(sum[:]), nil
+	}})
+	if r := apply(p4); r.Delivered {
+		t.Fatal("same build re-delivered")
+	}
+	if r := apply(p4); !r.Delivered || uploads() != 3 {
+		t.Fatalf("new build not delivered: uploads=%d", uploads())
+	}
+	if r := apply(p4); r.Delivered || uploads() != 3 {
+		t.Fatalf("new build delivered twice: uploads=%d", uploads())
+	}
+	if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 4 {
+		t.Errorf("%d probes for 4 pools, want 4", got)
+	}
+}
+
+// uname -m decides which build is shipped.
+func TestArchMapping(t *testing.T) {
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	builds := map[string][]byte{"amd64": []byte("fake amd64 agent"), "arm64": []byte("fake arm64 agent")}
+	source := func(goarch string) ([]byte, string, error) {
+		b, ok := builds[goarch]
+		if !ok {
+			return nil, "", fmt.Errorf("no build for %s", goarch)
+		}
+		s := sha256.Sum256(b)
+		return b, hex.EncodeToString(s[:]), nil
+	}
+	tests := []struct {
+		uname   string
+		want    string
+		wantErr error
+	}{
+		{uname: "x86_64", want: "amd64"},
+		{uname: "aarch64", want: "arm64"},
+		{uname: "arm64", want: "arm64"},
+		{uname: "ppc64le", wantErr: transport.ErrUnsupportedArch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.uname, func(t *testing.T) {
+			n.SetArch(tt.uname)
+			p := newPool(t, transport.PoolOptions{Agent: source})
+			_, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("arch")})
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.uname) {
+					t.Fatalf("err = %v, want %v naming %s", err, tt.wantErr, tt.uname)
+				}
+				var se *transport.StepError
+				if !errors.As(err, &se) || se.Step != transport.StepProbe {
+					t.Errorf("step = %+v, want probe", se)
+				}
+				return
+			}
+			// The fake build cannot run, but it must be the right one.
+			hp, _ := n.HostFile(transport.DefaultAgentPath)
+			got, rerr := os.ReadFile(hp)
+			if rerr != nil || !bytes.Equal(got, builds[tt.want]) {
+				t.Fatalf("node has %q (%v), want the %s build; apply err: %v", got, rerr, tt.want, err)
+			}
+			var se *transport.StepError
+			if !errors.As(err, &se) || se.Step != transport.StepRun {
+				t.Errorf("running a fake agent: err = %v, want a run-step error", err)
+			}
+		})
+	}
+}
+
+// Air-gapped sites install the agent themselves.
+func TestPreinstalledAgent(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	o := nodeOptions(t, n, kh)
+	o.AgentPath, o.AgentPreinstalled = "/opt/site/bin/hpcstorage-agent", true
+	p := newPool(t, transport.PoolOptions{Agent: func(string) ([]byte, string, error) {
+		t.Error("preinstalled agent: the pool asked for a build")
+		return nil, "", errors.New("no builds here")
+	}})
+	_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("pre")})
+	if !errors.Is(err, transport.ErrAgentMissing) || !strings.Contains(err.Error(), o.AgentPath) {
+		t.Fatalf("missing preinstalled agent: err = %v", err)
+	}
+	hp, _ := n.HostFile(o.AgentPath)
+	if err := os.MkdirAll(strings.TrimSuffix(hp, "/hpcstorage-agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hp, agentData, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p2 := newPool(t, transport.PoolOptions{Agent: func(string) ([]byte, string, error) { return nil, "", errors.New("no builds") }})
+	r, err := p2.Apply(t.Context(), o, transport.Request{Spec: spec("pre")})
+	if err != nil || r.Delivered || !r.Result.Changed {
+		t.Fatalf("preinstalled run: %v %+v", err, r)
+	}
+	if countPrefix(n.Commands(), "sh -c 'mkdir") != 0 {
+		t.Error("something was uploaded to a preinstalled node")
+	}
+}
+
+func TestFacts(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	kh := knownHosts(t, lab)
+	p := newPool(t, transport.PoolOptions{})
+	f, err := p.Facts(t.Context(), nodeOptions(t, lab.Nodes[0], kh), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Hostname != lab.Nodes[0].Name || len(f.BlockDevices) == 0 {
+		t.Errorf("facts: hostname %q, %d block devices", f.Hostname, len(f.BlockDevices))
+	}
+}
+
+var _ = context.Background

@@ -1,0 +1,336 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
+)
+
+// Pool holds one SSH connection per host, shared by all callers, and bounds
+// how many calls run at once. The zero Pool is not usable; call NewPool.
+type Pool struct {
+	opts  PoolOptions
+	total chan struct{}
+
+	mu      sync.Mutex
+	closed  bool
+	conns   map[string]*entry
+	perHost map[string]chan struct{}
+	dials   int64 // successful connections made, for tests and benchmarks
+}
+
+// entry is a connection being made or made; concurrent callers for one
+// host wait on ready instead of dialing twice.
+type entry struct {
+	ready chan struct{}
+	c     *conn
+	err   error
+}
+
+// NewPool returns an empty pool.
+func NewPool(o PoolOptions) *Pool {
+	if o.MaxParallel <= 0 {
+		o.MaxParallel = DefaultMaxParallel
+	}
+	if o.MaxPerHost <= 0 {
+		o.MaxPerHost = DefaultMaxPerHost
+	}
+	if o.Warn == nil {
+		o.Warn = func(msg string) { fmt.Fprintln(os.Stderr, msg) }
+	}
+	if o.Agent == nil {
+		o.Agent = agentbin.For
+	}
+	return &Pool{
+		opts:    o,
+		total:   make(chan struct{}, o.MaxParallel),
+		conns:   map[string]*entry{},
+		perHost: map[string]chan struct{}{},
+	}
+}
+
+// Dials reports how many SSH connections the pool has opened.
+func (p *Pool) Dials() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dials
+}
+
+// Close closes every connection. Calls in flight fail.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	conns := p.conns
+	p.conns = map[string]*entry{}
+	p.mu.Unlock()
+	for _, e := range conns {
+		<-e.ready
+		if e.c != nil {
+			e.c.client.Close()
+		}
+	}
+	return nil
+}
+
+// acquire takes a fan-out slot overall and for the host.
+func (p *Pool) acquire(ctx context.Context, key string) (release func(), err error) {
+	p.mu.Lock()
+	h, ok := p.perHost[key]
+	if !ok {
+		h = make(chan struct{}, p.opts.MaxPerHost)
+		p.perHost[key] = h
+	}
+	p.mu.Unlock()
+	select {
+	case p.total <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case h <- struct{}{}:
+	case <-ctx.Done():
+		<-p.total
+		return nil, ctx.Err()
+	}
+	return func() { <-h; <-p.total }, nil
+}
+
+// get returns the live connection for o, dialing it if needed.
+func (p *Pool) get(ctx context.Context, o *Options) (*conn, error) {
+	key := o.poolKey()
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, &StepError{Host: o.name(), Step: StepDial, ExitStatus: -1, Err: ErrPoolClosed}
+		}
+		e, ok := p.conns[key]
+		if !ok {
+			e = &entry{ready: make(chan struct{})}
+			p.conns[key] = e
+			p.mu.Unlock()
+			e.c, e.err = p.dial(ctx, o)
+			p.mu.Lock()
+			if e.err != nil {
+				if p.conns[key] == e {
+					delete(p.conns, key)
+				}
+			} else {
+				p.dials++
+			}
+			p.mu.Unlock()
+			close(e.ready)
+			if e.c != nil {
+				go func() {
+					<-e.c.done
+					p.mu.Lock()
+					if p.conns[key] == e {
+						delete(p.conns, key)
+					}
+					p.mu.Unlock()
+				}()
+			}
+			return e.c, e.err
+		}
+		p.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			return nil, &StepError{Host: o.name(), Step: StepDial, ExitStatus: -1, Err: ctx.Err()}
+		}
+		if e.err != nil {
+			return nil, e.err
+		}
+		if e.c.alive() {
+			return e.c, nil
+		}
+		p.mu.Lock()
+		if p.conns[key] == e {
+			delete(p.conns, key)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// conn is one SSH connection and what has been learnt about its host.
+type conn struct {
+	name   string
+	client *ssh.Client
+	done   chan struct{} // closed when the connection is gone
+	lost   error         // why, once done is closed (keepalive failure)
+
+	mu     sync.Mutex
+	agents map[string]*agentState // by agent path
+}
+
+func (c *conn) alive() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (c *conn) agentState(path string) *agentState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.agents == nil {
+		c.agents = map[string]*agentState{}
+	}
+	s, ok := c.agents[path]
+	if !ok {
+		s = &agentState{}
+		c.agents[path] = s
+	}
+	return s
+}
+
+func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
+	name := o.name()
+	fail := func(step string, err error) error {
+		return &StepError{Host: name, Step: step, ExitStatus: -1, Err: err}
+	}
+	auth, closeAgent, err := authMethods(o)
+	if err != nil {
+		return nil, fail(StepConfig, err)
+	}
+	defer closeAgent()
+	hkcb, algos, err := hostKeyConfig(o, p.opts.Warn)
+	if err != nil {
+		return nil, fail(StepConfig, err)
+	}
+	cfg := &ssh.ClientConfig{
+		User:              o.User,
+		Auth:              auth,
+		HostKeyCallback:   hkcb,
+		HostKeyAlgorithms: algos,
+		Timeout:           o.DialTimeout,
+	}
+	addr := o.Addr()
+
+	var nc net.Conn
+	dctx, cancel := context.WithTimeout(ctx, o.DialTimeout)
+	if o.Bastion != nil {
+		bc, err := p.get(dctx, o.Bastion)
+		if err != nil {
+			cancel()
+			return nil, fail(StepDial, fmt.Errorf("bastion: %w", err))
+		}
+		nc, err = bc.client.DialContext(dctx, "tcp", addr)
+		if err != nil {
+			err = dialError(dctx, o, err)
+			cancel()
+			return nil, fail(StepDial, fmt.Errorf("through bastion %s: %w", o.Bastion.name(), err))
+		}
+	} else {
+		var d net.Dialer
+		nc, err = d.DialContext(dctx, "tcp", addr)
+		if err != nil {
+			err = dialError(dctx, o, err)
+			cancel()
+			return nil, fail(StepDial, err)
+		}
+	}
+	cancel()
+
+	// Bastion channels have no deadlines, so a timer closes the connection
+	// if the handshake hangs.
+	var expired atomic.Bool
+	timer := time.AfterFunc(o.HandshakeTimeout, func() { expired.Store(true); nc.Close() })
+	stop := context.AfterFunc(ctx, func() { nc.Close() })
+	sc, chans, reqs, err := ssh.NewClientConn(nc, addr, cfg)
+	timer.Stop()
+	stop()
+	if err != nil {
+		nc.Close()
+		switch {
+		case expired.Load():
+			err = fmt.Errorf("no SSH handshake within handshake_timeout %s (%v): %w", o.HandshakeTimeout, err, ErrTimeout)
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%v: %w", err, ctx.Err())
+		case isAuthError(err):
+			err = fmt.Errorf("user %q: %v (check the key, ssh-agent or password given for this host): %w", o.User, err, ErrAuth)
+		}
+		return nil, fail(StepHandshake, err)
+	}
+	client := ssh.NewClient(sc, chans, reqs)
+	c := &conn{name: name, client: client, done: make(chan struct{})}
+	go func() {
+		_ = client.Wait()
+		close(c.done)
+	}()
+	if o.KeepaliveInterval > 0 {
+		go c.keepalive(o.KeepaliveInterval, o.KeepaliveCountMax)
+	}
+	return c, nil
+}
+
+func isAuthError(err error) bool {
+	return err != nil && (containsAny(err.Error(), "unable to authenticate", "no supported methods remain"))
+}
+
+func dialError(ctx context.Context, o *Options, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("no TCP connection to %s within dial_timeout %s: %w", o.Addr(), o.DialTimeout, errors.Join(ErrUnreachable, ErrTimeout))
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("%v: %w", err, ctx.Err())
+	}
+	return fmt.Errorf("%v: %w", err, ErrUnreachable)
+}
+
+// keepalive sends OpenSSH keepalive requests and closes the connection when
+// countMax of them go unanswered, so a dead host fails the calls on it
+// instead of hanging them.
+func (c *conn) keepalive(every time.Duration, countMax int) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	missed := 0
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		replied := make(chan struct{})
+		go func() {
+			// Any answer, even "unsupported", proves the peer is alive.
+			_, _, _ = c.client.SendRequest("keepalive@openssh.com", true, nil)
+			close(replied)
+		}()
+		select {
+		case <-replied:
+			missed = 0
+		case <-time.After(every):
+			missed++
+			if missed >= countMax {
+				c.mu.Lock()
+				c.lost = fmt.Errorf("no answer to %d keepalives %s apart: %w", missed, every, ErrConnectionLost)
+				c.mu.Unlock()
+				c.client.Close()
+				return
+			}
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *conn) lostErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lost
+}
+
+var _ io.Closer = (*Pool)(nil)

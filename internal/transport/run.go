@@ -1,0 +1,441 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
+)
+
+// Request is one agent apply.
+type Request struct {
+	Spec  []byte // JSON or YAML spec, sent on stdin
+	Check bool   // read only: report what would change
+	Diff  bool
+	Root  string // --root on the node; "" leaves the agent's default (/)
+}
+
+// Response is what came back from one node.
+type Response struct {
+	Host       string
+	Result     *protocol.Result // nil when stdout was not a result
+	Stdout     []byte
+	Stderr     string
+	ExitStatus int
+	// Delivered is true when this call uploaded the agent.
+	Delivered bool
+}
+
+// Apply runs `hpcstorage-agent apply` on the host with the spec on stdin,
+// delivering the agent first if needed. When the agent reports failed items
+// (exit 2) both the Response and an error wrapping ErrItemFailed are
+// returned.
+func (p *Pool) Apply(ctx context.Context, opts Options, req Request) (*Response, error) {
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: err}
+	}
+	if len(bytes.TrimSpace(req.Spec)) == 0 {
+		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: fmt.Errorf("empty spec: %w", ErrConfig)}
+	}
+	return p.agentCall(ctx, &o, ApplyArgs(req), req.Spec, true)
+}
+
+// Facts runs `hpcstorage-agent facts` on the host.
+func (p *Pool) Facts(ctx context.Context, opts Options, root string) (*protocol.Facts, error) {
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: err}
+	}
+	args := []string{"facts"}
+	if root != "" {
+		args = append(args, "--root", root)
+	}
+	resp, err := p.agentCall(ctx, &o, args, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	var f protocol.Facts
+	if err := json.Unmarshal(resp.Stdout, &f); err != nil {
+		return nil, &StepError{Host: resp.Host, Step: StepRun, ExitStatus: resp.ExitStatus, Stderr: resp.Stderr,
+			Err: fmt.Errorf("facts: %v: %w", err, ErrBadResult)}
+	}
+	return &f, nil
+}
+
+// Target is one host and what to apply there.
+type Target struct {
+	Options Options
+	Request Request
+}
+
+// Outcome is one target's answer in ApplyAll.
+type Outcome struct {
+	Response *Response
+	Err      error
+}
+
+// ApplyAll applies on every target in parallel within the pool's fan-out
+// limits. A failure on one host does not stop the others; outcomes are in
+// target order.
+func (p *Pool) ApplyAll(ctx context.Context, targets []Target) []Outcome {
+	out := make([]Outcome, len(targets))
+	var wg sync.WaitGroup
+	for i := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].Response, out[i].Err = p.Apply(ctx, targets[i].Options, targets[i].Request)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin []byte, isApply bool) (*Response, error) {
+	name := o.name()
+	ctx, cancel := context.WithTimeoutCause(ctx, o.RunTimeout,
+		fmt.Errorf("run_timeout %s exceeded: %w", o.RunTimeout, ErrTimeout))
+	defer cancel()
+	release, err := p.acquire(ctx, o.poolKey())
+	if err != nil {
+		return nil, &StepError{Host: name, Step: StepDial, ExitStatus: -1, Err: ctxErr(ctx, err)}
+	}
+	defer release()
+
+	retried := false
+	for attempt := 0; ; attempt++ {
+		c, err := p.get(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		// A pooled connection can die between two calls (the node
+		// rebooted, a NAT forgot it). If not even a session opens, nothing
+		// ran on the node: drop the connection and redial, once.
+		retry := func(err error) bool {
+			var so *sessionOpenError
+			if retried || !errors.As(err, &so) {
+				return false
+			}
+			retried = true
+			c.client.Close()
+			<-c.done
+			return true
+		}
+		delivered, err := p.ensureAgent(ctx, c, o)
+		if err != nil {
+			if retry(err) {
+				continue
+			}
+			return nil, err
+		}
+		cmd := AgentCommand(o.AgentPath, o.Sudo, args...)
+		var in io.Reader
+		if stdin != nil {
+			in = bytes.NewReader(stdin)
+		}
+		res, err := c.exec(ctx, cmd, in)
+		if err != nil && retry(err) {
+			continue
+		}
+		if err != nil {
+			return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
+		}
+		resp := &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}
+		if serr := sudoError(o, res); serr != nil {
+			return resp, &StepError{Host: name, Step: StepRun, ExitStatus: res.status, Stderr: resp.Stderr, Err: serr}
+		}
+		// 126/127: the agent vanished or lost its exec bit since the probe.
+		// Forget the probe and deliver again, once.
+		if (res.status == 126 || res.status == 127) && !o.AgentPreinstalled && attempt == 0 {
+			c.agentState(o.AgentPath).forget()
+			continue
+		}
+		return resp, agentOutcome(o, resp, isApply)
+	}
+}
+
+// agentOutcome maps the agent's exit status and output to an error.
+func agentOutcome(o *Options, resp *Response, isApply bool) error {
+	fail := func(err error) error {
+		return &StepError{Host: resp.Host, Step: StepRun, ExitStatus: resp.ExitStatus, Stderr: resp.Stderr, Err: err}
+	}
+	if isApply && (resp.ExitStatus == protocol.ExitOK || resp.ExitStatus == protocol.ExitItemFailed) {
+		var r protocol.Result
+		if err := json.Unmarshal(resp.Stdout, &r); err != nil {
+			return fail(fmt.Errorf("%v (stdout starts %.200q): %w", err, resp.Stdout, ErrBadResult))
+		}
+		resp.Result = &r
+	}
+	switch resp.ExitStatus {
+	case protocol.ExitOK:
+		return nil
+	case protocol.ExitItemFailed:
+		var failed []string
+		if resp.Result != nil {
+			for _, it := range resp.Result.Items {
+				if it.Error != "" {
+					failed = append(failed, it.ID+": "+it.Error)
+				}
+			}
+			for _, h := range resp.Result.Handlers {
+				if h.Error != "" {
+					failed = append(failed, h.ID+": "+h.Error)
+				}
+			}
+		}
+		return fail(fmt.Errorf("%s: %w", strings.Join(failed, "; "), ErrItemFailed))
+	case protocol.ExitUsage:
+		return fail(ErrSpecInvalid)
+	case 126, 127:
+		return fail(fmt.Errorf("%s cannot be executed: %w", o.AgentPath, ErrAgentMissing))
+	default:
+		return fail(ErrAgentExit)
+	}
+}
+
+// sudoError recognises sudo's own refusals in a failed command.
+func sudoError(o *Options, r execResult) error {
+	if !o.Sudo || r.status == 0 {
+		return nil
+	}
+	s := string(r.stderr)
+	if !strings.Contains(s, "sudo") {
+		return nil
+	}
+	switch {
+	case containsAny(s, "password is required", "terminal is required", "askpass"):
+		return fmt.Errorf("user %q needs a password for sudo on this host; the transport never types one (sudo -n): grant NOPASSWD in sudoers, or connect as root: %w", o.User, ErrSudoPassword)
+	case containsAny(s, "not in the sudoers", "is not allowed to", "may not run sudo"):
+		return fmt.Errorf("user %q may not use sudo on this host: %w", o.User, ErrSudoDenied)
+	case containsAny(s, "sudo: not found", "sudo: command not found", "sudo: No such file"):
+		return fmt.Errorf("sudo is not installed on this host (sudo = true for user %q): %w", o.User, ErrSudoDenied)
+	}
+	return nil
+}
+
+// agentState is what a connection knows about the agent at one path.
+type agentState struct {
+	mu     sync.Mutex
+	probed bool
+	goarch string
+	sum    string // sha256 hex of the node's copy, "" when absent
+}
+
+func (s *agentState) forget() {
+	s.mu.Lock()
+	s.probed = false
+	s.mu.Unlock()
+}
+
+// ensureAgent probes the node once per connection (architecture and the
+// agent's checksum in one round trip) and uploads the agent when it is
+// missing or differs. It reports whether it uploaded.
+func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, error) {
+	name := o.name()
+	st := c.agentState(o.AgentPath)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.probed {
+		res, err := c.exec(ctx, ProbeCommand(o.AgentPath, o.Sudo), nil)
+		if err == nil && res.status != 0 {
+			err = sudoError(o, res)
+			if err == nil {
+				err = errors.New("probe command failed")
+			}
+		}
+		if err != nil {
+			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+		}
+		arch, sum, err := parseProbe(res.stdout)
+		if err != nil {
+			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+		}
+		st.goarch, st.sum, st.probed = arch, sum, true
+	}
+	if o.AgentPreinstalled {
+		if st.sum == "" {
+			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: -1,
+				Err: fmt.Errorf("agent_path %s does not exist (agent_preinstalled is set, so nothing is uploaded): %w", o.AgentPath, ErrAgentMissing)}
+		}
+		return false, nil
+	}
+	data, want, err := p.opts.Agent(st.goarch)
+	if err != nil {
+		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
+	}
+	if st.sum == want {
+		return false, nil
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	res, err := c.exec(ctx, UploadCommand(o.AgentPath, hex.EncodeToString(rnd[:]), o.Sudo), bytes.NewReader(data))
+	if err == nil && res.status != 0 {
+		err = sudoError(o, res)
+		if err == nil {
+			err = fmt.Errorf("writing %s failed", o.AgentPath)
+		}
+	}
+	if err != nil {
+		st.probed = false
+		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+	}
+	got := firstField(lastLine(res.stdout))
+	if got != want {
+		st.probed = false
+		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr),
+			Err: fmt.Errorf("%s has sha256 %q after upload, want %s: %w", o.AgentPath, got, want, ErrAgentChecksum)}
+	}
+	st.sum = got
+	return true, nil
+}
+
+// parseProbe reads ProbeCommand's output: the last two lines are
+// `uname -m` and the sha256sum line (or AbsentMarker). Anything a login
+// script printed before them is ignored.
+func parseProbe(out []byte) (goarch, sum string, err error) {
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 2 {
+		return "", "", fmt.Errorf("unexpected probe output %q", out)
+	}
+	m, s := lines[len(lines)-2], lines[len(lines)-1]
+	goarch, err = agentbin.GOARCH(m)
+	if err != nil {
+		return "", "", fmt.Errorf("%v: %w", err, ErrUnsupportedArch)
+	}
+	if s == AbsentMarker {
+		return goarch, "", nil
+	}
+	sum = firstField(s)
+	if len(sum) != 64 || strings.Trim(sum, "0123456789abcdef") != "" {
+		return "", "", fmt.Errorf("unexpected sha256sum output %q", s)
+	}
+	return goarch, sum, nil
+}
+
+func lastLine(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func firstField(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+type execResult struct {
+	stdout, stderr []byte
+	status         int
+}
+
+// exec runs one command in a new session. A non-zero exit is not an error
+// (status says it); a lost connection, a signal or the context ending is.
+func (c *conn) exec(ctx context.Context, cmd string, stdin io.Reader) (execResult, error) {
+	res := execResult{status: -1}
+	s, err := c.client.NewSession()
+	if err != nil {
+		return res, &sessionOpenError{c.connErr(fmt.Errorf("opening a session: %v", err))}
+	}
+	defer s.Close()
+	var stdout, stderr bytes.Buffer
+	s.Stdout, s.Stderr = &stdout, &limitedBuffer{max: 1 << 20, buf: &stderr}
+	if stdin != nil {
+		s.Stdin = stdin
+	}
+	if err := s.Start(cmd); err != nil {
+		return res, c.connErr(fmt.Errorf("starting remote command: %v", err))
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = s.Signal(ssh.SIGKILL)
+		s.Close()
+		<-done
+		res.stdout, res.stderr = stdout.Bytes(), stderr.Bytes()
+		return res, ctxErr(ctx, ctx.Err())
+	}
+	res.stdout, res.stderr = stdout.Bytes(), stderr.Bytes()
+	var ee *ssh.ExitError
+	var missing *ssh.ExitMissingError
+	switch {
+	case err == nil:
+		res.status = 0
+		return res, nil
+	case errors.As(err, &ee) && ee.Signal() == "":
+		res.status = ee.ExitStatus()
+		return res, nil
+	case errors.As(err, &ee):
+		return res, fmt.Errorf("remote command killed by signal %s: %w", ee.Signal(), ErrAgentExit)
+	case errors.As(err, &missing):
+		return res, c.connErr(fmt.Errorf("the remote command ended without an exit status"))
+	default:
+		return res, c.connErr(err)
+	}
+}
+
+// connErr explains a session failure: the connection dropped, or the
+// keepalives gave up on it.
+func (c *conn) connErr(err error) error {
+	if lost := c.lostErr(); lost != nil {
+		return fmt.Errorf("%v: %w", err, lost)
+	}
+	return fmt.Errorf("%v: %w", err, ErrConnectionLost)
+}
+
+// ctxErr prefers the run_timeout cause over a bare "deadline exceeded".
+func ctxErr(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrTimeout) {
+		return cause
+	}
+	return err
+}
+
+// sessionOpenError marks a failure to open a session: the command never
+// started, so retrying on a new connection is safe.
+type sessionOpenError struct{ err error }
+
+func (e *sessionOpenError) Error() string { return e.err.Error() }
+func (e *sessionOpenError) Unwrap() error { return e.err }
+
+// limitedBuffer keeps at most max bytes (stderr of a runaway command).
+type limitedBuffer struct {
+	max int
+	buf *bytes.Buffer
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		if len(p) > room {
+			l.buf.Write(p[:room])
+		} else {
+			l.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
