@@ -1,0 +1,286 @@
+package items
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/state"
+)
+
+type moduleItem struct {
+	id string
+	m  *protocol.KernelModule
+}
+
+func (i *moduleItem) ID() string { return i.id }
+
+// ModprobeConf and ModulesLoadConf are a module's managed files.
+func ModprobeConf(name string) string    { return "/etc/modprobe.d/hpcstorage-" + name + ".conf" }
+func ModulesLoadConf(name string) string { return "/etc/modules-load.d/hpcstorage-" + name + ".conf" }
+
+// moduleLoaded reads proc/modules (module names use "_" there).
+func moduleLoaded(env *Env, name string) (bool, error) {
+	data, err := env.Root.ReadFile("/proc/modules")
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	want := strings.ReplaceAll(name, "-", "_")
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == want {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (i *moduleItem) Plan(_ context.Context, env *Env) (Plan, error) {
+	plan := Plan{Notify: i.m.Notify}
+	name := i.m.Name
+	load := i.m.Load == nil || *i.m.Load
+	boot := load
+	if i.m.Boot != nil {
+		boot = *i.m.Boot
+	}
+	loaded, err := moduleLoaded(env, name)
+	if err != nil {
+		return plan, err
+	}
+	// Options first, so a module loaded by this run gets them.
+	if i.m.Options != "" {
+		content := fmt.Sprintf("# Managed by hpcstorage-agent for owner %s.\noptions %s %s\n", env.Owner, name, strings.TrimSpace(i.m.Options))
+		key, steps, err := fileSteps(env, ModprobeConf(name), fileWant{Content: []byte(content), Mode: 0o644, HasMode: true, UID: -1, GID: -1})
+		if err != nil {
+			return plan, err
+		}
+		plan.Claims = append(plan.Claims, key)
+		plan.Steps = append(plan.Steps, steps...)
+		if len(steps) > 0 && loaded {
+			// Reloading a storage driver under mounted file systems is not
+			// something to do behind an operator's back.
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is loaded: new options take effect when it is next loaded (reboot, or modprobe -r %s && modprobe %s)", name, name, name))
+		}
+	}
+	if boot {
+		content := fmt.Sprintf("# Managed by hpcstorage-agent for owner %s.\n%s\n", env.Owner, name)
+		key, steps, err := fileSteps(env, ModulesLoadConf(name), fileWant{Content: []byte(content), Mode: 0o644, HasMode: true, UID: -1, GID: -1})
+		if err != nil {
+			return plan, err
+		}
+		plan.Claims = append(plan.Claims, key)
+		plan.Steps = append(plan.Steps, steps...)
+	}
+	if load {
+		key := "module:" + name
+		plan.Claims = append(plan.Claims, key)
+		if !loaded {
+			plan.Steps = append(plan.Steps, Step{
+				Origs: []state.Original{{Key: key, Kind: state.KindModule, Path: name, Value: "absent"}},
+				Diff:  fmt.Sprintf("-module %s: not loaded\n+module %s: loaded (modprobe %s)\n", name, name, name),
+				Do: func(ctx context.Context) error {
+					if err := env.Run.Run(ctx, "modprobe", name); err != nil {
+						return err
+					}
+					if ok, err := moduleLoaded(env, name); err != nil || !ok {
+						return fmt.Errorf("modprobe %s succeeded but %s is not in /proc/modules: %w", name, name, ErrReadBack)
+					}
+					return nil
+				},
+			})
+		}
+	}
+	return plan, nil
+}
+
+type serviceItem struct {
+	id string
+	s  *protocol.Service
+}
+
+func (i *serviceItem) ID() string { return i.id }
+
+// unitState is a systemd unit's enabled/active/masked state.
+type unitState struct {
+	exists, enabled, active, masked bool
+	raw                             string // is-enabled output
+}
+
+func (u unitState) String() string {
+	return fmt.Sprintf("enabled=%t active=%t masked=%t", u.enabled, u.active, u.masked)
+}
+
+func parseUnitState(s string) unitState {
+	var u unitState
+	for _, f := range strings.Fields(s) {
+		k, v, _ := strings.Cut(f, "=")
+		b := v == "true"
+		switch k {
+		case "enabled":
+			u.enabled = b
+		case "active":
+			u.active = b
+		case "masked":
+			u.masked = b
+		}
+	}
+	return u
+}
+
+func queryUnit(ctx context.Context, env *Env, unit string) (unitState, error) {
+	out, _, err := env.Run.Query(ctx, "systemctl", "is-enabled", unit)
+	if err != nil {
+		return unitState{}, err
+	}
+	u := unitState{raw: strings.TrimSpace(out)}
+	switch u.raw {
+	case "":
+		return u, nil // no such unit
+	case "masked", "masked-runtime":
+		u.masked = true
+	case "enabled", "enabled-runtime", "static", "alias", "indirect", "generated", "linked", "linked-runtime":
+		u.enabled = true
+	}
+	u.exists = true
+	_, code, err := env.Run.Query(ctx, "systemctl", "is-active", unit)
+	if err != nil {
+		return u, err
+	}
+	u.active = code == 0
+	return u, nil
+}
+
+// DropInPath is a service drop-in's file.
+func DropInPath(unit, name string) string {
+	return "/etc/systemd/system/" + unit + ".d/" + strings.TrimSuffix(name, ".conf") + ".conf"
+}
+
+func (i *serviceItem) Plan(ctx context.Context, env *Env) (Plan, error) {
+	plan := Plan{Notify: i.s.Notify}
+	unit := protocol.UnitName(i.s.Name)
+	dropinChanged := false
+	for _, d := range i.s.DropIns {
+		content := d.Content
+		if !strings.HasSuffix(content, "\n") {
+			content += "\n"
+		}
+		key, steps, err := fileSteps(env, DropInPath(unit, d.Name), fileWant{Content: []byte(content), Mode: 0o644, HasMode: true, UID: -1, GID: -1})
+		if err != nil {
+			return plan, err
+		}
+		plan.Claims = append(plan.Claims, key)
+		if len(steps) > 0 {
+			dropinChanged = true
+			plan.Steps = append(plan.Steps, steps...)
+		}
+	}
+	if dropinChanged {
+		plan.Steps = append(plan.Steps, Step{Diff: "run: systemctl daemon-reload\n", Do: func(ctx context.Context) error {
+			return env.Run.Run(ctx, "systemctl", "daemon-reload")
+		}})
+	}
+	u, err := queryUnit(ctx, env, unit)
+	if err != nil {
+		return plan, err
+	}
+	if !u.exists {
+		return plan, fmt.Errorf("unit %s: %w (is its package installed?)", unit, ErrNotFound)
+	}
+	key := "unit:" + unit
+	plan.Claims = append(plan.Claims, key)
+	orig := []state.Original{{Key: key, Kind: state.KindUnit, Path: unit, Value: u.String()}}
+	verb := func(v, diff string) {
+		plan.Steps = append(plan.Steps, Step{Origs: orig, Diff: diff, Do: func(ctx context.Context) error {
+			return env.Run.Run(ctx, "systemctl", v, unit)
+		}})
+	}
+	masked := u.masked
+	if i.s.Masked != nil && *i.s.Masked != u.masked {
+		if *i.s.Masked {
+			if u.active {
+				verb("stop", fmt.Sprintf("-%s: active\n+%s: stopped\n", unit, unit))
+				u.active = false
+			}
+			verb("mask", fmt.Sprintf("-%s: not masked\n+%s: masked\n", unit, unit))
+		} else {
+			verb("unmask", fmt.Sprintf("-%s: masked\n+%s: not masked\n", unit, unit))
+		}
+		masked = *i.s.Masked
+	}
+	if i.s.Enabled != nil && *i.s.Enabled != u.enabled && !masked {
+		if *i.s.Enabled {
+			verb("enable", fmt.Sprintf("-%s: disabled\n+%s: enabled\n", unit, unit))
+		} else if u.raw == "enabled" || u.raw == "enabled-runtime" {
+			verb("disable", fmt.Sprintf("-%s: enabled\n+%s: disabled\n", unit, unit))
+		} else {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is %s and cannot be disabled", unit, u.raw))
+		}
+	}
+	switch i.s.State {
+	case "started":
+		if !u.active {
+			verb("start", fmt.Sprintf("-%s: inactive\n+%s: active\n", unit, unit))
+		} else if dropinChanged {
+			plan.Notify = append(plan.Notify, unit)
+		}
+	case "stopped":
+		if u.active {
+			verb("stop", fmt.Sprintf("-%s: active\n+%s: inactive\n", unit, unit))
+		}
+	case "restarted":
+		verb("restart", fmt.Sprintf("~%s: restart\n", unit))
+	default:
+		if dropinChanged && u.active {
+			plan.Notify = append(plan.Notify, unit)
+		}
+	}
+	return plan, nil
+}
+
+// RestoreUnit brings a unit back to an original state.
+func restoreUnit(ctx context.Context, env *Env, o *state.Original) (string, error) {
+	want := parseUnitState(o.Value)
+	cur, err := queryUnit(ctx, env, o.Path)
+	if err != nil {
+		return "", err
+	}
+	if !cur.exists {
+		return "", nil
+	}
+	var diff strings.Builder
+	var verbs []string
+	if cur.masked && !want.masked {
+		verbs = append(verbs, "unmask")
+	}
+	if cur.active && !want.active {
+		verbs = append(verbs, "stop")
+	}
+	if want.masked && !cur.masked {
+		verbs = append(verbs, "mask")
+	}
+	if !want.masked {
+		if cur.enabled && !want.enabled && (cur.raw == "enabled" || cur.raw == "enabled-runtime") {
+			verbs = append(verbs, "disable")
+		}
+		if !cur.enabled && want.enabled {
+			verbs = append(verbs, "enable")
+		}
+		if !cur.active && want.active {
+			verbs = append(verbs, "start")
+		}
+	}
+	for _, v := range verbs {
+		fmt.Fprintf(&diff, "run: systemctl %s %s\n", v, o.Path)
+		if !env.Check {
+			if err := env.Run.Run(ctx, "systemctl", v, o.Path); err != nil {
+				return diff.String(), err
+			}
+		}
+	}
+	return diff.String(), nil
+}

@@ -1,0 +1,68 @@
+package protocol
+
+// Facts is what `hpcstorage-agent facts` prints.
+type Facts struct {
+	APIVersion    string        `json:"apiVersion"`
+	Hostname      string        `json:"hostname"`
+	KernelRelease string        `json:"kernel_release"`
+	OS            OSRelease     `json:"os"`
+	CPUs          int           `json:"cpus"`
+	CPUModel      string        `json:"cpu_model,omitempty"`
+	NUMANodes     []NUMANode    `json:"numa_nodes"`
+	MemoryBytes   int64         `json:"memory_bytes"`
+	BlockDevices  []BlockDevice `json:"block_devices"`
+	NICs          []NIC         `json:"nics"`
+	Packages      []Package     `json:"packages"`
+	// PackageManager is "rpm", "dpkg" or "" when none was found.
+	PackageManager string `json:"package_manager"`
+}
+
+// OSRelease is the subset of /etc/os-release the provider uses.
+type OSRelease struct {
+	ID         string `json:"id"`
+	VersionID  string `json:"version_id"`
+	PrettyName string `json:"pretty_name"`
+	IDLike     string `json:"id_like,omitempty"`
+}
+
+// NUMANode is one NUMA zone and its CPUs.
+type NUMANode struct {
+	ID      int    `json:"id"`
+	CPUList string `json:"cpulist"` // kernel format, e.g. "0-19"
+	CPUs    []int  `json:"cpus"`
+}
+
+// BlockDevice is a disk under /sys/block.
+type BlockDevice struct {
+	Name       string   `json:"name"`
+	SizeBytes  int64    `json:"size_bytes"`
+	Rotational bool     `json:"rotational"`
+	WWN        string   `json:"wwn,omitempty"` // "0x600c0ff0..." for NAA ids
+	WWID       string   `json:"wwid,omitempty"`
+	Model      string   `json:"model,omitempty"`
+	Vendor     string   `json:"vendor,omitempty"`
+	Schedulers []string `json:"schedulers"`
+	Scheduler  string   `json:"scheduler"`
+}
+
+// NIC is a network interface.
+type NIC struct {
+	Name string `json:"name"`
+	MAC  string `json:"mac"`
+	MTU  int    `json:"mtu"`
+	Type string `json:"type"` // "infiniband", "ethernet", "loopback" or "other:<n>"
+}
+
+// Package is an installed package.
+type Package struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// VersionInfo is what `hpcstorage-agent version` prints.
+type VersionInfo struct {
+	Version string `json:"version"`
+	SHA256  string `json:"sha256"`
+	GOOS    string `json:"goos"`
+	GOARCH  string `json:"goarch"`
+}

@@ -1,0 +1,51 @@
+package protocol
+
+// Result is what apply and remove print (JSON on stdout).
+type Result struct {
+	APIVersion string          `json:"apiVersion"`
+	Owner      string          `json:"owner"`
+	Check      bool            `json:"check"`
+	Changed    bool            `json:"changed"`
+	Failed     bool            `json:"failed"`
+	Items      []ItemResult    `json:"items"`
+	Handlers   []HandlerResult `json:"handlers"`
+	// Optional extras (never required by readers).
+	Warnings  []string `json:"warnings,omitempty"`
+	ElapsedMS float64  `json:"elapsed_ms,omitempty"`
+}
+
+// ItemResult is one item's outcome. ID is stable ("sysctl:vm.dirty_ratio").
+type ItemResult struct {
+	ID      string `json:"id"`
+	Changed bool   `json:"changed"`
+	Diff    string `json:"diff"`
+	Error   string `json:"error"`
+	// Optional extras.
+	Warnings []string `json:"warnings,omitempty"`
+	Skipped  bool     `json:"skipped,omitempty"` // not run because an earlier failure made it unsafe
+}
+
+// HandlerResult is a notified service restart. Action is "restarted" (or
+// "would restart" in check mode, "failed" with Error set).
+type HandlerResult struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+	Error  string `json:"error,omitempty"`
+	// Reason says why: "notified" or "owed" (left over by a killed run).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Exit codes of the agent.
+const (
+	ExitOK         = 0
+	ExitUsage      = 1 // invalid spec or command misuse
+	ExitItemFailed = 2
+)
+
+// ExitCode is the process exit code for a result.
+func (r Result) ExitCode() int {
+	if r.Failed {
+		return ExitItemFailed
+	}
+	return ExitOK
+}
