@@ -1,0 +1,268 @@
+package transport_test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+const sshdPath = "/usr/sbin/sshd"
+
+type sshd struct {
+	addr    string
+	hostKey ssh.PublicKey
+}
+
+func (s *sshd) port() int { _, p, _ := net.SplitHostPort(s.addr); v, _ := strconv.Atoi(p); return v }
+
+// startSSHD runs a real OpenSSH server on a random 127.0.0.1 port with a
+// generated host key, authorizing testKey for root. Everything (config,
+// keys, pid file) is in a temp dir; the real /etc/ssh is not read.
+func startSSHD(t *testing.T, env string) *sshd {
+	t.Helper()
+	if _, err := os.Stat(sshdPath); err != nil {
+		t.Skipf("real OpenSSH test needs %s (Debian: apt-get install openssh-server): %v", sshdPath, err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("real OpenSSH test runs sshd as root (it logs in as root with a key)")
+	}
+	// Privilege separation directory; sshd refuses to start without it.
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Skipf("sshd needs /run/sshd: %v", err)
+	}
+	dir := t.TempDir()
+	_, hostPriv, _ := ed25519.GenerateKey(rand.Reader)
+	blk, err := ssh.MarshalPrivateKey(hostPriv, "test host key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostKeyFile := filepath.Join(dir, "ssh_host_ed25519_key")
+	if err := os.WriteFile(hostKeyFile, pem.EncodeToMemory(blk), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hostSigner, _ := ssh.NewSignerFromKey(hostPriv)
+	authKeys := filepath.Join(dir, "authorized_keys")
+	if err := os.WriteFile(authKeys, ssh.MarshalAuthorizedKey(testKey(t).signer.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	pidFile := filepath.Join(dir, "sshd.pid")
+	cfg := fmt.Sprintf(`Port %s
+ListenAddress 127.0.0.1
+HostKey %s
+PidFile %s
+AuthorizedKeysFile %s
+UsePAM no
+StrictModes no
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AllowTcpForwarding yes
+PrintMotd no
+LogLevel VERBOSE
+# (one SetEnv line: sshd keeps the first of each keyword)
+# keep root's slow ~/.bashrc out of every command, as on a storage node
+SetEnv SHLVL=1 %s
+`, port, hostKeyFile, pidFile, authKeys, env)
+	cfgFile := filepath.Join(dir, "sshd_config")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cmd := exec.Command(sshdPath, "-D", "-e", "-f", cfgFile)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		// Stop our sshd by its pid, nothing else.
+		_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("sshd log:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			t.Fatalf("sshd exited: %s", logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd did not listen on %s: %s", addr, logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return &sshd{addr: addr, hostKey: hostSigner.PublicKey()}
+}
+
+func TestOpenSSH(t *testing.T) {
+	needAgent(t)
+	srv := startSSHD(t, "")
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+		t.Fatal(err)
+	}
+	agentPath := filepath.Join(dir, "opt", "hpcstorage-agent", "bin", "hpcstorage-agent")
+	good := writeFile(t, "known_hosts", transport.KnownHostsLine(srv.addr, srv.hostKey)+"\n")
+	base := transport.Options{
+		Host: "127.0.0.1", Port: srv.port(), User: "root",
+		PrivateKey: testKey(t).pem, KnownHostsFiles: []string{good},
+		AgentPath:   agentPath,
+		DialTimeout: 5 * time.Second, HandshakeTimeout: 10 * time.Second, RunTimeout: time.Minute,
+		KeepaliveInterval: 50 * time.Millisecond, // real OpenSSH answers our keepalives
+	}
+	req := transport.Request{Spec: spec("openssh"), Root: root}
+	apply := func(o transport.Options, r transport.Request) (*transport.Response, error) {
+		p := newPool(t, transport.PoolOptions{})
+		defer p.Close()
+		return p.Apply(t.Context(), o, r)
+	}
+
+	t.Run("unknown host refused", func(t *testing.T) {
+		o := base
+		o.KnownHostsFiles = []string{writeFile(t, "empty", "")}
+		_, err := apply(o, req)
+		if !errors.Is(err, transport.ErrUnknownHost) || !strings.Contains(err.Error(), ssh.FingerprintSHA256(srv.hostKey)) {
+			t.Fatalf("err = %v, want ErrUnknownHost with the fingerprint", err)
+		}
+	})
+	t.Run("host key mismatch refused", func(t *testing.T) {
+		o := base
+		o.KnownHostsFiles = []string{writeFile(t, "wrong", transport.KnownHostsLine(srv.addr, otherKey(t))+"\n")}
+		_, err := apply(o, req)
+		if !errors.Is(err, transport.ErrHostKeyMismatch) {
+			t.Fatalf("err = %v, want ErrHostKeyMismatch", err)
+		}
+		o.KnownHostsFiles, o.HostKeys = nil, []string{ssh.FingerprintSHA256(otherKey(t))}
+		if _, err := apply(o, req); !errors.Is(err, transport.ErrHostKeyMismatch) {
+			t.Fatalf("pinned: err = %v, want ErrHostKeyMismatch", err)
+		}
+	})
+	if _, err := os.Stat(agentPath); !os.IsNotExist(err) {
+		t.Fatal("the agent was delivered to a host whose key was refused")
+	}
+
+	t.Run("deliver and apply", func(t *testing.T) {
+		r, err := apply(base, transport.Request{Spec: spec("openssh"), Root: root, Check: true, Diff: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Delivered || !r.Result.Changed {
+			t.Fatalf("check: delivered=%v changed=%v", r.Delivered, r.Result.Changed)
+		}
+		if b, _ := os.ReadFile(agentPath); !bytes.Equal(b, agentData) {
+			t.Fatal("delivered agent differs from the build")
+		}
+		r, err = apply(base, req)
+		if err != nil || r.Delivered || !r.Result.Changed {
+			t.Fatalf("apply: err=%v delivered=%v", err, r != nil && r.Delivered)
+		}
+		if b, _ := os.ReadFile(filepath.Join(root, "proc/sys/vm/dirty_ratio")); strings.TrimSpace(string(b)) != "20" {
+			t.Errorf("vm.dirty_ratio = %q under the temp root", b)
+		}
+		r, err = apply(base, req)
+		if err != nil || r.Delivered || r.Result.Changed {
+			t.Fatalf("no-op apply: err=%v delivered=%v changed=%v", err, r != nil && r.Delivered, r != nil && r.Result.Changed)
+		}
+	})
+	t.Run("re-delivery only when the checksum changes", func(t *testing.T) {
+		if err := os.WriteFile(agentPath, []byte("#!/bin/sh\necho stale agent >&2; exit 9\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r, err := apply(base, req)
+		if err != nil || !r.Delivered {
+			t.Fatalf("changed checksum: err=%v delivered=%v", err, r != nil && r.Delivered)
+		}
+		r, err = apply(base, req)
+		if err != nil || r.Delivered {
+			t.Fatalf("same checksum re-delivered: err=%v", err)
+		}
+		fi, err := os.Stat(agentPath)
+		if err != nil || fi.Mode().Perm() != 0o755 {
+			t.Fatalf("agent mode: %v %v", fi, err)
+		}
+		left, _ := filepath.Glob(agentPath + ".tmp-*")
+		if len(left) != 0 {
+			t.Errorf("upload temp files left: %v", left)
+		}
+	})
+	t.Run("sudo", func(t *testing.T) {
+		o := base
+		o.Sudo = true
+		r, err := apply(o, req)
+		if err != nil || r.Result.Changed {
+			t.Fatalf("through sudo -n: err=%v", err)
+		}
+	})
+	t.Run("bastion", func(t *testing.T) {
+		// The same sshd serves as its own jump host.
+		o := base
+		b := base
+		o.Bastion = &b
+		r, err := apply(o, req)
+		if err != nil || r.Result.Changed || !strings.Contains(r.Host, " via ") {
+			t.Fatalf("through a bastion: err=%v", err)
+		}
+	})
+}
+
+// sudo that wants a password, on real OpenSSH: a sudo on PATH that
+// answers as sudo -n does when no NOPASSWD rule applies.
+func TestOpenSSHSudoWantsPassword(t *testing.T) {
+	needAgent(t)
+	bin := t.TempDir()
+	fake := "#!/bin/sh\necho 'sudo: a password is required' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "sudo"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	srv := startSSHD(t, "PATH="+bin+":/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
+	o := transport.Options{
+		Host: "127.0.0.1", Port: srv.port(), User: "root", Sudo: true,
+		PrivateKey: testKey(t).pem, HostKeys: []string{ssh.FingerprintSHA256(srv.hostKey)},
+		AgentPath: filepath.Join(t.TempDir(), "agent"),
+	}
+	p := newPool(t, transport.PoolOptions{})
+	_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("sudo"), Root: t.TempDir()})
+	if !errors.Is(err, transport.ErrSudoPassword) || stepOf(t, err).Step != transport.StepProbe {
+		t.Fatalf("err = %v, want ErrSudoPassword at the probe", err)
+	}
+}
