@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -27,6 +28,11 @@ var ErrNotAbs = errors.New("path is not absolute")
 type Root struct {
 	dir string
 	r   *os.Root
+
+	// Opened folders, so reading proc/sys/vm/x does not walk proc, sys
+	// and vm again for every key. Cleared on any removal.
+	mu   sync.Mutex
+	dirs map[string]*os.Root
 }
 
 // Open opens dir as a root. dir must be an existing folder.
@@ -49,8 +55,52 @@ func Open(dir string) (*Root, error) {
 	return &Root{dir: abs, r: r}, nil
 }
 
-// Close releases the root's descriptor.
-func (r *Root) Close() error { return r.r.Close() }
+// Close releases the root's descriptors.
+func (r *Root) Close() error {
+	r.forget()
+	return r.r.Close()
+}
+
+func (r *Root) forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.dirs {
+		d.Close()
+	}
+	r.dirs = nil
+}
+
+// at returns the opened folder holding rp and rp's name in it. A folder
+// handle is itself an os.Root, so access through it is confined to that
+// folder; callers fall back to the whole root when a link climbs out of it
+// (see retry).
+func (r *Root) at(rp string) (*os.Root, string) {
+	dir := path.Dir(rp)
+	if dir == "." {
+		return r.r, rp
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if d, ok := r.dirs[dir]; ok {
+		return d, path.Base(rp)
+	}
+	d, err := r.r.OpenRoot(dir)
+	if err != nil {
+		return r.r, rp
+	}
+	if r.dirs == nil {
+		r.dirs = map[string]*os.Root{}
+	}
+	r.dirs[dir] = d
+	return d, path.Base(rp)
+}
+
+// retry reports whether an access through a folder handle must be redone
+// on the whole root: a relative link that leaves the folder but may stay
+// inside the root (etc/sysctl.d/99-sysctl.conf -> ../sysctl.conf).
+func retry(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "escapes")
+}
 
 // Dir is the absolute host path of the root.
 func (r *Root) Dir() string { return r.dir }
@@ -110,7 +160,11 @@ func (r *Root) ReadFile(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := r.r.ReadFile(rp)
+	d, name := r.at(rp)
+	b, err := d.ReadFile(name)
+	if retry(err) {
+		b, err = r.r.ReadFile(rp)
+	}
 	return b, wrap("read", p, err)
 }
 
@@ -120,7 +174,11 @@ func (r *Root) Stat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.r.Stat(rp)
+	d, name := r.at(rp)
+	st, err := d.Stat(name)
+	if retry(err) {
+		st, err = r.r.Stat(rp)
+	}
 	return st, wrap("stat", p, err)
 }
 
@@ -130,7 +188,8 @@ func (r *Root) Lstat(p string) (fs.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := r.r.Lstat(rp)
+	d, name := r.at(rp)
+	st, err := d.Lstat(name)
 	return st, wrap("lstat", p, err)
 }
 
@@ -185,7 +244,8 @@ func (r *Root) Resolve(p string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		st, err := r.r.Lstat(rp)
+		d, name := r.at(rp)
+		st, err := d.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			return cur, nil
 		}
@@ -195,7 +255,7 @@ func (r *Root) Resolve(p string) (string, error) {
 		if st.Mode()&fs.ModeSymlink == 0 {
 			return cur, nil
 		}
-		target, err := r.r.Readlink(rp)
+		target, err := d.Readlink(name)
 		if err != nil {
 			return "", wrap("readlink", cur, err)
 		}
@@ -278,6 +338,7 @@ func (r *Root) Remove(p string) error {
 	if err != nil {
 		return err
 	}
+	r.forget()
 	return wrap("remove", p, r.r.Remove(rp))
 }
 
@@ -324,15 +385,15 @@ func (r *Root) WriteAtomic(p string, data []byte, o WriteOpts) error {
 	if err != nil {
 		return err
 	}
-	dir := path.Dir(rp)
-	tmp := path.Join(dir, "."+path.Base(rp)+TempSuffix)
-	f, err := r.r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
+	d, name := r.at(rp)
+	tmp := "." + name + TempSuffix
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return wrap("create temp for", p, err)
 	}
 	fail := func(op string, err error) error {
 		f.Close()
-		_ = r.r.Remove(tmp)
+		_ = d.Remove(tmp)
 		return wrap(op, p, err)
 	}
 	if _, err := f.Write(data); err != nil {
@@ -350,24 +411,21 @@ func (r *Root) WriteAtomic(p string, data []byte, o WriteOpts) error {
 		return fail("fsync", err)
 	}
 	if err := f.Close(); err != nil {
-		_ = r.r.Remove(tmp)
+		_ = d.Remove(tmp)
 		return wrap("close", p, err)
 	}
-	if err := r.r.Rename(tmp, rp); err != nil {
-		_ = r.r.Remove(tmp)
+	if err := d.Rename(tmp, name); err != nil {
+		_ = d.Remove(tmp)
 		return wrap("rename", p, err)
 	}
-	return r.syncDir(dir)
-}
-
-func (r *Root) syncDir(rp string) error {
-	d, err := r.r.Open(rp)
+	// fsync the folder so the rename itself is durable.
+	dir, err := d.Open(".")
 	if err != nil {
-		return wrap("open folder", "/"+rp, err)
+		return wrap("open folder of", p, err)
 	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return wrap("fsync folder", "/"+rp, err)
+	defer dir.Close()
+	if err := dir.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return wrap("fsync folder of", p, err)
 	}
 	return nil
 }
@@ -387,7 +445,8 @@ func (r *Root) WriteKernel(p string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	f, err := r.r.OpenFile(rp, os.O_WRONLY|os.O_TRUNC, 0)
+	d, name := r.at(rp)
+	f, err := d.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return wrap("open", p, err)
 	}
@@ -404,6 +463,10 @@ func (r *Root) OpenFile(p string, flag int, perm fs.FileMode) (*os.File, error) 
 	if err != nil {
 		return nil, err
 	}
-	f, err := r.r.OpenFile(rp, flag, perm)
+	d, name := r.at(rp)
+	f, err := d.OpenFile(name, flag, perm)
+	if retry(err) {
+		f, err = r.r.OpenFile(rp, flag, perm)
+	}
 	return f, wrap("open", p, err)
 }

@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +38,9 @@ type Env struct {
 	Spec  *protocol.Spec
 	Check bool
 
-	overrides *sysctlOverrides // lazily scanned sysctl.d and tuned files
+	overrides  *sysctlOverrides  // lazily scanned sysctl.d and tuned files
+	sharedDone map[string]string // generated shared files known converged this run -> claim key
+	packages   *packageDB        // read once per run
 }
 
 // Step is one change. Do performs it; Origs are the values it overwrites.
@@ -129,19 +133,26 @@ type fileInfo struct {
 }
 
 func readFileInfo(root *fsroot.Root, p string) (fileInfo, error) {
-	st, err := root.Stat(p)
+	// One open, then fstat and read: each path walk under os.Root costs a
+	// few syscalls per component, and no-op runs are mostly reads.
+	f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileInfo{}, nil
 	}
 	if err != nil {
 		return fileInfo{}, err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fileInfo{}, fmt.Errorf("stat %s: %w", p, err)
+	}
 	if !st.Mode().IsRegular() {
 		return fileInfo{}, fmt.Errorf("%s: not a regular file", p)
 	}
-	b, err := root.ReadFile(p)
+	b, err := io.ReadAll(f)
 	if err != nil {
-		return fileInfo{}, err
+		return fileInfo{}, fmt.Errorf("read %s: %w", p, err)
 	}
 	fi := fileInfo{exists: true, content: b, mode: st.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), uid: -1, gid: -1}
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
@@ -384,11 +395,34 @@ func lookupID(root *fsroot.Root, name, db string) (int, error) {
 // plans it: the first one that runs writes it and the rest find it done, so
 // one failing item does not keep the file from being written.
 func sharedFileSteps(env *Env, p string, content []byte, first bool) (string, []Step, error) {
-	key, steps, err := fileSteps(env, p, fileWant{Content: content, Mode: 0o644, HasMode: true, UID: -1, GID: -1})
 	if env.Check && !first {
-		steps = nil
+		target, err := env.Root.Resolve(p)
+		return "file:" + target, nil, err
 	}
-	return key, steps, err
+	if key, ok := env.sharedDone[p]; ok {
+		return key, nil, nil
+	}
+	key, steps, err := fileSteps(env, p, fileWant{Content: content, Mode: 0o644, HasMode: true, UID: -1, GID: -1})
+	if err != nil {
+		return key, nil, err
+	}
+	if env.sharedDone == nil {
+		env.sharedDone = map[string]string{}
+	}
+	if len(steps) == 0 {
+		env.sharedDone[p] = key
+		return key, nil, nil
+	}
+	last := &steps[len(steps)-1]
+	do := last.Do
+	last.Do = func(ctx context.Context) error {
+		if err := do(ctx); err != nil {
+			return err
+		}
+		env.sharedDone[p] = key
+		return nil
+	}
+	return key, steps, nil
 }
 
 // firstOfKind reports whether item id is the spec's first item of kind.

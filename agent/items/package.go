@@ -21,6 +21,11 @@ const (
 	FakeRPMDB = "/var/lib/rpm/hpcstorage-fake-rpmdb.txt"
 )
 
+type packageDB struct {
+	mgr  string
+	pkgs []protocol.Package
+}
+
 type packageItem struct {
 	id string
 	p  *protocol.PackageVersion
@@ -99,10 +104,14 @@ func parseDpkgStatus(s string) []protocol.Package {
 
 func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	var plan Plan
-	mgr, pkgs, err := InstalledPackages(ctx, env.Root, env.Run)
-	if err != nil {
-		return plan, err
+	if env.packages == nil {
+		mgr, pkgs, err := InstalledPackages(ctx, env.Root, env.Run)
+		if err != nil {
+			return plan, err
+		}
+		env.packages = &packageDB{mgr: mgr, pkgs: pkgs}
 	}
+	mgr, pkgs := env.packages.mgr, env.packages.pkgs
 	if mgr == "" {
 		return plan, fmt.Errorf("no package database under the root (%s or rpm): %w", DpkgStatus, ErrNotFound)
 	}

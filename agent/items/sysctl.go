@@ -42,12 +42,10 @@ func (i *sysctlItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	p := sysctlProcPath(key)
 	var plan Plan
 	plan.Notify = i.s.Notify
-	if ok, err := env.Root.Exists(p); err != nil {
-		return plan, err
-	} else if !ok {
+	step, err := kernelStep(env, "sysctl:"+key, p, key, want, false)
+	if errors.Is(err, fs.ErrNotExist) {
 		return plan, fmt.Errorf("unknown kernel parameter %s (no %s; is its module loaded?): %w", key, p, ErrNotFound)
 	}
-	step, err := kernelStep(env, "sysctl:"+key, p, key, want, false)
 	if err != nil {
 		return plan, err
 	}

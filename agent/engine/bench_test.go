@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+)
+
+// noopTargetMS is the budget for a no-op apply of the R1 profile.
+const noopTargetMS = 10.0
+
+func r1Spec(tb testing.TB) *protocol.Spec {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "agent", "r1-storage-server.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := protocol.ParseSpec(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// seededRoot is a storage node with four array volumes.
+func seededRoot(tb testing.TB) *fsroot.Root {
+	tb.Helper()
+	dir := tb.TempDir()
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4)}
+	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
+		tb.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { root.Close() })
+	return root
+}
+
+// BenchmarkNoopApplyR1 times a converged apply of the R1 storage-server
+// profile in-process (parse and validate included), against the 10 ms target.
+func BenchmarkNoopApplyR1(b *testing.B) {
+	root := seededRoot(b)
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "agent", "r1-storage-server.yaml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := r1Spec(b)
+	if res, err := Apply(context.Background(), root, spec, Options{}); err != nil || res.Failed {
+		b.Fatalf("first apply: %v %+v", err, res)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := protocol.ParseSpec(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := Apply(context.Background(), root, s, Options{})
+		if err != nil || res.Changed || res.Failed {
+			b.Fatalf("no-op apply changed something: %v %+v", err, res)
+		}
+	}
+	ms := float64(b.Elapsed().Microseconds()) / 1000 / float64(b.N)
+	b.ReportMetric(ms, "noop_ms")
+	b.ReportMetric(ms/noopTargetMS, "noop_ratio_to_target")
+	b.ReportMetric(float64(len(spec.Items)), "items")
+}
