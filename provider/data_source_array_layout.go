@@ -1,0 +1,276 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
+)
+
+var (
+	_ datasource.DataSource                     = (*arrayLayoutDataSource)(nil)
+	_ datasource.DataSourceWithConfigValidators = (*arrayLayoutDataSource)(nil)
+)
+
+// NewArrayLayoutDataSource returns the pure array layout planner.
+func NewArrayLayoutDataSource() datasource.DataSource { return &arrayLayoutDataSource{} }
+
+type arrayLayoutDataSource struct{}
+
+type arrayLayoutModel struct {
+	// Inputs: exactly one drive source.
+	Model              types.String       `tfsdk:"model"`
+	DriveCount         types.Int64        `tfsdk:"drive_count"`
+	DrawerSize         types.Int64        `tfsdk:"drawer_size"`
+	DriveMediaType     types.String       `tfsdk:"drive_media_type"`
+	DriveCapacityBytes types.Int64        `tfsdk:"drive_capacity_bytes"`
+	Drives             []layoutDriveModel `tfsdk:"drives"`
+	Policy             *layoutPolicyModel `tfsdk:"policy"`
+	// Outputs.
+	DiskGroups     []layoutGroupModel `tfsdk:"disk_groups"`
+	SpareDriveIDs  []string           `tfsdk:"spare_drive_ids"`
+	UnusedDriveIDs []string           `tfsdk:"unused_drive_ids"`
+	Diagram        types.String       `tfsdk:"diagram"`
+}
+
+type layoutDriveModel struct {
+	ID            types.String `tfsdk:"id"`
+	MediaType     types.String `tfsdk:"media_type"`
+	CapacityBytes types.Int64  `tfsdk:"capacity_bytes"`
+	Drawer        types.Int64  `tfsdk:"drawer"`
+	Slot          types.Int64  `tfsdk:"slot"`
+}
+
+type layoutPolicyModel struct {
+	RAIDLevel        types.String `tfsdk:"raid_level"`
+	DrivesPerGroup   types.Int64  `tfsdk:"drives_per_group"`
+	GroupCount       types.Int64  `tfsdk:"group_count"`
+	MinSpares        types.Int64  `tfsdk:"min_spares"`
+	LeftoverAsSpares types.Bool   `tfsdk:"leftover_as_spares"`
+	MediaType        types.String `tfsdk:"media_type"`
+	NamePrefix       types.String `tfsdk:"name_prefix"`
+}
+
+type layoutGroupModel struct {
+	Name          string   `tfsdk:"name"`
+	RAIDLevel     string   `tfsdk:"raid_level"`
+	DriveIDs      []string `tfsdk:"drive_ids"`
+	Drawers       []int64  `tfsdk:"drawers"`
+	CapacityBytes int64    `tfsdk:"capacity_bytes"`
+}
+
+func (d *arrayLayoutDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_array_layout"
+}
+
+func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	var models []string
+	for _, m := range layout.Models {
+		models = append(models, fmt.Sprintf("`%s` (%s)", m.Name, m.Description))
+	}
+	var rules []string
+	for _, l := range layout.Levels {
+		rules = append(rules, fmt.Sprintf("`%s`: %s", l, layout.DriveCountRule(l)))
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Plans how an array's drives are carved into disk groups and global spares, without " +
+			"contacting anything: the same inputs always give the same plan, so it can feed `hpcstorage_disk_group` " +
+			"and `hpcstorage_spare_drives` with `for_each`. Groups stay inside one drawer while a drawer has room for " +
+			"a whole group, and leftovers go to the end of each drawer. Give the drives as a `model` preset, a " +
+			"`drive_count`, or a `drives` list (for example from `data.hpcstorage_drives`).",
+		Attributes: map[string]schema.Attribute{
+			// Inputs: the drives.
+			"model": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Enclosure preset, drives numbered from 0: " + strings.Join(models, "; ") + ".",
+				Validators:          []validator.String{stringvalidator.OneOf(layout.ModelNames()...)},
+			},
+			"drive_count": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: "Number of drives, ids `0` to `drive_count-1`.",
+				Validators:          []validator.Int64{int64validator.Between(1, 4096)},
+			},
+			"drawer_size": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: "Bays per drawer with `drive_count` (42 on an ME4084). Default: one drawer.",
+				Validators: []validator.Int64{int64validator.AtLeast(1),
+					int64validator.AlsoRequires(path.MatchRoot("drive_count"))},
+			},
+			"drive_media_type": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Media type of the drives given by `model` or `drive_count` (`HDD`, `SSD`).",
+				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("drives"))},
+			},
+			"drive_capacity_bytes": schema.Int64Attribute{
+				Optional:            true,
+				MarkdownDescription: "Capacity of each drive given by `model` or `drive_count`; enables `capacity_bytes` of the groups.",
+				Validators: []validator.Int64{int64validator.AtLeast(1),
+					int64validator.ConflictsWith(path.MatchRoot("drives"))},
+			},
+			"drives": schema.ListNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "The drives, in any order; they are planned in `drawer`, `slot` order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":             schema.StringAttribute{Required: true, MarkdownDescription: "Drive id on the array."},
+					"media_type":     schema.StringAttribute{Optional: true, MarkdownDescription: "`HDD`, `SSD` ..."},
+					"capacity_bytes": schema.Int64Attribute{Optional: true, MarkdownDescription: "Raw capacity."},
+					"drawer":         schema.Int64Attribute{Optional: true, MarkdownDescription: "Drawer or enclosure number (default 0)."},
+					"slot":           schema.Int64Attribute{Optional: true, MarkdownDescription: "Bay number (default: position in the list)."},
+				}},
+			},
+			"policy": schema.SingleNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "How to carve the drives.",
+				Attributes: map[string]schema.Attribute{
+					"raid_level": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "RAID level of every group; drive counts allowed: " + strings.Join(rules, "; ") + ".",
+						Validators:          []validator.String{stringvalidator.OneOf(layout.LevelStrings()...)},
+					},
+					"drives_per_group": schema.Int64Attribute{
+						Optional:            true,
+						MarkdownDescription: "Drives in each group (10 for RAID6 8+2). Default 2 for `RAID1`; required otherwise.",
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"group_count": schema.Int64Attribute{
+						Optional:            true,
+						MarkdownDescription: "Number of groups. Default: as many as fit after `min_spares`.",
+						Validators:          []validator.Int64{int64validator.AtLeast(1)},
+					},
+					"min_spares": schema.Int64Attribute{
+						Optional:            true,
+						MarkdownDescription: "Drives reserved as global spares before groups are formed. Default 0.",
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+					},
+					"leftover_as_spares": schema.BoolAttribute{
+						Optional:            true,
+						MarkdownDescription: "Make every eligible drive left over a global spare. Default true.",
+					},
+					"media_type": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Plan only drives of this media type; others are reported unused. Required when media types are mixed.",
+					},
+					"name_prefix": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Groups are named `<name_prefix>01`, `<name_prefix>02` ... Default `dg`.",
+						Validators:          []validator.String{stringvalidator.LengthBetween(1, 24)},
+					},
+				},
+			},
+			// Outputs.
+			"disk_groups": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Planned disk groups, in order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":           schema.StringAttribute{Computed: true, MarkdownDescription: "Group name."},
+					"raid_level":     schema.StringAttribute{Computed: true, MarkdownDescription: "RAID level."},
+					"drive_ids":      schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Member drive ids in bay order."},
+					"drawers":        schema.ListAttribute{Computed: true, ElementType: types.Int64Type, MarkdownDescription: "Drawers the members sit in."},
+					"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Usable capacity (0 when drive capacities are unknown)."},
+				}},
+			},
+			"spare_drive_ids": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Drives to make global spares.",
+			},
+			"unused_drive_ids": schema.ListAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Drives neither in a group nor spares.",
+			},
+			"diagram": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The drawers as text, one row per enclosure row: the group number in each bay, `S` " +
+					"for a global spare, `.` for a drive left alone, then a legend.",
+			},
+		},
+	}
+}
+
+func (d *arrayLayoutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
+	return []datasource.ConfigValidator{
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("model"), path.MatchRoot("drive_count"), path.MatchRoot("drives")),
+	}
+}
+
+func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m arrayLayoutModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	drives := m.driveList()
+	pol := m.Policy.policy()
+	plan, err := layout.Make(drives, pol)
+	if err != nil {
+		at := path.Root("policy")
+		var fe *layout.FieldError
+		if errors.As(err, &fe) {
+			if fe.Index >= 0 {
+				at = path.Root(fe.Field).AtListIndex(fe.Index).AtName("id")
+			} else {
+				at = at.AtName(fe.Field)
+			}
+		}
+		addError(&resp.Diagnostics, at, "Impossible Array Layout",
+			"The drives cannot be carved as the policy asks; change the attribute named above.", err)
+		return
+	}
+	m.DiskGroups = make([]layoutGroupModel, 0, len(plan.Groups))
+	for _, g := range plan.Groups {
+		gm := layoutGroupModel{Name: g.Name, RAIDLevel: string(g.Level), DriveIDs: g.DriveIDs, CapacityBytes: g.UsableBytes}
+		for _, dr := range g.Drawers {
+			gm.Drawers = append(gm.Drawers, int64(dr))
+		}
+		m.DiskGroups = append(m.DiskGroups, gm)
+	}
+	m.SpareDriveIDs = append([]string{}, plan.Spares...)
+	m.UnusedDriveIDs = append([]string{}, plan.Unused...)
+	m.Diagram = types.StringValue(plan.Diagram)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// driveList turns whichever drive source is set into planner drives.
+func (m *arrayLayoutModel) driveList() []layout.Drive {
+	if len(m.Drives) > 0 {
+		out := make([]layout.Drive, len(m.Drives))
+		for i, d := range m.Drives {
+			out[i] = layout.Drive{ID: d.ID.ValueString(), MediaType: d.MediaType.ValueString(),
+				CapacityBytes: d.CapacityBytes.ValueInt64(), Drawer: int(d.Drawer.ValueInt64()), Slot: i}
+			if !d.Slot.IsNull() {
+				out[i].Slot = int(d.Slot.ValueInt64())
+			}
+		}
+		return out
+	}
+	count, drawer, media := int(m.DriveCount.ValueInt64()), int(m.DrawerSize.ValueInt64()), ""
+	if mod, ok := layout.LookupModel(m.Model.ValueString()); ok {
+		count, drawer, media = mod.Drives, mod.DrawerSize, mod.MediaType
+	}
+	if !m.DriveMediaType.IsNull() {
+		media = m.DriveMediaType.ValueString()
+	}
+	return layout.GenerateDrives(count, drawer, media, m.DriveCapacityBytes.ValueInt64())
+}
+
+func (p *layoutPolicyModel) policy() layout.Policy {
+	return layout.Policy{
+		Level:            layout.RAIDLevel(p.RAIDLevel.ValueString()),
+		DrivesPerGroup:   int(p.DrivesPerGroup.ValueInt64()),
+		GroupCount:       int(p.GroupCount.ValueInt64()),
+		MinSpares:        int(p.MinSpares.ValueInt64()),
+		LeftoverAsSpares: p.LeftoverAsSpares.IsNull() || p.LeftoverAsSpares.ValueBool(),
+		MediaType:        p.MediaType.ValueString(),
+		NamePrefix:       p.NamePrefix.ValueString(),
+	}
+}

@@ -1,0 +1,61 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+// addError adds a diagnostic with a summary, a detail that says what to do,
+// and the original error; on the attribute when at is not empty.
+func addError(diags *diag.Diagnostics, at path.Path, summary, detail string, err error) {
+	if err != nil {
+		detail = fmt.Sprintf("%s\n\nOriginal Error: %v", detail, err)
+	}
+	if at.Equal(path.Empty()) {
+		diags.AddError(summary, detail)
+		return
+	}
+	// The CLI only underlines attributes written in the configuration, so
+	// the detail names the attribute too.
+	diags.AddAttributeError(at, summary, fmt.Sprintf("Attribute %s: %s", at, detail))
+}
+
+// advice says what a user can do about a Redfish error.
+func advice(err error) string {
+	switch {
+	case errors.Is(err, redfish.ErrUnknownEndpoint):
+		return "Add the endpoint to the provider's endpoints map, or fix the name."
+	case errors.Is(err, redfish.ErrUnauthorized), errors.Is(err, redfish.ErrForbidden):
+		return "Check the endpoint's username and password (provider block or HPCSTORAGE_* environment) and the account's role."
+	case errors.Is(err, redfish.ErrPreconditionFailed):
+		return "The object changed on the service while Terraform worked on it; run terraform apply again to re-read it."
+	case errors.Is(err, redfish.ErrUncertain):
+		return "The connection broke mid-request; run terraform apply again: the provider looks the object up before creating it anew."
+	case errors.Is(err, redfish.ErrUnavailable), errors.Is(err, redfish.ErrTransport), errors.Is(err, redfish.ErrTimeout):
+		return "The service stayed unreachable or busy through every retry; check that it is up, or raise max_retries / request_timeout_seconds."
+	case errors.Is(err, redfish.ErrBadRequest), errors.Is(err, redfish.ErrConflict):
+		return "The service refused the change; the messages below say why."
+	case errors.Is(err, redfish.ErrPending):
+		return "The BMC accepted the settings but did not apply them at reboot; check its job queue and run terraform apply again."
+	}
+	return "Check the service and run terraform apply again."
+}
+
+// configureData type-asserts the provider bundle in Configure methods.
+func configureData(raw any, diags *diag.Diagnostics) *providerData {
+	if raw == nil {
+		return nil // the provider is not configured yet (validation)
+	}
+	d, ok := raw.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. Please report this issue to the provider developers.", raw))
+		return nil
+	}
+	return d
+}
