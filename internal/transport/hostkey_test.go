@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -224,6 +225,8 @@ func TestAuth(t *testing.T) {
 		}
 		pubs = append(pubs, s.PublicKey())
 	}
+	encrypted := encryptedKey(t, "correct horse")
+	pubs = append(pubs, encrypted.signer.PublicKey())
 	lab := startLab(t, 1, func(c *labnode.Config) {
 		c.ClientKeys = append(c.ClientKeys, pubs...)
 		c.Password = "s3cret-pw"
@@ -263,20 +266,20 @@ func TestAuth(t *testing.T) {
 		{name: "ecdsa file", set: func(o *transport.Options) { o.PrivateKeyFile = keyFile }},
 		{name: "rsa inline", set: func(o *transport.Options) { o.PrivateKey = pemKey(t, rsaKey, "") }},
 		{name: "encrypted with passphrase", set: func(o *transport.Options) {
-			o.PrivateKey, o.Passphrase = pemKey(t, edKey, "correct horse"), "correct horse"
+			o.PrivateKey, o.Passphrase = encrypted.pem, "correct horse"
 		}},
 		{name: "passphrase given for a clear key", set: func(o *transport.Options) { o.PrivateKey, o.Passphrase = pemKey(t, rsaKey, ""), "unused" }},
 		{name: "ssh-agent via SSH_AUTH_SOCK", set: func(o *transport.Options) { o.AgentSocket = sock }},
 		{name: "password", set: func(o *transport.Options) { o.Password = "s3cret-pw" }},
 		{
 			name:      "encrypted without passphrase",
-			set:       func(o *transport.Options) { o.PrivateKey = pemKey(t, edKey, "correct horse") },
+			set:       func(o *transport.Options) { o.PrivateKey = encrypted.pem },
 			wantErr:   transport.ErrPassphraseMissing,
 			wantInErr: "private_key_passphrase",
 		},
 		{
 			name:    "wrong passphrase",
-			set:     func(o *transport.Options) { o.PrivateKey, o.Passphrase = pemKey(t, edKey, "correct horse"), "battery" },
+			set:     func(o *transport.Options) { o.PrivateKey, o.Passphrase = encrypted.pem, "battery" },
 			wantErr: transport.ErrBadPassphrase,
 		},
 		{
@@ -333,4 +336,27 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
+}
+
+// encryptedKey is an ed25519 key in OpenSSH format encrypted with
+// passphrase. ssh-keygen -a 1 keeps the bcrypt KDF cheap (the Go encoder
+// always uses 16 rounds, seconds each under -race).
+func encryptedKey(t *testing.T, passphrase string) clientKey {
+	t.Helper()
+	if kg, err := exec.LookPath("ssh-keygen"); err == nil {
+		f := filepath.Join(t.TempDir(), "id_ed25519")
+		if out, err := exec.Command(kg, "-q", "-t", "ed25519", "-a", "1", "-N", passphrase, "-f", f).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v %s", err, out)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ssh.ParsePrivateKeyWithPassphrase(b, []byte(passphrase))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return clientKey{signer: s, pem: string(b)}
+	}
+	return newKey(t, passphrase)
 }

@@ -169,8 +169,26 @@ type conn struct {
 	done   chan struct{} // closed when the connection is gone
 	lost   error         // why, once done is closed (keepalive failure)
 
+	activity *activityConn
+
 	mu     sync.Mutex
 	agents map[string]*agentState // by agent path
+}
+
+// activityConn notes when the peer last sent anything: a host busy
+// receiving a large upload answers keepalives late, but it still sends
+// window adjustments, so it is alive.
+type activityConn struct {
+	net.Conn
+	reads atomic.Int64
+}
+
+func (a *activityConn) Read(p []byte) (int, error) {
+	n, err := a.Conn.Read(p)
+	if n > 0 {
+		a.reads.Add(1)
+	}
+	return n, err
 }
 
 func (c *conn) alive() bool {
@@ -243,6 +261,8 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		}
 	}
 	cancel()
+	ac := &activityConn{Conn: nc}
+	nc = ac
 
 	// Bastion channels have no deadlines, so a timer closes the connection
 	// if the handshake hangs.
@@ -265,7 +285,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		return nil, fail(StepHandshake, err)
 	}
 	client := ssh.NewClient(sc, chans, reqs)
-	c := &conn{name: name, client: client, done: make(chan struct{})}
+	c := &conn{name: name, client: client, done: make(chan struct{}), activity: ac}
 	go func() {
 		_ = client.Wait()
 		close(c.done)
@@ -291,8 +311,8 @@ func dialError(ctx context.Context, o *Options, err error) error {
 }
 
 // keepalive sends OpenSSH keepalive requests and closes the connection when
-// countMax of them go unanswered, so a dead host fails the calls on it
-// instead of hanging them.
+// countMax intervals pass with no answer and nothing else received, so a
+// dead host fails the calls on it instead of hanging them.
 func (c *conn) keepalive(every time.Duration, countMax int) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -309,10 +329,15 @@ func (c *conn) keepalive(every time.Duration, countMax int) {
 			_, _, _ = c.client.SendRequest("keepalive@openssh.com", true, nil)
 			close(replied)
 		}()
+		seen := c.activity.reads.Load()
 		select {
 		case <-replied:
 			missed = 0
 		case <-time.After(every):
+			if c.activity.reads.Load() != seen {
+				missed = 0 // no reply yet, but the peer is talking
+				continue
+			}
 			missed++
 			if missed >= countMax {
 				c.mu.Lock()
