@@ -88,6 +88,7 @@ type Endpoint struct {
 	token      string
 	sessionURI string
 	authGen    int // bumped on every login, so one expiry causes one re-login
+	registries map[string]*Registry
 
 	requests, retries, logins atomic.Int64
 }
@@ -140,6 +141,8 @@ func NewEndpoint(cfg Config) (*Endpoint, error) {
 		base: strings.TrimRight(u.String(), "/"),
 		hc:   &hc2,
 		sem:  make(chan struct{}, cfg.MaxConcurrent),
+
+		registries: map[string]*Registry{},
 	}, nil
 }
 
@@ -525,6 +528,8 @@ func (e *Endpoint) Close(ctx context.Context) error {
 	}
 	return nil
 }
+
+func asHTTP(err error, target **HTTPError) bool { return errors.As(err, target) }
 
 // IsGone reports whether err means the object no longer exists.
 func IsGone(err error) bool { return errors.Is(err, ErrNotFound) }

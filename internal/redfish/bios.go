@@ -1,0 +1,315 @@
+package redfish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// BIOS validation errors.
+var (
+	ErrUnknownAttribute = errors.New("unknown BIOS attribute")
+	ErrBadValue         = errors.New("value not accepted by the BIOS attribute registry")
+	ErrReadOnly         = errors.New("read-only BIOS attribute")
+)
+
+// Bios is the current and pending state of a system's BIOS (two GETs).
+type Bios struct {
+	URI          string
+	RegistryID   string
+	Current      map[string]any
+	SettingsURI  string
+	SettingsETag string
+	ApplyTimes   []string // SupportedApplyTimes; empty when not published
+	Pending      map[string]any
+}
+
+type biosDoc struct {
+	AttributeRegistry string         `json:"AttributeRegistry"`
+	Attributes        map[string]any `json:"Attributes"`
+	Settings          struct {
+		Object     schemasLink `json:"SettingsObject"`
+		ApplyTimes []string    `json:"SupportedApplyTimes"`
+	} `json:"@Redfish.Settings"`
+}
+
+// GetBios reads current attributes and, when the BMC has a settings object,
+// the values waiting for the next reset.
+func (e *Endpoint) GetBios(ctx context.Context, biosURI string) (*Bios, error) {
+	var doc biosDoc
+	if _, err := e.Get(ctx, biosURI, &doc); err != nil {
+		return nil, err
+	}
+	b := &Bios{URI: biosURI, RegistryID: doc.AttributeRegistry, Current: doc.Attributes,
+		SettingsURI: doc.Settings.Object.ID, ApplyTimes: doc.Settings.ApplyTimes, Pending: map[string]any{}}
+	if b.SettingsURI == "" {
+		return b, nil
+	}
+	var set biosDoc
+	resp, err := e.Get(ctx, b.SettingsURI, &set)
+	if err != nil {
+		if IsGone(err) {
+			return b, nil
+		}
+		return nil, err
+	}
+	b.SettingsETag = resp.ETag()
+	// Some BMCs list only pending values there, others every value: what
+	// differs from the current value is pending either way.
+	for k, v := range set.Attributes {
+		if cur, ok := b.Current[k]; !ok || FormatValue(cur) != FormatValue(v) {
+			b.Pending[k] = v
+		}
+	}
+	return b, nil
+}
+
+// FormatValue renders a BIOS value the way the provider stores it: strings
+// as is, whole numbers without a decimal point, booleans as true/false.
+func FormatValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return t
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1e15 {
+			return strconv.FormatInt(int64(t), 10)
+		}
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case int:
+		return strconv.Itoa(t)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Registry is a BIOS attribute registry, indexed by attribute name.
+type Registry struct {
+	ID    string
+	Attrs map[string]schemas.Attributes
+}
+
+// Names lists the writable attribute names, sorted (for error messages).
+func (r *Registry) Names() []string {
+	var out []string
+	for n, a := range r.Attrs {
+		if !a.ReadOnly && !a.Immutable {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Convert checks value (as written in Terraform) against the registry and
+// returns it with the registry's type, ready to PATCH.
+func (r *Registry) Convert(name, value string) (any, error) {
+	a, ok := r.Attrs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q in registry %s%s", ErrUnknownAttribute, name, r.ID, suggest(name, r.Names()))
+	}
+	if a.ReadOnly || a.Immutable {
+		return nil, fmt.Errorf("%w %q", ErrReadOnly, name)
+	}
+	switch strings.ToLower(string(a.Type)) {
+	case "enumeration":
+		var allowed []string
+		for _, v := range a.Value {
+			allowed = append(allowed, v.ValueName)
+		}
+		if !slices.Contains(allowed, value) {
+			return nil, fmt.Errorf("%w: %s = %q; allowed: %s", ErrBadValue, name, value, strings.Join(allowed, ", "))
+		}
+		return value, nil
+	case "integer":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s takes an integer, got %q", ErrBadValue, name, value)
+		}
+		if a.LowerBound != nil && n < int64(*a.LowerBound) || a.UpperBound != nil && n > int64(*a.UpperBound) {
+			return nil, fmt.Errorf("%w: %s = %d is outside %s..%s", ErrBadValue, name, n, bound(a.LowerBound), bound(a.UpperBound))
+		}
+		return n, nil
+	case "boolean":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s takes true or false, got %q", ErrBadValue, name, value)
+		}
+		return b, nil
+	default: // String, Password
+		if a.MaxLength != nil && len(value) > *a.MaxLength {
+			return nil, fmt.Errorf("%w: %s is at most %d characters", ErrBadValue, name, *a.MaxLength)
+		}
+		return value, nil
+	}
+}
+
+func bound(b *uint64) string {
+	if b == nil {
+		return "any"
+	}
+	return strconv.FormatUint(*b, 10)
+}
+
+// suggest names a registry attribute that differs from name only in case.
+func suggest(name string, names []string) string {
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return fmt.Sprintf(" (did you mean %q?)", n)
+		}
+	}
+	return ""
+}
+
+// BiosRegistry finds and reads the attribute registry a Bios names: through
+// the registry file (/redfish/v1/Registries/<id>), else the Dell location
+// beside the Bios. The result is cached for the provider run.
+func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
+	key := b.URI + "|" + b.RegistryID
+	e.mu.Lock()
+	if r, ok := e.registries[key]; ok {
+		e.mu.Unlock()
+		return r, nil
+	}
+	e.mu.Unlock()
+
+	var candidates []string
+	if b.RegistryID != "" {
+		var file struct {
+			Location []struct {
+				Language string `json:"Language"`
+				URI      string `json:"Uri"`
+			} `json:"Location"`
+		}
+		if _, err := e.Get(ctx, "/redfish/v1/Registries/"+b.RegistryID, &file); err == nil {
+			for _, l := range file.Location {
+				if l.URI != "" && (l.Language == "en" || l.Language == "") {
+					candidates = append(candidates, l.URI)
+				}
+			}
+		} else if !IsGone(err) {
+			return nil, err
+		}
+	}
+	candidates = append(candidates, strings.TrimRight(b.URI, "/")+"/BiosRegistry")
+	var lastErr error
+	for _, uri := range candidates {
+		var doc schemas.AttributeRegistry
+		if _, err := e.Get(ctx, uri, &doc); err != nil {
+			lastErr = err
+			if IsGone(err) {
+				continue
+			}
+			return nil, err
+		}
+		r := &Registry{ID: doc.ID, Attrs: map[string]schemas.Attributes{}}
+		for _, a := range doc.RegistryEntries.Attributes {
+			r.Attrs[a.AttributeName] = a
+		}
+		e.mu.Lock()
+		e.registries[key] = r
+		e.mu.Unlock()
+		return r, nil
+	}
+	return nil, fmt.Errorf("%w: no attribute registry %q found on %s: %v", ErrNotSupported, b.RegistryID, e.cfg.Name, lastErr)
+}
+
+// BiosChange is the outcome of ApplyBios.
+type BiosChange struct {
+	Changed  []string // attributes that were set
+	Rebooted bool
+}
+
+// ApplyBios sets the attributes that differ from their current values:
+// one PATCH of the settings object with the apply time the BMC offers
+// (OnReset preferred), at most one reboot of the host, then it waits until
+// every value landed and fails with ErrPending naming those that did not.
+// want holds registry-typed values (see Registry.Convert).
+func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]any, w Waiter) (BiosChange, error) {
+	var ch BiosChange
+	b, err := e.GetBios(ctx, sys.BiosURI)
+	if err != nil {
+		return ch, err
+	}
+	diff := map[string]any{}
+	for k, v := range want {
+		if FormatValue(b.Current[k]) != FormatValue(v) {
+			diff[k] = v
+			ch.Changed = append(ch.Changed, k)
+		}
+	}
+	sort.Strings(ch.Changed)
+	if len(diff) == 0 {
+		return ch, nil
+	}
+	if b.SettingsURI == "" {
+		return ch, fmt.Errorf("%w: %s publishes no BIOS settings object", ErrNotSupported, e.cfg.Name)
+	}
+	body := map[string]any{"Attributes": diff}
+	applyNow := false
+	switch {
+	case slices.Contains(b.ApplyTimes, "OnReset"):
+		body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "OnReset"}
+	case slices.Contains(b.ApplyTimes, "Immediate"):
+		body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "Immediate"}
+		applyNow = true
+	}
+	// Without an ETag the PATCH is sent once (not retried); with one it is
+	// retried safely and a concurrent change surfaces as ErrPreconditionFailed.
+	if _, err := e.Patch(ctx, b.SettingsURI, b.SettingsETag, body); err != nil {
+		return ch, err
+	}
+	if !applyNow {
+		s, err := e.GetSystem(ctx, sys.ID)
+		if err != nil {
+			return ch, err
+		}
+		if s.PowerState == "Off" {
+			err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
+		} else {
+			err = e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle"))
+		}
+		if err != nil {
+			return ch, fmt.Errorf("rebooting to apply BIOS settings: %w", err)
+		}
+	}
+	ch.Rebooted = true
+	err = w.Until(ctx, "BIOS settings to apply on "+e.cfg.Name, func() (bool, string, error) {
+		nb, err := e.GetBios(ctx, sys.BiosURI)
+		if err != nil {
+			return false, "", err
+		}
+		var missing []string
+		for k, v := range diff {
+			if FormatValue(nb.Current[k]) != FormatValue(v) {
+				missing = append(missing, fmt.Sprintf("%s=%s (now %s)", k, FormatValue(v), FormatValue(nb.Current[k])))
+			}
+		}
+		sort.Strings(missing)
+		if len(missing) == 0 {
+			s, err := e.GetSystem(ctx, sys.ID)
+			if err != nil {
+				return false, "", err
+			}
+			return s.PowerState == "On", "power " + s.PowerState, nil
+		}
+		return false, "still pending: " + strings.Join(missing, ", "), nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return ch, fmt.Errorf("%w after one reboot: %v", ErrPending, err)
+	}
+	return ch, err
+}

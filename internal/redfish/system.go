@@ -1,0 +1,299 @@
+package redfish
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+const systemsPath = "/redfish/v1/Systems"
+
+// System is what the provider tracks of a ComputerSystem.
+type System struct {
+	ID           string
+	URI          string
+	ETag         string
+	PowerState   string
+	Manufacturer string
+	Model        string
+	SerialNumber string
+	BiosVersion  string
+	CPUCount     int64
+	CoreCount    int64
+	MemoryGiB    float64
+	NUMADomains  int64 // 0 when the BMC does not publish it
+	Boot         BootOverride
+	BootTargets  []string // allowed BootSourceOverrideTarget values
+	ResetTypes   []string
+	ResetTarget  string
+	BiosURI      string
+}
+
+// BootOverride is the one-time or continuous boot source override.
+type BootOverride struct {
+	Target  string // None, Pxe, Hdd, Cd, BiosSetup, UefiHttp ...
+	Enabled string // Disabled, Once, Continuous
+	Mode    string // UEFI, Legacy ("" when not published)
+}
+
+// systemDoc carries the members gofish keeps private (links and the reset
+// action), decoded next to gofish's ComputerSystem.
+type systemDoc struct {
+	Bios    schemasLink `json:"Bios"`
+	Actions struct {
+		Reset struct {
+			Target  string   `json:"target"`
+			Allowed []string `json:"ResetType@Redfish.AllowableValues"`
+		} `json:"#ComputerSystem.Reset"`
+	} `json:"Actions"`
+	EthernetInterfaces schemasLink                `json:"EthernetInterfaces"`
+	OEM                map[string]json.RawMessage `json:"Oem"`
+}
+
+type schemasLink struct {
+	ID string `json:"@odata.id"`
+}
+
+// SystemURI is the URI of system id on an endpoint.
+func SystemURI(id string) string { return systemsPath + "/" + id }
+
+// FindSystem returns the id of the system: id itself when given (checked
+// to exist), else the only system of the endpoint. It never guesses among
+// several: a multi-node chassis needs an explicit id.
+func (e *Endpoint) FindSystem(ctx context.Context, id string) (string, error) {
+	if id != "" {
+		return id, nil
+	}
+	var coll struct {
+		Members []schemasLink `json:"Members"`
+	}
+	if _, err := e.Get(ctx, systemsPath, &coll); err != nil {
+		return "", err
+	}
+	switch len(coll.Members) {
+	case 0:
+		return "", fmt.Errorf("%w: %s has no computer system", ErrNotFound, e.cfg.Name)
+	case 1:
+		return path.Base(coll.Members[0].ID), nil
+	}
+	ids := make([]string, len(coll.Members))
+	for i, m := range coll.Members {
+		ids[i] = path.Base(m.ID)
+	}
+	return "", fmt.Errorf("%w: %s has %d systems (%s); set system_id", ErrInvalid, e.cfg.Name, len(ids), strings.Join(ids, ", "))
+}
+
+// GetSystem reads one system (one GET).
+func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
+	uri := SystemURI(id)
+	resp, err := e.Get(ctx, uri, nil)
+	if err != nil {
+		return nil, err
+	}
+	var cs schemas.ComputerSystem
+	if err := json.Unmarshal(resp.Body, &cs); err != nil {
+		return nil, fmt.Errorf("%w: decoding %s: %v", ErrServer, uri, err)
+	}
+	var doc systemDoc
+	_ = json.Unmarshal(resp.Body, &doc)
+	s := &System{
+		ID: id, URI: uri, ETag: resp.ETag(), PowerState: string(cs.PowerState),
+		Manufacturer: cs.Manufacturer, Model: cs.Model, SerialNumber: cs.SerialNumber, BiosVersion: cs.BiosVersion,
+		Boot: BootOverride{
+			Target: string(cs.Boot.BootSourceOverrideTarget), Enabled: string(cs.Boot.BootSourceOverrideEnabled),
+			Mode: string(cs.Boot.BootSourceOverrideMode),
+		},
+		ResetTypes: doc.Actions.Reset.Allowed, ResetTarget: doc.Actions.Reset.Target, BiosURI: doc.Bios.ID,
+	}
+	for _, t := range cs.Boot.AllowableBootSourceOverrideTargetValues {
+		s.BootTargets = append(s.BootTargets, string(t))
+	}
+	if cs.ProcessorSummary.Count != nil {
+		s.CPUCount = int64(*cs.ProcessorSummary.Count)
+	}
+	if cs.ProcessorSummary.CoreCount != nil {
+		s.CoreCount = int64(*cs.ProcessorSummary.CoreCount)
+	}
+	if cs.MemorySummary.TotalSystemMemoryGiB != nil {
+		s.MemoryGiB = *cs.MemorySummary.TotalSystemMemoryGiB
+	}
+	// No standard property holds the NUMA domain count; take it from any
+	// OEM section that publishes one.
+	for _, raw := range doc.OEM {
+		var o struct{ NumaNodes, NUMANodes, NumaDomains int64 }
+		if json.Unmarshal(raw, &o) == nil {
+			if n := max(o.NumaNodes, o.NUMANodes, o.NumaDomains); n > 0 {
+				s.NUMADomains = n
+			}
+		}
+	}
+	if s.ResetTarget == "" {
+		s.ResetTarget = uri + "/Actions/ComputerSystem.Reset"
+	}
+	return s, nil
+}
+
+// NICMACs lists the MAC addresses of the system's Ethernet interfaces, in
+// interface order (one GET per interface, or one with $expand).
+func (e *Endpoint) NICMACs(ctx context.Context, id string) ([]string, error) {
+	var coll struct {
+		Members []json.RawMessage `json:"Members"`
+	}
+	uri := SystemURI(id) + "/EthernetInterfaces"
+	if _, err := e.Get(ctx, uri+"?$expand=.($levels=1)", &coll); err != nil {
+		if !IsGone(err) && !strings.Contains(err.Error(), "400") {
+			return nil, err
+		}
+		if _, err := e.Get(ctx, uri, &coll); err != nil {
+			if IsGone(err) {
+				return nil, nil
+			}
+			return nil, err
+		}
+	}
+	var macs []string
+	for _, raw := range coll.Members {
+		var m struct {
+			ID   string `json:"@odata.id"`
+			MAC  string `json:"MACAddress"`
+			PMAC string `json:"PermanentMACAddress"`
+		}
+		_ = json.Unmarshal(raw, &m)
+		if m.MAC == "" && m.PMAC == "" && m.ID != "" {
+			if _, err := e.Get(ctx, m.ID, &m); err != nil {
+				return nil, err
+			}
+		}
+		if mac := strings.ToLower(cmpOr(m.PMAC, m.MAC)); mac != "" {
+			macs = append(macs, mac)
+		}
+	}
+	return macs, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// SetBootOverride PATCHes the boot override with the system's ETag.
+func (e *Endpoint) SetBootOverride(ctx context.Context, s *System, b BootOverride) error {
+	boot := map[string]string{"BootSourceOverrideTarget": b.Target, "BootSourceOverrideEnabled": b.Enabled}
+	if b.Mode != "" {
+		boot["BootSourceOverrideMode"] = b.Mode
+	}
+	_, err := e.Patch(ctx, s.URI, s.ETag, map[string]any{"Boot": boot})
+	return err
+}
+
+// Reset posts a ComputerSystem.Reset. A reset is not idempotent, so it is
+// sent once; callers poll the power state to see its effect.
+func (e *Endpoint) Reset(ctx context.Context, s *System, resetType string) error {
+	if len(s.ResetTypes) > 0 && !slices.Contains(s.ResetTypes, resetType) {
+		return fmt.Errorf("%w: %s does not offer reset %q (offers %s)", ErrNotSupported, e.cfg.Name, resetType, strings.Join(s.ResetTypes, ", "))
+	}
+	_, err := e.Post(ctx, s.ResetTarget, map[string]string{"ResetType": resetType})
+	return err
+}
+
+// PickReset returns the first of the wanted reset types the system offers
+// (all of them when it publishes none).
+func PickReset(s *System, wanted ...string) string {
+	for _, w := range wanted {
+		if len(s.ResetTypes) == 0 || slices.Contains(s.ResetTypes, w) {
+			return w
+		}
+	}
+	return wanted[0]
+}
+
+// Waiter polls with an injected clock so tests run fast.
+type Waiter struct {
+	Interval time.Duration
+	Timeout  time.Duration
+	Sleep    func(ctx context.Context, d time.Duration) error
+}
+
+// Until calls check every Interval until it reports done, fails, or Timeout
+// passes (ErrTimeout, with what check last said).
+func (w Waiter) Until(ctx context.Context, what string, check func() (bool, string, error)) error {
+	deadline := time.Now().Add(w.Timeout)
+	sleep := w.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	for {
+		done, status, err := check()
+		if err != nil || done {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: waiting %s for %s (last: %s)", ErrTimeout, w.Timeout, what, status)
+		}
+		if err := sleep(ctx, w.Interval); err != nil {
+			return err
+		}
+	}
+}
+
+// SetPower brings the system to On or Off and waits for it: a graceful
+// shutdown first, forced off if the host ignores it for half the timeout.
+func (e *Endpoint) SetPower(ctx context.Context, id, want string, w Waiter) error {
+	s, err := e.GetSystem(ctx, id)
+	if err != nil {
+		return err
+	}
+	if s.PowerState == want {
+		return nil
+	}
+	switch want {
+	case "On":
+		if err := e.Reset(ctx, s, PickReset(s, "On", "ForceOn", "PushPowerButton")); err != nil {
+			return err
+		}
+	case "Off":
+		if err := e.Reset(ctx, s, PickReset(s, "GracefulShutdown", "ForceOff")); err != nil {
+			return err
+		}
+		half := w
+		half.Timeout = w.Timeout / 2
+		if err := e.waitPower(ctx, id, "Off", half); err == nil {
+			return nil
+		}
+		if s, err = e.GetSystem(ctx, id); err != nil {
+			return err
+		}
+		if s.PowerState != "Off" {
+			if err := e.Reset(ctx, s, PickReset(s, "ForceOff")); err != nil && !isConflict(err) {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("%w: power state %q", ErrInvalid, want)
+	}
+	return e.waitPower(ctx, id, want, w)
+}
+
+func isConflict(err error) bool {
+	var he *HTTPError
+	return asHTTP(err, &he) && he.Status == http.StatusConflict
+}
+
+func (e *Endpoint) waitPower(ctx context.Context, id, want string, w Waiter) error {
+	return w.Until(ctx, "power "+want+" on "+e.cfg.Name, func() (bool, string, error) {
+		s, err := e.GetSystem(ctx, id)
+		if err != nil {
+			return false, "", err
+		}
+		return s.PowerState == want, "power " + s.PowerState, nil
+	})
+}

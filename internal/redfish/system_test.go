@@ -1,0 +1,187 @@
+package redfish
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+)
+
+// mockEndpoint serves one endpoint of a design over TLS and returns a
+// client endpoint trusting only the mock's CA.
+func mockEndpoint(t *testing.T, design, name string, opts redfishmock.Options) (*Endpoint, *redfishmock.Service) {
+	t.Helper()
+	if opts.Username == "" {
+		opts.Username, opts.Password = "root", "calvin-test"
+	}
+	if opts.PowerDelay == 0 {
+		opts.PowerDelay = 30 * time.Millisecond
+	}
+	svc, err := redfishmock.NewService(design, name, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := redfishmock.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := redfishmock.Start(svc, "127.0.0.1:0", ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	user, pass := svc.Credentials()
+	ep, err := NewEndpoint(Config{Name: name, URL: srv.URL, Username: user, Password: pass, CACertPEM: ca.PEM(),
+		Retry: Retry{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep, svc
+}
+
+func fastWaiter() Waiter { return Waiter{Interval: 10 * time.Millisecond, Timeout: 5 * time.Second} }
+
+func TestApplyBiosOneRebootPerPersonality(t *testing.T) {
+	// The HPC profile under each vendor's own attribute names.
+	hpc := map[string]map[string]string{
+		redfishmock.PersonalityDell:    {"SysProfile": "PerfOptimized", "LogicalProc": "Disabled", "SubNumaCluster": "Enabled"},
+		redfishmock.PersonalityHPE:     {"WorkloadProfile": "HighPerformanceCompute", "ProcHyperthreading": "Disabled", "SubNumaClustering": "Enabled"},
+		redfishmock.PersonalityGeneric: {"PowerProfile": "MaxPerformance", "ProcHyperthreading": "Disabled", "SubNumaClustering": "Enabled"},
+	}
+	for p, attrs := range hpc {
+		t.Run(p, func(t *testing.T) {
+			ep, svc := mockEndpoint(t, "r1", "meta1-bmc", redfishmock.Options{ServerPersonality: p})
+			ctx := context.Background()
+			id, err := ep.FindSystem(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sys, err := ep.GetSystem(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sys.Model != "PowerEdge R740" || sys.CPUCount != 2 || sys.MemoryGiB <= 0 || sys.SerialNumber == "" {
+				t.Errorf("inventory: %+v", sys)
+			}
+			b, err := ep.GetBios(ctx, sys.BiosURI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := ep.BiosRegistry(ctx, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]any{}
+			for k, v := range attrs {
+				tv, err := reg.Convert(k, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want[k] = tv
+			}
+			svc.ResetStats()
+			ch, err := ep.ApplyBios(ctx, sys, want, fastWaiter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ch.Rebooted || len(ch.Changed) != 3 {
+				t.Errorf("change = %+v", ch)
+			}
+			resets := svc.RequestCount("POST", sys.ResetTarget)
+			if resets > 1 {
+				t.Errorf("%d resets, want at most 1", resets)
+			}
+			cur, pending := svc.BiosAttributes()
+			for k, v := range attrs {
+				if cur[k] != v {
+					t.Errorf("%s = %v, want %s", k, cur[k], v)
+				}
+			}
+			if len(pending) != 0 {
+				t.Errorf("still pending: %v", pending)
+			}
+			// Applying the same values again changes nothing and reboots nothing.
+			svc.ResetStats()
+			ch, err = ep.ApplyBios(ctx, sys, want, fastWaiter())
+			if err != nil || ch.Rebooted || len(ch.Changed) != 0 {
+				t.Errorf("second apply: %+v %v", ch, err)
+			}
+			if n := svc.RequestCount("POST", sys.ResetTarget); n != 0 {
+				t.Errorf("second apply reset %d times", n)
+			}
+		})
+	}
+}
+
+func TestRegistryConvert(t *testing.T) {
+	ep, _ := mockEndpoint(t, "r1", "meta1-bmc", redfishmock.Options{})
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "System.Embedded.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ep.GetBios(ctx, sys.BiosURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := ep.BiosRegistry(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, value string
+		want        any
+		err         error
+	}{
+		{"SysProfile", "PerfOptimized", "PerfOptimized", nil},
+		{"SysProfile", "Fast", nil, ErrBadValue},
+		{"sysprofile", "PerfOptimized", nil, ErrUnknownAttribute},
+		{"NoSuchThing", "x", nil, ErrUnknownAttribute},
+		{"AcPwrRcvryUserDelay", "120", int64(120), nil},
+		{"AcPwrRcvryUserDelay", "soon", nil, ErrBadValue},
+		{"AcPwrRcvryUserDelay", "100000", nil, ErrBadValue},
+	}
+	for _, tc := range tests {
+		got, err := reg.Convert(tc.name, tc.value)
+		if !errors.Is(err, tc.err) || (tc.err == nil && got != tc.want) {
+			t.Errorf("Convert(%s, %s) = %v, %v; want %v, %v", tc.name, tc.value, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestSetPowerAndBootOverride(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "stor1-bmc", redfishmock.Options{})
+	ctx := context.Background()
+	id, err := ep.FindSystem(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.SetPower(ctx, id, "Off", fastWaiter()); err != nil {
+		t.Fatal(err)
+	}
+	if svc.PowerState() != "Off" {
+		t.Fatalf("power = %s", svc.PowerState())
+	}
+	if err := ep.SetPower(ctx, id, "On", fastWaiter()); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := ep.GetSystem(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.SetBootOverride(ctx, sys, BootOverride{Target: "Pxe", Enabled: "Continuous", Mode: "UEFI"}); err != nil {
+		t.Fatal(err)
+	}
+	sys, _ = ep.GetSystem(ctx, id)
+	if sys.Boot.Target != "Pxe" || sys.Boot.Enabled != "Continuous" {
+		t.Errorf("boot = %+v", sys.Boot)
+	}
+	// A stale ETag is refused, not silently applied.
+	stale := *sys
+	stale.ETag = `"stale"`
+	if err := ep.SetBootOverride(ctx, &stale, BootOverride{Target: "Hdd", Enabled: "Once"}); !errors.Is(err, ErrPreconditionFailed) {
+		t.Errorf("stale ETag: err = %v, want ErrPreconditionFailed", err)
+	}
+}
