@@ -2,7 +2,6 @@ package transport_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -339,4 +338,3 @@ func TestFacts(t *testing.T) {
 	}
 }
 
-var _ = context.Background

@@ -1,0 +1,155 @@
+package transport_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+// r1Spec is the R1 storage-server profile the agent ships as an example.
+func r1Spec(b *testing.B) []byte {
+	b.Helper()
+	s, err := os.ReadFile(filepath.Join(moduleRoot(), "examples", "agent", "r1-storage-server.yaml"))
+	if err != nil {
+		b.Fatalf("R1 profile: %v", err)
+	}
+	return s
+}
+
+// converge applies spec on every node and fails the benchmark on any error.
+func converge(b *testing.B, p *transport.Pool, lab *labnode.Lab, kh string, spec []byte) (changed int) {
+	b.Helper()
+	var targets []transport.Target
+	for _, n := range lab.Nodes {
+		targets = append(targets, transport.Target{Options: nodeOptions(b, n, kh), Request: transport.Request{Spec: spec}})
+	}
+	for i, o := range p.ApplyAll(b.Context(), targets) {
+		if o.Err != nil {
+			b.Fatalf("%s: %v", lab.Nodes[i].Name, o.Err)
+		}
+		if o.Response.Result.Changed {
+			changed++
+		}
+	}
+	return changed
+}
+
+func totalExecs(lab *labnode.Lab) int64 {
+	var n int64
+	for _, node := range lab.Nodes {
+		n += node.Execs()
+	}
+	return n
+}
+
+// Per-node cost of a no-op R1 run over a reused connection against a fresh
+// connection (TCP, handshake, auth, probe), measured side by side.
+func BenchmarkNoopRunReusedVsFresh(b *testing.B) {
+	needAgent(b)
+	lab := startLab(b, 1)
+	kh := knownHosts(b, lab)
+	spec := r1Spec(b)
+	reused := newPool(b, transport.PoolOptions{})
+	converge(b, reused, lab, kh, spec)
+	o := nodeOptions(b, lab.Nodes[0], kh)
+	var reusedT, freshT time.Duration
+	execs0 := lab.Nodes[0].Execs()
+	b.ResetTimer()
+	for b.Loop() {
+		t0 := time.Now()
+		r, err := reused.Apply(b.Context(), o, transport.Request{Spec: spec})
+		if err != nil || r.Result.Changed {
+			b.Fatalf("reused no-op: %v", err)
+		}
+		t1 := time.Now()
+		fresh := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
+		r, err = fresh.Apply(b.Context(), o, transport.Request{Spec: spec})
+		fresh.Close()
+		if err != nil || r.Result.Changed || r.Delivered {
+			b.Fatalf("fresh no-op: %v", err)
+		}
+		reusedT += t1.Sub(t0)
+		freshT += time.Since(t1)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(reusedT.Microseconds())/1000/n, "reused_ms/node")
+	b.ReportMetric(float64(freshT.Microseconds())/1000/n, "fresh_ms/node")
+	b.ReportMetric(float64(freshT)/float64(reusedT), "fresh/reused")
+	b.ReportMetric(float64(lab.Nodes[0].Execs()-execs0)/n, "execs/op")
+}
+
+func benchNodes() int {
+	if v, err := strconv.Atoi(os.Getenv("HPCSTORAGE_BENCH_NODES")); err == nil && v > 0 {
+		return v
+	}
+	return 50
+}
+
+// Fan-out over 50 lab nodes (HPCSTORAGE_BENCH_NODES): the first converge
+// (agent delivery included), then no-op converges over reused and fresh
+// connections. All nodes share this machine's cores, so the figures
+// include the agents' own work, as the Ansible baseline's do.
+func BenchmarkFleet(b *testing.B) {
+	needAgent(b)
+	nodes := benchNodes()
+	spec := r1Spec(b)
+	lab := startLab(b, nodes)
+	kh := knownHosts(b, lab)
+
+	b.Run("first", func(b *testing.B) {
+		// Each round needs pristine nodes: a fresh lab per iteration,
+		// started outside the timer.
+		for b.Loop() {
+			b.StopTimer()
+			l := startLab(b, nodes)
+			k := knownHosts(b, l)
+			p := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
+			b.StartTimer()
+			if got := converge(b, p, l, k, spec); got != nodes {
+				b.Fatalf("first converge changed %d of %d nodes", got, nodes)
+			}
+			b.StopTimer()
+			p.Close()
+			l.Close()
+			b.StartTimer()
+		}
+		perFleet := b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(perFleet, "s/fleet")
+		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
+	})
+
+	p := newPool(b, transport.PoolOptions{})
+	converge(b, p, lab, kh, spec)
+	b.Run("noop-reused", func(b *testing.B) {
+		e0 := totalExecs(lab)
+		for b.Loop() {
+			if got := converge(b, p, lab, kh, spec); got != 0 {
+				b.Fatalf("no-op converge changed %d nodes", got)
+			}
+		}
+		perFleet := b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(perFleet, "s/fleet")
+		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
+		b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
+	})
+	b.Run("noop-fresh", func(b *testing.B) {
+		e0 := totalExecs(lab)
+		for b.Loop() {
+			fp := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
+			if got := converge(b, fp, lab, kh, spec); got != 0 {
+				b.Fatalf("no-op converge changed %d nodes", got)
+			}
+			fp.Close()
+		}
+		perFleet := b.Elapsed().Seconds() / float64(b.N)
+		b.ReportMetric(perFleet, "s/fleet")
+		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
+		b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
+	})
+}
+
