@@ -152,4 +152,3 @@ func BenchmarkFleet(b *testing.B) {
 		b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
 	})
 }
-

@@ -337,4 +337,3 @@ func TestFacts(t *testing.T) {
 		t.Errorf("facts: hostname %q, %d block devices", f.Hostname, len(f.BlockDevices))
 	}
 }
-
