@@ -33,7 +33,7 @@ func TestObserve(t *testing.T) {
 		"file:/etc/x.conf":      "--- /etc/x.conf\n+++ /etc/x.conf\n@@ -1,3 +1,3 @@\n a\n-B\n+b\n c\nmode /etc/x.conf: 0600 -> 0644\n",
 		"file:/etc/b.conf": "--- /etc/b.conf\n+++ /etc/b.conf\n@@ -18,4 +18,5 @@\n connStoragePortUDP            = 8003\n" +
 			"-tuneNumWorkers = 8\n+tuneNumWorkers = 12\n tuneUsePerTargetWorkers       = true\n tuneUsePerUserMsgQueues       = false\n+connMaxInternodeNum = 64\n",
-		"file:/etc/gone.conf":     "--- /etc/gone.conf\n+++ /etc/gone.conf\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n",
+		"file:/etc/gone.conf":    "--- /etc/gone.conf\n+++ /etc/gone.conf\n@@ -0,0 +1,3 @@\n+a\n+b\n+c\n",
 		"service:beegfs-storage": "-beegfs-storage.service: disabled\n+beegfs-storage.service: enabled\n-beegfs-storage.service: inactive\n+beegfs-storage.service: active\n",
 	}
 	res := &protocol.Result{}
