@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -64,11 +65,13 @@ func (e *SpecError) orNil() error {
 // ParseSpec decodes a JSON or YAML spec strictly (unknown fields are errors)
 // and validates it. Every problem is reported, each with its path.
 func ParseSpec(data []byte) (*Spec, error) {
-	s, err := DecodeSpec(data)
-	if err != nil {
-		return nil, err
+	s, bad, serr := decodeSpec(data)
+	if s == nil {
+		return nil, serr
 	}
-	if err := s.Validate(); err != nil {
+	// Validate what did decode too, so one run reports every problem.
+	s.validate(serr, bad)
+	if err := serr.orNil(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -88,11 +91,22 @@ func ReadSpec(r io.Reader) (*Spec, error) {
 
 // DecodeSpec decodes without validating values (shape errors only).
 func DecodeSpec(data []byte) (*Spec, error) {
+	s, _, serr := decodeSpec(data)
+	if err := serr.orNil(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decodeSpec returns the spec (nil when even its top level is unreadable),
+// the indexes of items that did not decode, and the errors so far.
+func decodeSpec(data []byte) (*Spec, map[int]bool, *SpecError) {
 	serr := &SpecError{}
+	bad := map[int]bool{}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		serr.add("", "empty document")
-		return nil, serr
+		return nil, bad, serr
 	}
 	js := trimmed
 	if trimmed[0] != '{' {
@@ -100,7 +114,7 @@ func DecodeSpec(data []byte) (*Spec, error) {
 		js, err = yaml.YAMLToJSON(trimmed)
 		if err != nil {
 			serr.add("", "not valid YAML or JSON: %v", err)
-			return nil, serr
+			return nil, bad, serr
 		}
 	}
 	var top struct {
@@ -110,7 +124,7 @@ func DecodeSpec(data []byte) (*Spec, error) {
 	}
 	if err := strictDecode(js, &top); err != nil {
 		serr.add(jsonErrPath("", err), "%s", jsonErrMsg(err))
-		return nil, serr
+		return nil, bad, serr
 	}
 	s := &Spec{}
 	if top.APIVersion != nil {
@@ -128,6 +142,7 @@ func DecodeSpec(data []byte) (*Spec, error) {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 			serr.add(path, "want a map with one key naming the item type (%s)", strings.Join(Kinds, ", "))
+			bad[i] = true
 			continue
 		}
 		if len(m) != 1 {
@@ -137,29 +152,30 @@ func DecodeSpec(data []byte) (*Spec, error) {
 			}
 			slices.Sort(keys)
 			serr.add(path, "want exactly one key naming the item type, got %d (%s)", len(m), strings.Join(keys, ", "))
+			bad[i] = true
 			continue
 		}
 		for kind, body := range m {
 			if !knownKind(kind) {
 				serr.add(path, "unknown item type %q (want one of %s)%s", kind, strings.Join(Kinds, ", "), suggest(kind, Kinds))
+				bad[i] = true
 				continue
 			}
 			if bytes.Equal(bytes.TrimSpace(body), []byte("null")) {
 				serr.add(path+"."+kind, "want a map of fields, got null")
+				bad[i] = true
 				continue
 			}
 			it, err := decodeItem(kind, body)
 			if err != nil {
 				serr.add(jsonErrPath(path+"."+kind, err), "%s", jsonErrMsg(err))
+				bad[i] = true
 				continue
 			}
 			s.Items[i] = it
 		}
 	}
-	if err := serr.orNil(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s, bad, serr
 }
 
 func strictDecode(data []byte, v any) error {
@@ -193,7 +209,11 @@ func joinPath(prefix, field string) string {
 func jsonErrMsg(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return fmt.Sprintf("want %s, got %s", friendlyType(te.Type.String()), te.Value)
+		msg := fmt.Sprintf("want %s, got %s", friendlyType(te.Type.String()), te.Value)
+		if te.Value == "bool" && te.Type.Kind() == reflect.String {
+			msg += " (YAML reads unquoted yes/no/on/off/y/n as booleans: quote the value)"
+		}
+		return msg
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")

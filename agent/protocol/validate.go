@@ -86,6 +86,13 @@ func badChoice(v string, allowed []string) string {
 // Validate checks every value and reports every problem with its path.
 func (s *Spec) Validate() error {
 	e := &SpecError{}
+	s.validate(e, nil)
+	return e.orNil()
+}
+
+// validate adds every problem to e, skipping items in bad (already
+// reported as undecodable).
+func (s *Spec) validate(e *SpecError, bad map[int]bool) {
 	if s.APIVersion != APIVersion {
 		e.add("apiVersion", "%q: want %q", s.APIVersion, APIVersion)
 	}
@@ -100,6 +107,9 @@ func (s *Spec) Validate() error {
 	}
 	seen := map[string]int{}
 	for i, it := range s.Items {
+		if bad[i] {
+			continue
+		}
 		p := fmt.Sprintf("items[%d]", i)
 		kinds := it.kinds()
 		if len(kinds) != 1 {
@@ -120,7 +130,6 @@ func (s *Spec) Validate() error {
 			}
 		}
 	}
-	return e.orNil()
 }
 
 func validateItem(e *SpecError, p string, it Item) {
