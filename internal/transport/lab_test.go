@@ -337,3 +337,30 @@ func TestFacts(t *testing.T) {
 		t.Errorf("facts: hostname %q, %d block devices", f.Hostname, len(f.BlockDevices))
 	}
 }
+
+// Remove puts back what an owner changed (the provider's Delete).
+func TestRemove(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	p := newPool(t, transport.PoolOptions{})
+	o := nodeOptions(t, n, kh)
+	if _, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("rm")}); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.Remove(t.Context(), o, "rm", true, "")
+	if err != nil || !plan.Result.Changed || readNodeFile(t, n, "/proc/sys/vm/dirty_ratio") != "20" {
+		t.Fatalf("remove --check: err=%v result=%+v", err, plan)
+	}
+	r, err := p.Remove(t.Context(), o, "rm", false, "")
+	if err != nil || !r.Result.Changed {
+		t.Fatalf("remove: err=%v result=%+v", err, r)
+	}
+	if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "40" {
+		t.Errorf("vm.dirty_ratio = %q after remove, want the original 40", got)
+	}
+	if _, err := p.Remove(t.Context(), o, " ", false, ""); !errors.Is(err, transport.ErrConfig) {
+		t.Errorf("empty owner: %v", err)
+	}
+}

@@ -53,6 +53,26 @@ func (p *Pool) Apply(ctx context.Context, opts Options, req Request) (*Response,
 	return p.agentCall(ctx, &o, ApplyArgs(req), req.Spec, true)
 }
 
+// Remove runs `hpcstorage-agent remove --owner OWNER` on the host: the
+// agent puts back what that owner changed (the provider's Delete).
+func (p *Pool) Remove(ctx context.Context, opts Options, owner string, check bool, root string) (*Response, error) {
+	o := opts.withDefaults()
+	if err := o.validate(); err != nil {
+		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: err}
+	}
+	if strings.TrimSpace(owner) == "" {
+		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: fmt.Errorf("remove: empty owner: %w", ErrConfig)}
+	}
+	args := []string{"remove", "--owner", owner, "--output", "json"}
+	if check {
+		args = append(args, "--check")
+	}
+	if root != "" {
+		args = append(args, "--root", root)
+	}
+	return p.agentCall(ctx, &o, args, nil, true)
+}
+
 // Facts runs `hpcstorage-agent facts` on the host.
 func (p *Pool) Facts(ctx context.Context, opts Options, root string) (*protocol.Facts, error) {
 	o := opts.withDefaults()
@@ -68,7 +88,7 @@ func (p *Pool) Facts(ctx context.Context, opts Options, root string) (*protocol.
 		return nil, err
 	}
 	var f protocol.Facts
-	if err := json.Unmarshal(resp.Stdout, &f); err != nil {
+	if err := decodeJSON(resp.Stdout, &f); err != nil {
 		return nil, &StepError{Host: resp.Host, Step: StepRun, ExitStatus: resp.ExitStatus, Stderr: resp.Stderr,
 			Err: fmt.Errorf("facts: %v: %w", err, ErrBadResult)}
 	}
@@ -174,7 +194,7 @@ func agentOutcome(o *Options, resp *Response, isApply bool) error {
 	}
 	if isApply && (resp.ExitStatus == protocol.ExitOK || resp.ExitStatus == protocol.ExitItemFailed) {
 		var r protocol.Result
-		if err := json.Unmarshal(resp.Stdout, &r); err != nil {
+		if err := decodeJSON(resp.Stdout, &r); err != nil {
 			return fail(fmt.Errorf("%v (stdout starts %.200q): %w", err, resp.Stdout, ErrBadResult))
 		}
 		resp.Result = &r
@@ -300,6 +320,23 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, erro
 	}
 	st.sum = got
 	return true, nil
+}
+
+// decodeJSON decodes the agent's JSON document from stdout. A login script
+// on the node (a chatty .bashrc) may have printed lines before it, so when
+// the whole output does not parse, the document is taken from the first
+// line that starts with "{".
+func decodeJSON(out []byte, v any) error {
+	err := json.Unmarshal(out, v)
+	if err == nil {
+		return nil
+	}
+	if i := bytes.Index(out, []byte("\n{")); i >= 0 && !bytes.HasPrefix(bytes.TrimSpace(out), []byte("{")) {
+		if err2 := json.Unmarshal(out[i+1:], v); err2 == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // parseProbe reads ProbeCommand's output: the last two lines are
