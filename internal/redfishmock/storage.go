@@ -394,7 +394,7 @@ func (s *Service) renderArray() {
 		if strings.HasPrefix(g, a.groupsPath+"/") {
 			s.put(g, obj{"@odata.id": g, "@odata.type": "#StorageGroup.v1_6_0.StorageGroup", "Id": id, "Name": id,
 				"MappedVolumes": mapped, "AccessState": "Optimized", "VolumesAreExposed": true,
-				"Links": obj{"ClientEndpointGroups": refs(groups...)}, "Status": ok})
+				"ClientEndpointGroups": refs(groups...), "ClientEndpointGroups@odata.count": len(groups), "Status": ok})
 		} else {
 			s.put(g, obj{"@odata.id": g, "@odata.type": "#Connection.v1_4_0.Connection", "Id": id, "Name": id,
 				"ConnectionType": "Storage", "VolumeInfo": volInfo, "Links": obj{"InitiatorEndpoints": refs(eps...)}, "Status": ok})

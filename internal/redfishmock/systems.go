@@ -129,7 +129,9 @@ func (s *Service) serial() string {
 
 func (s *Service) uuid() string {
 	h := sha256.Sum256([]byte("uuid/" + s.spec.Design + "/" + s.spec.Name))
-	return fmt.Sprintf("%x-%x-4%x-a%x-%x", h[0:4], h[4:6], h[6:8][:2], h[8:10][:2], h[10:16])
+	h[6] = h[6]&0x0f | 0x50 // name-based UUID (version 5 layout)
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
 }
 
 // mac is a stable MAC address with the given vendor prefix.
@@ -157,7 +159,7 @@ func (s *Service) installServiceRoot(extra obj) {
 		"Vendor":         vendor,
 		"Product":        s.spec.Model,
 		"SessionService": ref("/redfish/v1/SessionService"),
-		"TaskService":    ref(taskServicePath),
+		"Tasks":          ref(taskServicePath),
 		"Links":          obj{"Sessions": ref("/redfish/v1/SessionService/Sessions")},
 		"ProtocolFeaturesSupported": obj{
 			"ExpandQuery": obj{"ExpandAll": strings.Contains(modes, "*"), "Levels": true, "Links": strings.Contains(modes, "~"),
