@@ -154,6 +154,7 @@ type Service struct {
 
 	timers   []timer
 	timerSeq int
+	firing   time.Time
 
 	sys       *system
 	arr       *array
@@ -373,7 +374,11 @@ func (s *Service) match(method, path string) (handler, []string) {
 // request or clock advance, in time order.
 func (s *Service) after(d time.Duration, fn func()) {
 	s.timerSeq++
-	s.timers = append(s.timers, timer{at: s.now().Add(d), seq: s.timerSeq, fn: fn})
+	base := s.now()
+	if !s.firing.IsZero() { // chained from a timer: count from when it was due
+		base = s.firing
+	}
+	s.timers = append(s.timers, timer{at: base.Add(d), seq: s.timerSeq, fn: fn})
 }
 
 // tick runs every timer that is due and expires idle sessions.
@@ -391,7 +396,9 @@ func (s *Service) tick() {
 		}
 		t := s.timers[0]
 		s.timers = s.timers[1:]
+		s.firing = t.at
 		t.fn()
+		s.firing = time.Time{}
 	}
 	s.expireSessions()
 }
