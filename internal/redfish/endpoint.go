@@ -272,6 +272,7 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, body any, header
 			return resp, nil
 		}
 		herr := newHTTPError(method, path, resp.Status, resp.Body)
+		herr.RetryAfter = resp.Header.Get("Retry-After")
 		if !retry || !transientStatus(resp.Status) || attempt >= e.cfg.Retry.MaxAttempts {
 			if transientStatus(resp.Status) && retry {
 				return nil, fmt.Errorf("after %d attempts: %w", attempt, herr)

@@ -48,7 +48,9 @@ type HTTPError struct {
 	Path     string
 	Status   int
 	Messages []string // MessageId: Message of each @Message.ExtendedInfo
-	sentinel error
+	// RetryAfter is the Retry-After header of the answer, if any.
+	RetryAfter string
+	sentinel   error
 }
 
 func (e *HTTPError) Error() string {

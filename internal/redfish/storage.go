@@ -1,0 +1,537 @@
+package redfish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+const storagePath = "/redfish/v1/Storage"
+
+// Drive is one physical drive of an array.
+type Drive struct {
+	ID            string
+	URI           string
+	ETag          string
+	MediaType     string
+	CapacityBytes int64
+	Enclosure     int
+	Drawer        int
+	Slot          int
+	HotspareType  string // None, Global, ...
+	PoolURI       string // pool the drive belongs to, "" when free
+	Model         string
+	SerialNumber  string
+}
+
+// StoragePool is a Swordfish StoragePool (a disk group).
+type StoragePool struct {
+	ID             string
+	URI            string
+	Name           string
+	RAIDLevel      string
+	DriveIDs       []string
+	AllocatedBytes int64 // usable capacity
+	ConsumedBytes  int64
+}
+
+// Volume is a Swordfish Volume with its host mappings.
+type Volume struct {
+	ID                 string
+	URI                string
+	ETag               string
+	Name               string
+	PoolID             string
+	CapacityBytes      int64
+	StripSizeBytes     int64
+	OptimumIOSizeBytes int64
+	RAIDType           string
+	WWN                string
+}
+
+// Mapping exposes a volume to one host with a LUN.
+type Mapping struct {
+	URI  string
+	Host string
+	LUN  int64
+}
+
+// StorageURI is the URI of an array's Storage resource.
+func StorageURI(id string) string { return storagePath + "/" + id }
+
+// FindStorage returns id when given, else the only Storage of the endpoint.
+func (e *Endpoint) FindStorage(ctx context.Context, id string) (string, error) {
+	if id != "" {
+		return id, nil
+	}
+	var coll struct {
+		Members []schemasLink `json:"Members"`
+	}
+	if _, err := e.Get(ctx, storagePath, &coll); err != nil {
+		return "", err
+	}
+	switch len(coll.Members) {
+	case 0:
+		return "", fmt.Errorf("%w: %s has no storage at %s", ErrNotFound, e.cfg.Name, storagePath)
+	case 1:
+		return path.Base(coll.Members[0].ID), nil
+	}
+	ids := make([]string, len(coll.Members))
+	for i, m := range coll.Members {
+		ids[i] = path.Base(m.ID)
+	}
+	return "", fmt.Errorf("%w: %s has %d storage services (%s); set storage_id", ErrInvalid, e.cfg.Name, len(ids), strings.Join(ids, ", "))
+}
+
+var (
+	reDrawer    = regexp.MustCompile(`(?i)drawer\s*(\d+)`)
+	reEnclosure = regexp.MustCompile(`(?i)enclosure\s*(\d+)`)
+)
+
+func decodeDrive(raw json.RawMessage, etag string) (Drive, error) {
+	var d schemas.Drive
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return Drive{}, fmt.Errorf("%w: decoding drive: %v", ErrServer, err)
+	}
+	var extra struct {
+		ID    string `json:"@odata.id"`
+		Links struct {
+			StoragePools []schemasLink `json:"StoragePools"`
+		} `json:"Links"`
+		PhysicalLocation struct {
+			PartLocation struct {
+				Ordinal      *int   `json:"LocationOrdinalValue"`
+				ServiceLabel string `json:"ServiceLabel"`
+			} `json:"PartLocation"`
+		} `json:"PhysicalLocation"`
+	}
+	_ = json.Unmarshal(raw, &extra)
+	out := Drive{ID: d.ID, URI: extra.ID, ETag: cmpOr(etag, d.ODataEtag), MediaType: string(d.MediaType),
+		CapacityBytes: derefInt64(d.CapacityBytes), HotspareType: cmpOr(string(d.HotspareType), "None"),
+		Model: d.Model, SerialNumber: d.SerialNumber}
+	label := extra.PhysicalLocation.PartLocation.ServiceLabel
+	if m := reDrawer.FindStringSubmatch(label); m != nil {
+		out.Drawer, _ = strconv.Atoi(m[1])
+	}
+	if m := reEnclosure.FindStringSubmatch(label); m != nil {
+		out.Enclosure, _ = strconv.Atoi(m[1])
+	}
+	if o := extra.PhysicalLocation.PartLocation.Ordinal; o != nil {
+		out.Slot = *o
+	}
+	if len(extra.Links.StoragePools) > 0 {
+		out.PoolURI = extra.Links.StoragePools[0].ID
+	}
+	return out, nil
+}
+
+func derefInt64[T ~int64 | ~int](p *T) int64 {
+	if p == nil {
+		return 0
+	}
+	return int64(*p)
+}
+
+// expandMembers reads a collection (or an array of links in a resource)
+// with $expand when the service offers it, else member by member.
+func (e *Endpoint) expandMembers(ctx context.Context, uri, member string) ([]json.RawMessage, error) {
+	var doc map[string]json.RawMessage
+	if _, err := e.Get(ctx, uri+"?$expand=.($levels=1)", &doc); err != nil {
+		var he *HTTPError
+		if !asHTTP(err, &he) || (he.Status != 400 && he.Status != 501) {
+			return nil, err
+		}
+		if _, err := e.Get(ctx, uri, &doc); err != nil {
+			return nil, err
+		}
+	}
+	var items []json.RawMessage
+	if raw, ok := doc[member]; ok {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, fmt.Errorf("%w: decoding %s of %s: %v", ErrServer, member, uri, err)
+		}
+	}
+	for i, it := range items {
+		var probe map[string]json.RawMessage
+		_ = json.Unmarshal(it, &probe)
+		if len(probe) > 1 {
+			continue // already expanded
+		}
+		var l schemasLink
+		_ = json.Unmarshal(it, &l)
+		resp, err := e.Get(ctx, l.ID, nil)
+		if err != nil {
+			return nil, err
+		}
+		items[i] = resp.Body
+	}
+	return items, nil
+}
+
+// Drives lists the drives of an array in bay order.
+func (e *Endpoint) Drives(ctx context.Context, storageID string) ([]Drive, error) {
+	items, err := e.expandMembers(ctx, StorageURI(storageID), "Drives")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Drive, 0, len(items))
+	for _, it := range items {
+		d, err := decodeDrive(it, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	slices.SortStableFunc(out, func(a, b Drive) int {
+		if a.Enclosure != b.Enclosure {
+			return a.Enclosure - b.Enclosure
+		}
+		return a.Slot - b.Slot
+	})
+	return out, nil
+}
+
+// DriveURI is the URI of a drive of an array.
+func DriveURI(storageID, driveID string) string { return StorageURI(storageID) + "/Drives/" + driveID }
+
+// GetDrive reads one drive.
+func (e *Endpoint) GetDrive(ctx context.Context, storageID, driveID string) (*Drive, error) {
+	resp, err := e.Get(ctx, DriveURI(storageID, driveID), nil)
+	if err != nil {
+		return nil, err
+	}
+	d, err := decodeDrive(resp.Body, resp.ETag())
+	return &d, err
+}
+
+// SetHotspare makes a drive a global spare ("Global") or a plain drive ("None").
+func (e *Endpoint) SetHotspare(ctx context.Context, d *Drive, kind string) error {
+	if d.HotspareType == kind {
+		return nil
+	}
+	_, err := e.Patch(ctx, d.URI, d.ETag, map[string]string{"HotspareType": kind})
+	return err
+}
+
+// PoolsURI is the pool collection of an array.
+func PoolsURI(storageID string) string { return StorageURI(storageID) + "/StoragePools" }
+
+type poolDoc struct {
+	ID                 string   `json:"Id"`
+	ODataID            string   `json:"@odata.id"`
+	Name               string   `json:"Name"`
+	SupportedRAIDTypes []string `json:"SupportedRAIDTypes"`
+	Capacity           struct {
+		Data struct {
+			AllocatedBytes int64 `json:"AllocatedBytes"`
+			ConsumedBytes  int64 `json:"ConsumedBytes"`
+		} `json:"Data"`
+	} `json:"Capacity"`
+	CapacitySources []struct {
+		ProvidingDrives json.RawMessage `json:"ProvidingDrives"`
+	} `json:"CapacitySources"`
+}
+
+// GetPool reads a pool and its member drives.
+func (e *Endpoint) GetPool(ctx context.Context, uri string) (*StoragePool, error) {
+	var doc poolDoc
+	if _, err := e.Get(ctx, uri, &doc); err != nil {
+		return nil, err
+	}
+	return e.poolFromDoc(ctx, doc)
+}
+
+func (e *Endpoint) poolFromDoc(ctx context.Context, doc poolDoc) (*StoragePool, error) {
+	p := &StoragePool{ID: doc.ID, URI: doc.ODataID, Name: doc.Name, AllocatedBytes: doc.Capacity.Data.AllocatedBytes,
+		ConsumedBytes: doc.Capacity.Data.ConsumedBytes}
+	if len(doc.SupportedRAIDTypes) > 0 {
+		p.RAIDLevel = doc.SupportedRAIDTypes[0]
+	}
+	for _, cs := range doc.CapacitySources {
+		// ProvidingDrives is a collection link (Swordfish) or a plain list.
+		var list []schemasLink
+		if json.Unmarshal(cs.ProvidingDrives, &list) != nil {
+			var coll struct {
+				ID      string        `json:"@odata.id"`
+				Members []schemasLink `json:"Members"`
+			}
+			_ = json.Unmarshal(cs.ProvidingDrives, &coll)
+			list = coll.Members
+			if len(list) == 0 && coll.ID != "" {
+				if _, err := e.Get(ctx, coll.ID, &coll); err != nil {
+					return nil, err
+				}
+				list = coll.Members
+			}
+		}
+		for _, l := range list {
+			p.DriveIDs = append(p.DriveIDs, path.Base(l.ID))
+		}
+	}
+	return p, nil
+}
+
+// FindPool returns the pool called name (by Name or Id), or ErrNotFound.
+func (e *Endpoint) FindPool(ctx context.Context, storageID, name string) (*StoragePool, error) {
+	items, err := e.expandMembers(ctx, PoolsURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		var doc poolDoc
+		if err := json.Unmarshal(it, &doc); err != nil {
+			return nil, fmt.Errorf("%w: decoding pool: %v", ErrServer, err)
+		}
+		if doc.Name == name || doc.ID == name {
+			return e.poolFromDoc(ctx, doc)
+		}
+	}
+	return nil, fmt.Errorf("%w: no disk group %q on %s", ErrNotFound, name, e.cfg.Name)
+}
+
+// createOnce POSTs body to collection without ever re-sending it blindly:
+// when the answer is lost or the service is busy, it waits, looks the object
+// up by name, and only POSTs again if it is not there.
+func (e *Endpoint) createOnce(ctx context.Context, collection string, body any, lookup func() (string, error)) (string, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := e.Post(ctx, collection, body)
+		if err == nil {
+			if loc := sessionLocation(resp); loc != "" {
+				return loc, nil
+			}
+			return lookup()
+		}
+		var he *HTTPError
+		retryAfter := ""
+		switch {
+		case errors.Is(err, ErrUncertain):
+		case asHTTP(err, &he) && transientStatus(he.Status):
+			retryAfter = he.RetryAfter
+		default:
+			return "", err
+		}
+		if attempt >= e.cfg.Retry.MaxAttempts {
+			return "", err
+		}
+		if werr := e.wait(ctx, attempt, retryAfter); werr != nil {
+			return "", werr
+		}
+		uri, lerr := lookup()
+		switch {
+		case lerr == nil:
+			return uri, nil // the earlier POST did create it
+		case !errors.Is(lerr, ErrNotFound):
+			return "", lerr
+		}
+	}
+}
+
+// CreatePool creates a disk group from drives, or returns the one a lost
+// earlier attempt created.
+func (e *Endpoint) CreatePool(ctx context.Context, storageID, name, level string, driveIDs []string) (*StoragePool, error) {
+	drives := make([]map[string]string, len(driveIDs))
+	for i, id := range driveIDs {
+		drives[i] = map[string]string{"@odata.id": DriveURI(storageID, id)}
+	}
+	body := map[string]any{
+		"Name":               name,
+		"SupportedRAIDTypes": []string{level},
+		"CapacitySources":    []any{map[string]any{"ProvidingDrives": drives}},
+	}
+	uri, err := e.createOnce(ctx, PoolsURI(storageID), body, func() (string, error) {
+		p, err := e.FindPool(ctx, storageID, name)
+		if err != nil {
+			return "", err
+		}
+		return p.URI, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.GetPool(ctx, uri)
+}
+
+// DeleteURI deletes an object; one already gone counts as deleted.
+func (e *Endpoint) DeleteURI(ctx context.Context, uri string) error {
+	_, err := e.Delete(ctx, uri)
+	if IsGone(err) {
+		return nil
+	}
+	return err
+}
+
+// VolumesURI is the volume collection of an array.
+func VolumesURI(storageID string) string { return StorageURI(storageID) + "/Volumes" }
+
+func decodeVolume(raw []byte, etag string) (*Volume, error) {
+	var v schemas.Volume
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("%w: decoding volume: %v", ErrServer, err)
+	}
+	var extra struct {
+		ID    string `json:"@odata.id"`
+		Links struct {
+			Pool schemasLink `json:"ProvidingStoragePool"`
+		} `json:"Links"`
+		CapacitySources []struct {
+			ProvidingPools json.RawMessage `json:"ProvidingPools"`
+		} `json:"CapacitySources"`
+	}
+	_ = json.Unmarshal(raw, &extra)
+	out := &Volume{ID: v.ID, URI: extra.ID, ETag: cmpOr(etag, v.ODataEtag), Name: v.Name, CapacityBytes: derefInt64(v.CapacityBytes),
+		StripSizeBytes: derefInt64(v.StripSizeBytes), OptimumIOSizeBytes: derefInt64(v.OptimumIOSizeBytes), RAIDType: string(v.RAIDType),
+		PoolID: path.Base(extra.Links.Pool.ID)}
+	if extra.Links.Pool.ID == "" {
+		out.PoolID = ""
+	}
+	for _, id := range v.Identifiers {
+		if string(id.DurableNameFormat) == "NAA" || out.WWN == "" {
+			out.WWN = strings.ToLower(id.DurableName)
+		}
+	}
+	return out, nil
+}
+
+// GetVolume reads a volume.
+func (e *Endpoint) GetVolume(ctx context.Context, uri string) (*Volume, error) {
+	resp, err := e.Get(ctx, uri, nil)
+	if err != nil {
+		return nil, err
+	}
+	return decodeVolume(resp.Body, resp.ETag())
+}
+
+// FindVolume returns the volume called name, or ErrNotFound.
+func (e *Endpoint) FindVolume(ctx context.Context, storageID, name string) (*Volume, error) {
+	items, err := e.expandMembers(ctx, VolumesURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		v, err := decodeVolume(it, "")
+		if err != nil {
+			return nil, err
+		}
+		if v.Name == name || v.ID == name {
+			return v, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no volume %q on %s", ErrNotFound, name, e.cfg.Name)
+}
+
+// CreateVolume creates a volume in a pool: capacity bytes, or every byte
+// left when capacity is 0; strip 0 leaves the array's default.
+func (e *Endpoint) CreateVolume(ctx context.Context, storageID, poolID, name string, capacity, strip int64) (*Volume, error) {
+	body := map[string]any{
+		"Name":            name,
+		"CapacitySources": []any{map[string]any{"ProvidingPools": []any{map[string]string{"@odata.id": PoolsURI(storageID) + "/" + poolID}}}},
+	}
+	if capacity > 0 {
+		body["CapacityBytes"] = capacity
+	}
+	if strip > 0 {
+		body["StripSizeBytes"] = strip
+	}
+	uri, err := e.createOnce(ctx, VolumesURI(storageID), body, func() (string, error) {
+		v, err := e.FindVolume(ctx, storageID, name)
+		if err != nil {
+			return "", err
+		}
+		return v.URI, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.GetVolume(ctx, uri)
+}
+
+// ResizeVolume grows a volume in place (PATCH with If-Match).
+func (e *Endpoint) ResizeVolume(ctx context.Context, v *Volume, capacity int64) error {
+	_, err := e.Patch(ctx, v.URI, v.ETag, map[string]any{"CapacityBytes": capacity})
+	return err
+}
+
+// StorageGroupsURI is where host mappings live.
+func StorageGroupsURI(storageID string) string { return StorageURI(storageID) + "/StorageGroups" }
+
+// Mappings lists the hosts a volume is mapped to, from the array's
+// StorageGroups.
+func (e *Endpoint) Mappings(ctx context.Context, storageID, volumeURI string) ([]Mapping, error) {
+	items, err := e.expandMembers(ctx, StorageGroupsURI(storageID), "Members")
+	if err != nil {
+		if IsGone(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []Mapping
+	for _, it := range items {
+		var g struct {
+			ID            string `json:"@odata.id"`
+			MappedVolumes []struct {
+				Volume schemasLink `json:"Volume"`
+				LUN    string      `json:"LogicalUnitNumber"`
+			} `json:"MappedVolumes"`
+			// Top level in StorageGroup v1.6+, under Links before.
+			Groups []schemasLink `json:"ClientEndpointGroups"`
+			Links  struct {
+				Groups []schemasLink `json:"ClientEndpointGroups"`
+			} `json:"Links"`
+		}
+		if err := json.Unmarshal(it, &g); err != nil {
+			return nil, fmt.Errorf("%w: decoding storage group: %v", ErrServer, err)
+		}
+		for _, mv := range g.MappedVolumes {
+			if mv.Volume.ID != volumeURI {
+				continue
+			}
+			lun, _ := strconv.ParseInt(mv.LUN, 10, 64)
+			for _, h := range append(g.Groups, g.Links.Groups...) {
+				out = append(out, Mapping{URI: g.ID, Host: path.Base(h.ID), LUN: lun})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Mapping) int { return strings.Compare(a.Host, b.Host) })
+	return out, nil
+}
+
+// mappingName names the StorageGroup of one volume and host, so a lost
+// answer can be recovered by looking it up.
+func mappingName(volumeID, host string) string {
+	n := volumeID + "_" + host
+	if len(n) > 32 {
+		n = n[:32]
+	}
+	return n
+}
+
+// Map exposes a volume to host with lun (one StorageGroup per host).
+func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host string, lun int64) error {
+	name := mappingName(v.ID, host)
+	body := map[string]any{
+		"Name":          name,
+		"MappedVolumes": []any{map[string]any{"Volume": map[string]string{"@odata.id": v.URI}, "LogicalUnitNumber": strconv.FormatInt(lun, 10), "AccessCapability": "ReadWrite"}},
+		"Links":         map[string]any{"ClientEndpointGroups": []any{map[string]string{"@odata.id": StorageURI(storageID) + "/EndpointGroups/" + host}}},
+	}
+	_, err := e.createOnce(ctx, StorageGroupsURI(storageID), body, func() (string, error) {
+		ms, err := e.Mappings(ctx, storageID, v.URI)
+		if err != nil {
+			return "", err
+		}
+		for _, m := range ms {
+			if m.Host == host && m.LUN == lun {
+				return m.URI, nil
+			}
+		}
+		return "", fmt.Errorf("%w: mapping of %s to %s", ErrNotFound, v.Name, host)
+	})
+	return err
+}
