@@ -126,6 +126,7 @@ func readSpec(file string, stdin io.Reader) (*protocol.Spec, error) {
 }
 
 func cmdApply(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	start := time.Now()
 	var c common
 	fs := newFlags("apply", stderr, &c, true)
 	file := fs.String("f", "", "spec file (JSON or YAML), - for stdin")
@@ -148,6 +149,9 @@ func cmdApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return 0, err
 	}
+	// Agent time from the start of the command: reading and parsing the
+	// spec count too.
+	res.ElapsedMS = float64(time.Since(start).Microseconds()) / 1000
 	return res.ExitCode(), writeResult(stdout, res, c.output)
 }
 

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+)
+
+// agentBin is the agent built once for this test binary (see TestMain),
+// the way the Makefile builds it.
+var agentBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hpcstorage-agent-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	agentBin = filepath.Join(dir, "hpcstorage-agent")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", agentBin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build agent:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const r1Path = "../examples/agent/r1-storage-server.yaml"
+
+// storageRoot seeds a storage node with four array volumes under dir.
+func storageRoot(t testing.TB, dir string) string {
+	t.Helper()
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4)}
+	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCLIExitCodes(t *testing.T) {
+	root := storageRoot(t, t.TempDir())
+	bad := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.dirty_ratio}\n"
+	failing := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.no_such, value: 1}\n  - sysctl: {key: vm.swappiness, value: 1}\n"
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		inStdout string
+		inStderr string
+	}{
+		{"no command", "", nil, 1, "", "usage:"},
+		{"unknown command", "", []string{"frobnicate"}, 1, "", `unknown command "frobnicate"`},
+		{"apply without -f", "", []string{"apply", "--root", root}, 1, "", "-f FILE"},
+		{"bad output", "", []string{"apply", "-f", "-", "--output", "yaml"}, 1, "", "want json or text"},
+		{"invalid spec", bad, []string{"apply", "-f", "-", "--root", root}, 1, "", "items[0].sysctl.value: required"},
+		{"validate invalid", bad, []string{"validate", "-f", "-"}, 1, "", "items[0].sysctl.value"},
+		{"validate ok", "", []string{"validate", "-f", r1Path}, 0, "valid: owner r1-storage-tuning", ""},
+		{"item failure", failing, []string{"apply", "-f", "-", "--root", root}, 2, `"failed": true`, ""},
+		{"remove bad owner", "", []string{"remove", "--owner", "Bad Owner", "--root", root}, 1, "", "--owner"},
+		{"remove unknown owner", "", []string{"remove", "--owner", "nobody", "--root", root}, 0, "nothing to remove", ""},
+		{"missing root", "", []string{"facts", "--root", filepath.Join(root, "nope")}, 1, "", "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tt.stdin, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.inStdout) || !strings.Contains(errOut, tt.inStderr) {
+				t.Errorf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestCLIApplyCheckTextAndRemove(t *testing.T) {
+	root := storageRoot(t, t.TempDir())
+	code, out, errOut := runCLI(t, "", "apply", "-f", r1Path, "--root", root, "--check", "--diff", "--output", "text")
+	if code != 0 || !strings.Contains(out, "+ sysctl:vm.dirty_ratio\n    -vm.dirty_ratio = 40\n    +vm.dirty_ratio = 20\n") ||
+		!strings.Contains(out, "handler service:beegfs-storage: would restart") {
+		t.Fatalf("check text (exit %d):\n%s\n%s", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "apply", "-f", r1Path, "--root", root, "--diff")
+	var res protocol.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || !res.Changed || res.Failed {
+		t.Fatalf("apply json (exit %d, %v):\n%s", code, err, out)
+	}
+	if len(res.Handlers) != 1 || res.Handlers[0] != (protocol.HandlerResult{ID: "service:beegfs-storage", Action: "restarted", Reason: "notified"}) {
+		t.Errorf("handlers %+v", res.Handlers)
+	}
+	specJSON, _ := os.ReadFile(r1Path)
+	code, out, _ = runCLI(t, string(specJSON), "apply", "-f", "-", "--root", root)
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Changed {
+		t.Fatalf("second apply from stdin changed something (exit %d): %s", code, out)
+	}
+	code, out, _ = runCLI(t, "", "remove", "--owner", "r1-storage-tuning", "--root", root, "--output", "text")
+	if code != 0 || !strings.Contains(out, "+ revert:sysctl:vm.dirty_ratio") {
+		t.Fatalf("remove (exit %d):\n%s", code, out)
+	}
+}
+
+func TestCLIFacts(t *testing.T) {
+	root := storageRoot(t, t.TempDir())
+	code, out, errOut := runCLI(t, "", "facts", "--root", root)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var f protocol.Facts
+	if err := json.Unmarshal([]byte(out), &f); err != nil {
+		t.Fatal(err)
+	}
+	vols := fakenode.ArrayVolumes("storage01", 4)
+	if f.CPUs != 40 || len(f.NUMANodes) != 2 || f.NUMANodes[1].CPUList != "20-39" || len(f.NUMANodes[1].CPUs) != 20 {
+		t.Errorf("cpus %d numa %+v", f.CPUs, f.NUMANodes)
+	}
+	if f.MemoryBytes != 384<<30 || f.KernelRelease != "4.18.0-305.3.1.el8.x86_64" || f.OS.ID != "rhel" || f.Hostname != "storage01" {
+		t.Errorf("memory %d kernel %q os %+v host %q", f.MemoryBytes, f.KernelRelease, f.OS, f.Hostname)
+	}
+	if len(f.BlockDevices) != 5 {
+		t.Fatalf("block devices %+v", f.BlockDevices)
+	}
+	sdb := f.BlockDevices[1]
+	if sdb.Name != "sdb" || sdb.WWN != "0x"+vols[0].WWN || !sdb.Rotational || sdb.Model != "ME4084" || sdb.Scheduler != "mq-deadline" ||
+		strings.Join(sdb.Schedulers, " ") != "mq-deadline kyber bfq none" || sdb.SizeBytes != 80e12 {
+		t.Errorf("sdb %+v", sdb)
+	}
+	types := map[string]string{}
+	for _, n := range f.NICs {
+		types[n.Name] = n.Type
+	}
+	if types["ib0"] != "infiniband" || types["eno1"] != "ethernet" {
+		t.Errorf("nics %+v", f.NICs)
+	}
+	if f.PackageManager != "rpm" || len(f.Packages) == 0 {
+		t.Errorf("packages %q %d", f.PackageManager, len(f.Packages))
+	}
+}
+
+func TestVersionChecksum(t *testing.T) {
+	out, err := exec.Command(agentBin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v protocol.VersionInfo
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	if v.SHA256 != hex.EncodeToString(sum[:]) || v.Version == "" || v.GOOS != "linux" {
+		t.Errorf("version %+v, want sha256 %x", v, sum)
+	}
+}
