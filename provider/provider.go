@@ -44,6 +44,7 @@ type testHooks struct {
 // sources.
 type providerData struct {
 	Redfish *redfish.Pool
+	Nodes   *nodeAccess // SSH to nodes (provider_ssh.go)
 	// Now and Sleep drive every wait (reboots, tasks), so tests can shorten them.
 	Now          func() time.Time
 	Sleep        func(ctx context.Context, d time.Duration) error
@@ -68,6 +69,7 @@ const (
 type providerModel struct {
 	Endpoints             map[string]endpointModel `tfsdk:"endpoints"`
 	RequestTimeoutSeconds types.Int64              `tfsdk:"request_timeout_seconds"`
+	SSH                   types.Object             `tfsdk:"ssh"`
 	MaxRetries            types.Int64              `tfsdk:"max_retries"`
 }
 
@@ -130,6 +132,7 @@ func (p *hpcstorageProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 					},
 				}},
 			},
+			"ssh": sshProviderAttribute(),
 			"request_timeout_seconds": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Timeout of one HTTP attempt, in seconds. Default %d; environment "+
@@ -187,6 +190,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	if data.PollInterval == 0 {
 		data.PollInterval = 5 * time.Second
 	}
+	data.Nodes = p.configureNodes(ctx, cfg.SSH, &resp.Diagnostics)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	tflog.Debug(ctx, "hpcstorage provider configured", map[string]any{"endpoints": names})
@@ -286,12 +290,16 @@ func int64OrEnv(v types.Int64, env string, def int64, at path.Path, diags *diag.
 }
 
 func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Resource {
-	return []func() resource.Resource{}
+	return []func() resource.Resource{
+		NewNodeConfigResource,
+	}
 }
 
 func (p *hpcstorageProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewArrayLayoutDataSource,
+		NewTuningProfileDataSource,
+		NewNodeFactsDataSource,
 	}
 }
 

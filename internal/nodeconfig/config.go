@@ -16,82 +16,82 @@ import (
 
 // Config is one owner's desired (or observed) state of one node.
 type Config struct {
-	PackageFloors map[string]string // package name -> minimum version
-	Sysctl        map[string]string // kernel parameter -> value
-	THP           *THP
-	BlockQueues   []BlockQueue
-	KernelModules map[string]KernelModule // by module name
-	UdevRules     map[string]UdevRule     // by rule file name
-	Files         map[string]File         // by absolute path
-	Mounts        map[string]Mount        // by mount point
-	Commands      []Command
-	Services      map[string]Service // by unit name
+	PackageFloors map[string]string       `json:"package_floors"` // package name -> minimum version
+	Sysctl        map[string]string       `json:"sysctl"`         // kernel parameter -> value
+	THP           *THP                    `json:"thp"`
+	BlockQueues   []BlockQueue            `json:"block_queues"`
+	KernelModules map[string]KernelModule `json:"kernel_modules"` // by module name
+	UdevRules     map[string]UdevRule     `json:"udev_rules"`     // by rule file name
+	Files         map[string]File         `json:"files"`          // by absolute path
+	Mounts        map[string]Mount        `json:"mounts"`         // by mount point
+	Commands      []Command               `json:"commands"`
+	Services      map[string]Service      `json:"services"` // by unit name
 }
 
 // THP is transparent huge pages; "" leaves a field alone.
 type THP struct {
-	Enabled string
-	Defrag  string
+	Enabled string `json:"enabled"`
+	Defrag  string `json:"defrag"`
 }
 
 // BlockQueue tunes the disks the match selects.
 type BlockQueue struct {
-	Match        protocol.DiskMatch
-	Scheduler    string
-	NrRequests   *int
-	ReadAheadKB  *int
-	MaxSectorsKB *int
+	Match        protocol.DiskMatch `json:"match"`
+	Scheduler    string             `json:"scheduler"`
+	NrRequests   *int               `json:"nr_requests"`
+	ReadAheadKB  *int               `json:"read_ahead_kb"`
+	MaxSectorsKB *int               `json:"max_sectors_kb"`
 }
 
 // KernelModule loads a module with options.
 type KernelModule struct {
-	Options string
-	Load    *bool
-	Boot    *bool
-	Notify  []string
+	Options string   `json:"options"`
+	Load    *bool    `json:"load"`
+	Boot    *bool    `json:"boot"`
+	Notify  []string `json:"notify"`
 }
 
 // UdevRule is a rules file.
 type UdevRule struct {
-	Content string
-	Notify  []string
+	Content string   `json:"content"`
+	Notify  []string `json:"notify"`
 }
 
 // File is a whole file (Content) or keys laid over it (Set), plus metadata.
 type File struct {
-	Content *string
-	Set     map[string]string
-	Mode    string
-	Owner   string
-	Group   string
-	Notify  []string
+	Content *string           `json:"content"`
+	Set     map[string]string `json:"set"`
+	Mode    string            `json:"mode"`
+	Owner   string            `json:"owner"`
+	Group   string            `json:"group"`
+	Notify  []string          `json:"notify"`
 }
 
 // Mount is a mounted file system.
 type Mount struct {
-	Device  string
-	FSType  string
-	Options []string
-	Persist string
-	Notify  []string
+	Device  string   `json:"device"`
+	FSType  string   `json:"fstype"`
+	Options []string `json:"options"`
+	Persist string   `json:"persist"`
+	Notify  []string `json:"notify"`
 }
 
 // Command runs once, guarded.
 type Command struct {
-	Name    string
-	Argv    []string
-	Creates string
-	Unless  []string
-	Notify  []string
+	Name    string   `json:"name"`
+	Argv    []string `json:"argv"`
+	Creates string   `json:"creates"`
+	Unless  []string `json:"unless"`
+	Notify  []string `json:"notify"`
 }
 
 // Service is a systemd unit.
 type Service struct {
-	Enabled *bool
-	State   string
-	Masked  *bool
-	DropIns map[string]string // drop-in name -> content
-	Notify  []string
+	Enabled *bool             `json:"enabled"`
+	State   string            `json:"state"`
+	Masked  *bool             `json:"masked"`
+	DropIns map[string]string `json:"dropins"` // drop-in name -> content
+	Notify  []string          `json:"notify"`
 }
 
 // Attribute names, as the Terraform resource spells them. Locators use them
