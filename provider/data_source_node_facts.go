@@ -73,8 +73,12 @@ func (d *nodeFactsDataSource) Metadata(_ context.Context, req datasource.Metadat
 }
 
 func (d *nodeFactsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
-	num := func(desc string) schema.Int64Attribute { return schema.Int64Attribute{Computed: true, MarkdownDescription: desc} }
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "What the hpcstorage agent reports about a node (one read-only SSH call): CPUs, NUMA zones, " +
 			"memory, disks with their WWNs and offered schedulers, NICs, kernel and packages. Use it to match array volumes " +

@@ -131,7 +131,7 @@ func nodeItemAttributes() map[string]schema.Attribute {
 		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",
 			Attributes: map[string]schema.Attribute{
-				"enabled": str("One of " + backtickList(protocol.THPEnabled) + ".", stringvalidator.OneOf(protocol.THPEnabled...)),
+				"enabled": str("One of "+backtickList(protocol.THPEnabled)+".", stringvalidator.OneOf(protocol.THPEnabled...)),
 				"defrag":  str("One of "+backtickList(protocol.THPDefrag)+".", stringvalidator.OneOf(protocol.THPDefrag...)),
 			},
 		},
