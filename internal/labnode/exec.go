@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -27,6 +28,8 @@ type session struct {
 	stderr io.Writer
 	// onAgent is called when the agent process starts, with a kill func.
 	onAgent func(kill func())
+	// drop closes the whole SSH connection (the DropAfter fault).
+	drop func()
 }
 
 // rel maps an absolute node path into the node root.
@@ -318,7 +321,25 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 	if s.onAgent != nil {
 		s.onAgent(kill)
 	}
+	var dropMu sync.Mutex
+	finished := false
+	if d := s.node.Faults().DropAfter; d > 0 && s.drop != nil {
+		// Only while this agent runs: a timer that fires late must not cut
+		// the next command on the same connection.
+		t := time.AfterFunc(d, func() {
+			dropMu.Lock()
+			defer dropMu.Unlock()
+			if !finished {
+				kill()
+				s.drop()
+			}
+		})
+		defer t.Stop()
+	}
 	err = cmd.Wait()
+	dropMu.Lock()
+	finished = true
+	dropMu.Unlock()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -559,10 +559,8 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 						killMu.Lock()
 						kill = k
 						killMu.Unlock()
-						if d := n.Faults().DropAfter; d > 0 {
-							time.AfterFunc(d, func() { k(); sc.Close() })
-						}
 					},
+					drop: func() { sc.Close() },
 				}
 				done := n.enter()
 				st, err := s.run(p.Command)

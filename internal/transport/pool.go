@@ -18,6 +18,10 @@ import (
 
 // Pool holds one SSH connection per host, shared by all callers, and bounds
 // how many calls run at once. The zero Pool is not usable; call NewPool.
+//
+// Connections are keyed by user@host:port (and jump host): the first
+// caller's credentials and host-key settings open it, later callers with
+// the same key share it.
 type Pool struct {
 	opts  PoolOptions
 	total chan struct{}
@@ -149,6 +153,11 @@ func (p *Pool) get(ctx context.Context, o *Options) (*conn, error) {
 			return nil, &StepError{Host: o.name(), Step: StepDial, ExitStatus: -1, Err: ctx.Err()}
 		}
 		if e.err != nil {
+			// The dialer gave up because of its own context, not the host:
+			// dial again under ours.
+			if ctx.Err() == nil && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+				continue
+			}
 			return nil, e.err
 		}
 		if e.c.alive() {
@@ -278,7 +287,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		case expired.Load():
 			err = fmt.Errorf("no SSH handshake within handshake_timeout %s (%v): %w", o.HandshakeTimeout, err, ErrTimeout)
 		case ctx.Err() != nil:
-			err = fmt.Errorf("%v: %w", err, ctx.Err())
+			err = fmt.Errorf("%v: %w", err, ctxErr(ctx, ctx.Err()))
 		case isAuthError(err):
 			err = fmt.Errorf("user %q: %v (check the key, ssh-agent or password given for this host): %w", o.User, err, ErrAuth)
 		}
