@@ -137,6 +137,8 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 
 	claimedBy := map[string]int{} // key -> item index, this run
 	var notified []string
+	lastNotify := map[string]int{} // unit -> last item index that notified it
+	startedAt := map[string]int{}  // unit -> item index that started it
 	firstFailure := -1
 	for i, it := range spec.Items {
 		if it.PackageVersion != nil {
@@ -185,8 +187,12 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			if !slices.Contains(notified, u) {
 				notified = append(notified, u)
 			}
+			lastNotify[u] = i
 		}
 		if opts.Check {
+			for _, u := range plan.Starts {
+				startedAt[u] = i
+			}
 			continue
 		}
 		if err := r.applyPlan(ctx, plan, notify); err != nil {
@@ -194,6 +200,18 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			if firstFailure < 0 {
 				firstFailure = i
 			}
+			continue
+		}
+		for _, u := range plan.Starts {
+			startedAt[u] = i
+		}
+	}
+	// A unit this run started after its last notifier changed already
+	// runs the new configuration: no restart.
+	fresh := map[string]bool{}
+	for u, at := range startedAt {
+		if n, ok := lastNotify[u]; ok && at > n {
+			fresh[u] = true
 		}
 	}
 
@@ -202,7 +220,7 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			return r.result, err
 		}
 	}
-	if err := r.handlers(ctx, notified, owed); err != nil {
+	if err := r.handlers(ctx, notified, owed, fresh); err != nil {
 		return r.result, err
 	}
 	for _, ir := range r.result.Items {
@@ -327,7 +345,7 @@ func (r *run) prune(ctx context.Context, claimedBy map[string]int) error {
 
 // handlers restarts notified units, and units owed by an earlier run that
 // was killed before its restarts, once each, after all items.
-func (r *run) handlers(ctx context.Context, notified, owed []string) error {
+func (r *run) handlers(ctx context.Context, notified, owed []string, fresh map[string]bool) error {
 	var units []string
 	reason := map[string]string{}
 	for _, u := range notified {
@@ -342,7 +360,7 @@ func (r *run) handlers(ctx context.Context, notified, owed []string) error {
 	}
 	dirty := false
 	for _, u := range units {
-		if r.stopped(u) {
+		if r.stopped(u) || fresh[u] {
 			if !r.opts.Check {
 				r.owner.DonePending(u)
 				dirty = true

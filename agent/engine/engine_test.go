@@ -328,14 +328,16 @@ func TestLockContention(t *testing.T) {
 	}
 }
 
+// The service comes first, so even the first run (which starts it) owes
+// it a restart for the config changed after the start.
 const notifySpec = `
 apiVersion: hpcstorage/v1
 owner: notify-test
 items:
+  - service: {name: beegfs-storage, enabled: true, state: started}
   - file: {path: /etc/beegfs/a.conf, content: "%s\n", notify: [beegfs-storage]}
   - file: {path: /etc/beegfs/b.conf, content: "%s\n", notify: [beegfs-storage]}
   - file: {path: /etc/beegfs/c.conf, content: "fixed\n"}
-  - service: {name: beegfs-storage, enabled: true, state: started}
 `
 
 func restarts(t *testing.T, root *fsroot.Root) int {
@@ -375,6 +377,37 @@ func TestNotifyRestartsOnceOnlyOnChange(t *testing.T) {
 	res, err := Apply(context.Background(), root, spec, Options{Check: true})
 	if err != nil || len(res.Handlers) != 1 || res.Handlers[0].Action != "would restart" || restarts(t, root) != 2 {
 		t.Fatalf("check: %v %+v", err, res.Handlers)
+	}
+}
+
+func TestNoRestartOfAUnitStartedAfterItsConfig(t *testing.T) {
+	root := seededRoot(t)
+	spec := parse(t, `
+apiVersion: hpcstorage/v1
+owner: fresh
+items:
+  - file: {path: /etc/beegfs/a.conf, content: "1\n", notify: [beegfs-storage]}
+  - service: {name: beegfs-storage, enabled: true, state: started}
+`)
+	for _, check := range []bool{true, false} {
+		res, err := Apply(context.Background(), root, spec, Options{Check: check})
+		if err != nil || res.Failed {
+			t.Fatal(err, res)
+		}
+		if len(res.Handlers) != 0 {
+			t.Errorf("check=%t: restart of a unit started after its config changed: %+v", check, res.Handlers)
+		}
+	}
+	want := []string{"systemctl enable beegfs-storage.service", "systemctl start beegfs-storage.service"}
+	if got := commands(t, root); !slices.Equal(got, want) {
+		t.Errorf("commands %q, want %q", got, want)
+	}
+	st, err := state.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := st.Owner("fresh").Pending; len(p) != 0 {
+		t.Errorf("restart still owed: %q", p)
 	}
 }
 

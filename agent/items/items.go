@@ -57,6 +57,10 @@ type Plan struct {
 	Steps    []Step
 	Warnings []string
 	Notify   []string
+	// Starts lists units the plan starts from inactive: a unit started
+	// after its last notifier changed already runs the new config, so the
+	// engine does not restart it again.
+	Starts []string
 }
 
 // Changed reports whether the item would change anything.

@@ -225,6 +225,7 @@ func (i *serviceItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	case "started":
 		if !u.active {
 			verb("start", fmt.Sprintf("-%s: inactive\n+%s: active\n", unit, unit))
+			plan.Starts = append(plan.Starts, unit)
 		} else if dropinChanged {
 			plan.Notify = append(plan.Notify, unit)
 		}
