@@ -240,37 +240,48 @@ type BiosChange struct {
 // want holds registry-typed values (see Registry.Convert).
 func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]any, w Waiter) (BiosChange, error) {
 	var ch BiosChange
-	b, err := e.GetBios(ctx, sys.BiosURI)
-	if err != nil {
-		return ch, err
-	}
-	diff := map[string]any{}
-	for k, v := range want {
-		if FormatValue(b.Current[k]) != FormatValue(v) {
-			diff[k] = v
-			ch.Changed = append(ch.Changed, k)
-		}
-	}
-	sort.Strings(ch.Changed)
-	if len(diff) == 0 {
-		return ch, nil
-	}
-	if b.SettingsURI == "" {
-		return ch, fmt.Errorf("%w: %s publishes no BIOS settings object", ErrNotSupported, e.cfg.Name)
-	}
-	body := map[string]any{"Attributes": diff}
+	var diff map[string]any
 	applyNow := false
-	switch {
-	case slices.Contains(b.ApplyTimes, "OnReset"):
-		body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "OnReset"}
-	case slices.Contains(b.ApplyTimes, "Immediate"):
-		body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "Immediate"}
-		applyNow = true
-	}
-	// Without an ETag the PATCH is sent once (not retried); with one it is
-	// retried safely and a concurrent change surfaces as ErrPreconditionFailed.
-	if _, err := e.Patch(ctx, b.SettingsURI, b.SettingsETag, body); err != nil {
-		return ch, err
+	// A 412 means someone changed the settings since we read them: read
+	// again, recompute the difference, and PATCH once more.
+	for attempt := 1; ; attempt++ {
+		b, err := e.GetBios(ctx, sys.BiosURI)
+		if err != nil {
+			return ch, err
+		}
+		diff = map[string]any{}
+		ch.Changed = nil
+		for k, v := range want {
+			if FormatValue(b.Current[k]) != FormatValue(v) {
+				diff[k] = v
+				ch.Changed = append(ch.Changed, k)
+			}
+		}
+		sort.Strings(ch.Changed)
+		if len(diff) == 0 {
+			return ch, nil
+		}
+		if b.SettingsURI == "" {
+			return ch, fmt.Errorf("%w: %s publishes no BIOS settings object", ErrNotSupported, e.cfg.Name)
+		}
+		body := map[string]any{"Attributes": diff}
+		switch {
+		case slices.Contains(b.ApplyTimes, "OnReset"):
+			body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "OnReset"}
+		case slices.Contains(b.ApplyTimes, "Immediate"):
+			body["@Redfish.SettingsApplyTime"] = map[string]string{"ApplyTime": "Immediate"}
+			applyNow = true
+		}
+		// Without an ETag the PATCH is sent once (not retried); with one it
+		// is retried safely on transient errors.
+		_, err = e.Patch(ctx, b.SettingsURI, b.SettingsETag, body)
+		if errors.Is(err, ErrPreconditionFailed) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return ch, err
+		}
+		break
 	}
 	if !applyNow {
 		s, err := e.GetSystem(ctx, sys.ID)
@@ -287,7 +298,7 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		}
 	}
 	ch.Rebooted = true
-	err = w.Until(ctx, "BIOS settings to apply on "+e.cfg.Name, func() (bool, string, error) {
+	err := w.Until(ctx, "BIOS settings to apply on "+e.cfg.Name, func() (bool, string, error) {
 		nb, err := e.GetBios(ctx, sys.BiosURI)
 		if err != nil {
 			return false, "", err

@@ -3,6 +3,7 @@ package redfish
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -193,6 +194,25 @@ func (e *Endpoint) SetBootOverride(ctx context.Context, s *System, b BootOverrid
 	}
 	_, err := e.Patch(ctx, s.URI, s.ETag, map[string]any{"Boot": boot})
 	return err
+}
+
+// SetBootOverrideFresh is SetBootOverride that survives one concurrent
+// change: on 412 it reads the system again and retries with the new ETag.
+func (e *Endpoint) SetBootOverrideFresh(ctx context.Context, id string, b BootOverride) error {
+	for attempt := 1; ; attempt++ {
+		s, err := e.GetSystem(ctx, id)
+		if err != nil {
+			return err
+		}
+		if s.Boot.Target == b.Target && s.Boot.Enabled == b.Enabled && (b.Mode == "" || s.Boot.Mode == b.Mode) {
+			return nil
+		}
+		err = e.SetBootOverride(ctx, s, b)
+		if errors.Is(err, ErrPreconditionFailed) && attempt < 3 {
+			continue
+		}
+		return err
+	}
 }
 
 // Reset posts a ComputerSystem.Reset. A reset is not idempotent, so it is

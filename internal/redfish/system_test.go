@@ -185,3 +185,27 @@ func TestSetPowerAndBootOverride(t *testing.T) {
 		t.Errorf("stale ETag: err = %v, want ErrPreconditionFailed", err)
 	}
 }
+
+// A 412 (someone changed the settings since they were read) is answered by
+// reading again and patching once more, not by failing the apply.
+func TestApplyBiosConvergesAfter412(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "meta2-bmc", redfishmock.Options{})
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "System.Embedded.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.InjectFault(redfishmock.Fault{Method: "PATCH", Path: "/redfish/v1/Systems/System.Embedded.1/Bios/Settings",
+		Kind: redfishmock.FaultStatus, Status: 412, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ep.ApplyBios(ctx, sys, map[string]any{"LogicalProc": "Disabled"}, fastWaiter()); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := svc.BiosAttributes(); cur["LogicalProc"] != "Disabled" {
+		t.Errorf("LogicalProc = %v", cur["LogicalProc"])
+	}
+	if n := svc.RequestCount("PATCH", "/redfish/v1/Systems/System.Embedded.1/Bios/Settings"); n != 2 {
+		t.Errorf("PATCHes = %d, want 2 (412, then the retry)", n)
+	}
+}

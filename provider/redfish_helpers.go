@@ -1,0 +1,45 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+// endpoint returns the named endpoint or adds a diagnostic on at.
+func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnostics) *redfish.Endpoint {
+	if d == nil {
+		diags.AddError("Provider Not Configured", "The provider was not configured before use; please report this issue.")
+		return nil
+	}
+	ep, err := d.Redfish.Endpoint(name)
+	if err != nil {
+		addError(diags, at, "Unknown Endpoint", advice(err), err)
+		return nil
+	}
+	return ep
+}
+
+// waiter builds the poller for long operations (reboots, power changes).
+func (d *providerData) waiter(timeoutSeconds int64) redfish.Waiter {
+	return redfish.Waiter{Interval: d.PollInterval, Timeout: time.Duration(timeoutSeconds) * time.Second, Sleep: d.Sleep}
+}
+
+// redfishError adds a diagnostic for an error from internal/redfish.
+func redfishError(diags *diag.Diagnostics, at path.Path, what string, err error) {
+	addError(diags, at, what, advice(err), err)
+}
+
+// splitImportID splits "endpoint/id" (the id may itself hold slashes).
+func splitImportID(id, want string) (string, string, error) {
+	ep, rest, ok := strings.Cut(id, "/")
+	if !ok || ep == "" || rest == "" {
+		return "", "", fmt.Errorf("import id %q must look like %s", id, want)
+	}
+	return ep, rest, nil
+}

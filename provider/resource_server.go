@@ -1,0 +1,467 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+var (
+	_ resource.Resource                   = (*serverResource)(nil)
+	_ resource.ResourceWithConfigure      = (*serverResource)(nil)
+	_ resource.ResourceWithImportState    = (*serverResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*serverResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*serverResource)(nil)
+)
+
+// Enums, defined once for validators and docs.
+var (
+	powerStates     = []string{"On", "Off"}
+	bootEnabledVals = []string{"Disabled", "Once", "Continuous"}
+	bootModes       = []string{"UEFI", "Legacy"}
+	bootTargets     = []string{"None", "Pxe", "Hdd", "Cd", "Usb", "BiosSetup", "UefiHttp", "UefiShell", "UefiTarget", "Diags", "Utilities", "SDCard", "RemoteDrive"}
+)
+
+const defaultApplyTimeout = 1800
+
+func enumDoc(vals []string) string { return "`" + strings.Join(vals, "`, `") + "`" }
+
+// NewServerResource manages one server through its BMC.
+func NewServerResource() resource.Resource { return &serverResource{} }
+
+type serverResource struct{ data *providerData }
+
+type serverResourceModel struct {
+	ID                  types.String       `tfsdk:"id"`
+	Endpoint            types.String       `tfsdk:"endpoint"`
+	SystemID            types.String       `tfsdk:"system_id"`
+	PowerState          types.String       `tfsdk:"power_state"`
+	BiosAttributes      types.Map          `tfsdk:"bios_attributes"`
+	BiosPending         types.Map          `tfsdk:"bios_pending"`
+	BootSourceOverride  *bootOverrideModel `tfsdk:"boot_source_override"`
+	ApplyTimeoutSeconds types.Int64        `tfsdk:"apply_timeout_seconds"`
+	Manufacturer        types.String       `tfsdk:"manufacturer"`
+	Model               types.String       `tfsdk:"model"`
+	SerialNumber        types.String       `tfsdk:"serial_number"`
+	BiosVersion         types.String       `tfsdk:"bios_version"`
+	CPUCount            types.Int64        `tfsdk:"cpu_count"`
+	CoreCount           types.Int64        `tfsdk:"core_count"`
+	NUMADomains         types.Int64        `tfsdk:"numa_domains"`
+	MemoryGiB           types.Float64      `tfsdk:"memory_gib"`
+	NICMACs             types.List         `tfsdk:"nic_macs"`
+}
+
+type bootOverrideModel struct {
+	Target  types.String `tfsdk:"target"`
+	Enabled types.String `tfsdk:"enabled"`
+	Mode    types.String `tfsdk:"mode"`
+}
+
+func (r *serverResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_server"
+}
+
+func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	keep := []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A server managed through its BMC (Redfish): power, BIOS attributes checked against the " +
+			"BMC's own attribute registry at plan time, boot source override, and inventory. BIOS changes of one apply " +
+			"cause at most one reboot of the server; the provider then waits until every value has landed. Destroying " +
+			"the resource only forgets the server: it stays powered as it is and keeps its BIOS settings.",
+		Attributes: map[string]schema.Attribute{
+			// Required.
+			"endpoint": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the BMC in the provider's `endpoints` map.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			// Optional.
+			"system_id": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Id of the ComputerSystem (`System.Embedded.1` on iDRAC). Default: the only system of " +
+					"the BMC; a BMC with several systems needs it (the provider never guesses).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()},
+			},
+			"power_state": schema.StringAttribute{
+				Optional: true, Computed: true,
+				MarkdownDescription: "Wanted power state: " + enumDoc(powerStates) + ". Off is a graceful shutdown, forced " +
+					"after half of `apply_timeout_seconds`. Unset: not managed, the observed state is reported.",
+				Validators:    []validator.String{stringvalidator.OneOf(powerStates...)},
+				PlanModifiers: keep,
+			},
+			"bios_attributes": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "BIOS attributes to enforce, by the BMC's attribute names (e.g. `SysProfile`, " +
+					"`LogicalProc`, `SubNumaCluster` on iDRAC). Values are written as strings and sent with the registry's " +
+					"type (integers and booleans included). Unknown names, wrong types and values the registry does not " +
+					"allow fail the plan on that key. Only these keys are read back, so a change made by hand shows in the " +
+					"next plan; other attributes are left alone.",
+			},
+			"boot_source_override": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Boot source override. A `Once` override is consumed by the next boot, after which the next plan shows it again.",
+				Attributes: map[string]schema.Attribute{
+					"target": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Boot source: " + enumDoc(bootTargets) + " (the BMC may offer fewer).",
+						Validators:          []validator.String{stringvalidator.OneOf(bootTargets...)},
+					},
+					"enabled": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Override mode: " + enumDoc(bootEnabledVals) + ".",
+						Validators:          []validator.String{stringvalidator.OneOf(bootEnabledVals...)},
+					},
+					"mode": schema.StringAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Firmware boot mode: " + enumDoc(bootModes) + ". Unset: left as the BMC has it.",
+						Validators:          []validator.String{stringvalidator.OneOf(bootModes...)},
+					},
+				},
+			},
+			"apply_timeout_seconds": schema.Int64Attribute{
+				Optional: true, Computed: true,
+				Default:             int64default.StaticInt64(defaultApplyTimeout),
+				MarkdownDescription: fmt.Sprintf("How long to wait for a reboot to apply BIOS settings or for a power change. Default %d.", defaultApplyTimeout),
+				Validators:          []validator.Int64{int64validator.Between(10, 7200)},
+			},
+			// Computed.
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "`<endpoint>/<system_id>`, also the import id.", PlanModifiers: keep,
+			},
+			"bios_pending": schema.MapAttribute{
+				Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "BIOS values the BMC holds for the next reboot (any attribute, managed or not).",
+			},
+			"manufacturer":  schema.StringAttribute{Computed: true, MarkdownDescription: "Manufacturer.", PlanModifiers: keep},
+			"model":         schema.StringAttribute{Computed: true, MarkdownDescription: "Model.", PlanModifiers: keep},
+			"serial_number": schema.StringAttribute{Computed: true, MarkdownDescription: "Serial number (service tag).", PlanModifiers: keep},
+			"bios_version":  schema.StringAttribute{Computed: true, MarkdownDescription: "BIOS version.", PlanModifiers: keep},
+			"cpu_count":     schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU sockets populated.", PlanModifiers: keepInt},
+			"core_count":    schema.Int64Attribute{Computed: true, MarkdownDescription: "CPU cores in total.", PlanModifiers: keepInt},
+			"numa_domains": schema.Int64Attribute{Computed: true, PlanModifiers: keepInt,
+				MarkdownDescription: "NUMA domains, when the BMC publishes them (0 otherwise)."},
+			"memory_gib": schema.Float64Attribute{Computed: true, MarkdownDescription: "Installed memory in GiB.",
+				PlanModifiers: []planmodifier.Float64{float64planmodifier.UseStateForUnknown()}},
+			"nic_macs": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "MAC addresses of the Ethernet interfaces, read at create and import.",
+				PlanModifiers:       []planmodifier.List{listplanmodifier.UseStateForUnknown()}},
+		},
+	}
+}
+
+func (r *serverResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan serverResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	id, err := ep.FindSystem(ctx, plan.SystemID.ValueString())
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("system_id"), "Cannot Find The Server", err)
+		return
+	}
+	plan.SystemID = types.StringValue(id)
+	plan.NICMACs = types.ListNull(types.StringType)
+	r.apply(ctx, ep, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		// Keep what was done in state so the next plan starts from the truth.
+		r.read(ctx, ep, &plan, &resp.Diagnostics)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	r.read(ctx, ep, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state serverResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	if !r.read(ctx, ep, &state, &resp.Diagnostics) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state serverResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	plan.NICMACs = state.NICMACs
+	r.apply(ctx, ep, &plan, &resp.Diagnostics)
+	r.read(ctx, ep, &plan, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete forgets the server: it keeps running with its settings.
+func (r *serverResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+func (r *serverResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ep, sys, err := splitImportID(req.ID, "<endpoint>/<system-id>, e.g. meta1-bmc/System.Embedded.1")
+	if err != nil {
+		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID", "Use <endpoint>/<system-id>; the endpoint is a name from the provider's endpoints map.", err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("system_id"), sys)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("apply_timeout_seconds"), int64(defaultApplyTimeout))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("bios_attributes"), types.MapNull(types.StringType))...)
+}
+
+func (r *serverResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var attrs types.Map
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bios_attributes"), &attrs)...)
+	for k := range attrs.Elements() {
+		if strings.TrimSpace(k) == "" {
+			resp.Diagnostics.AddAttributeError(path.Root("bios_attributes"), "Empty BIOS Attribute Name", "Remove the empty key.")
+		}
+	}
+}
+
+// ModifyPlan checks BIOS attributes against the BMC's registry, so a typo
+// fails the plan instead of half an apply. It reads the BMC only when the
+// attributes change, which keeps no-op plans cheap.
+func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan serverResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() || plan.Endpoint.IsUnknown() {
+		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state serverResourceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if state.BiosAttributes.Equal(plan.BiosAttributes) {
+			return
+		}
+	}
+	want, ok := knownStringMap(plan.BiosAttributes)
+	if !ok {
+		return // unknown values: checked at apply
+	}
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	sysID := ""
+	if !plan.SystemID.IsUnknown() {
+		sysID = plan.SystemID.ValueString()
+	}
+	reg, err := registryFor(ctx, ep, sysID)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
+		return
+	}
+	convertAll(reg, want, &resp.Diagnostics)
+}
+
+// helpers
+
+func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string) (*redfish.Registry, error) {
+	id, err := ep.FindSystem(ctx, sysID)
+	if err != nil {
+		return nil, err
+	}
+	sys, err := ep.GetSystem(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ep.GetBios(ctx, sys.BiosURI)
+	if err != nil {
+		return nil, err
+	}
+	return ep.BiosRegistry(ctx, b)
+}
+
+// convertAll types every wanted value by the registry, one diagnostic per bad key.
+func convertAll(reg *redfish.Registry, want map[string]string, diags *diag.Diagnostics) map[string]any {
+	out := map[string]any{}
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, err := reg.Convert(k, want[k])
+		if err != nil {
+			summary := "Invalid BIOS Attribute Value"
+			if errors.Is(err, redfish.ErrUnknownAttribute) || errors.Is(err, redfish.ErrReadOnly) {
+				summary = "Unknown Or Read-Only BIOS Attribute"
+			}
+			addError(diags, path.Root("bios_attributes").AtMapKey(k), summary,
+				"Use a writable attribute of the BMC's attribute registry with a value it allows.", err)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func knownStringMap(m types.Map) (map[string]string, bool) {
+	out := map[string]string{}
+	for k, v := range m.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() {
+			return nil, false
+		}
+		out[k] = s.ValueString()
+	}
+	return out, true
+}
+
+// apply makes the server match plan: BIOS (one reboot at most), power,
+// then the boot override so a Once override is left for the next boot.
+func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, diags *diag.Diagnostics) {
+	id := plan.SystemID.ValueString()
+	w := r.data.waiter(plan.ApplyTimeoutSeconds.ValueInt64())
+	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
+		reg, err := registryFor(ctx, ep, id)
+		if err != nil {
+			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
+			return
+		}
+		typed := convertAll(reg, want, diags)
+		if diags.HasError() {
+			return
+		}
+		sys, err := ep.GetSystem(ctx, id)
+		if err != nil {
+			redfishError(diags, path.Empty(), "Cannot Read The Server", err)
+			return
+		}
+		if _, err := ep.ApplyBios(ctx, sys, typed, w); err != nil {
+			redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
+			return
+		}
+	}
+	// SetPower does nothing when the server is already in that state.
+	if ps := plan.PowerState; !ps.IsNull() && !ps.IsUnknown() {
+		if err := ep.SetPower(ctx, id, ps.ValueString(), w); err != nil {
+			redfishError(diags, path.Root("power_state"), "Power State Not Reached", err)
+			return
+		}
+	}
+	if b := plan.BootSourceOverride; b != nil {
+		want := redfish.BootOverride{Target: b.Target.ValueString(), Enabled: b.Enabled.ValueString()}
+		if !b.Mode.IsUnknown() && !b.Mode.IsNull() {
+			want.Mode = b.Mode.ValueString()
+		}
+		if err := ep.SetBootOverrideFresh(ctx, id, want); err != nil {
+			redfishError(diags, path.Root("boot_source_override"), "Boot Override Not Set", err)
+			return
+		}
+	}
+}
+
+// read refreshes m from the BMC (three GETs: system, BIOS, pending BIOS);
+// false when the system is gone.
+func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serverResourceModel, diags *diag.Diagnostics) bool {
+	id := m.SystemID.ValueString()
+	sys, err := ep.GetSystem(ctx, id)
+	if redfish.IsGone(err) {
+		return false
+	}
+	if err != nil {
+		redfishError(diags, path.Empty(), "Cannot Read The Server", err)
+		return true
+	}
+	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + id)
+	m.PowerState = types.StringValue(sys.PowerState)
+	m.Manufacturer = types.StringValue(sys.Manufacturer)
+	m.Model = types.StringValue(sys.Model)
+	m.SerialNumber = types.StringValue(sys.SerialNumber)
+	m.BiosVersion = types.StringValue(sys.BiosVersion)
+	m.CPUCount = types.Int64Value(sys.CPUCount)
+	m.CoreCount = types.Int64Value(sys.CoreCount)
+	m.NUMADomains = types.Int64Value(sys.NUMADomains)
+	m.MemoryGiB = types.Float64Value(sys.MemoryGiB)
+	if m.ApplyTimeoutSeconds.IsNull() || m.ApplyTimeoutSeconds.IsUnknown() {
+		m.ApplyTimeoutSeconds = types.Int64Value(defaultApplyTimeout)
+	}
+	if m.BootSourceOverride != nil {
+		m.BootSourceOverride = &bootOverrideModel{Target: types.StringValue(sys.Boot.Target),
+			Enabled: types.StringValue(sys.Boot.Enabled), Mode: types.StringValue(sys.Boot.Mode)}
+	}
+	if m.NICMACs.IsNull() || m.NICMACs.IsUnknown() {
+		macs, err := ep.NICMACs(ctx, id)
+		if err != nil {
+			redfishError(diags, path.Root("nic_macs"), "Cannot Read The Network Interfaces", err)
+			return true
+		}
+		lv, d := types.ListValueFrom(ctx, types.StringType, nonNil(macs))
+		diags.Append(d...)
+		m.NICMACs = lv
+	}
+	b, err := ep.GetBios(ctx, sys.BiosURI)
+	if err != nil {
+		redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
+		return true
+	}
+	pending := map[string]attr.Value{}
+	for k, v := range b.Pending {
+		pending[k] = types.StringValue(redfish.FormatValue(v))
+	}
+	m.BiosPending = types.MapValueMust(types.StringType, pending)
+	if !m.BiosAttributes.IsNull() && !m.BiosAttributes.IsUnknown() {
+		cur := map[string]attr.Value{}
+		for k := range m.BiosAttributes.Elements() {
+			if v, ok := b.Current[k]; ok {
+				cur[k] = types.StringValue(redfish.FormatValue(v))
+			}
+		}
+		m.BiosAttributes = types.MapValueMust(types.StringType, cur)
+	}
+	return true
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
