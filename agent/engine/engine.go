@@ -314,13 +314,18 @@ func (r *run) prune(ctx context.Context, claimedBy map[string]int) error {
 	if len(stale) == 0 {
 		return nil
 	}
-	// Newest change first, like remove.
+	// Newest change first, like remove. Folders the agent created are
+	// removed when the revert left them empty.
 	for _, o := range r.owner.Ordered() {
-		if !slices.Contains(stale, o.Key) {
+		isDir := o.Kind == state.KindDir
+		if !slices.Contains(stale, o.Key) && !isDir {
 			continue
 		}
 		ir := protocol.ItemResult{ID: "revert:" + o.Key}
 		diff, err := items.Restore(ctx, r.env, o)
+		if isDir && diff == "" && err == nil {
+			continue // still in use: keep it, and its original
+		}
 		if err != nil {
 			ir.Error = err.Error()
 		}

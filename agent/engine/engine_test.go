@@ -453,7 +453,7 @@ func TestOwedRestartSurvivesACrash(t *testing.T) {
 func TestDroppedItemIsReverted(t *testing.T) {
 	root := seededRoot(t)
 	before := treeHash(t, root.Dir())
-	both := parse(t, "apiVersion: hpcstorage/v1\nowner: p\nitems:\n  - sysctl: {key: vm.dirty_ratio, value: 20}\n  - file: {path: /etc/beegfs/extra.conf, content: \"x\\n\"}\n")
+	both := parse(t, "apiVersion: hpcstorage/v1\nowner: p\nitems:\n  - sysctl: {key: vm.dirty_ratio, value: 20}\n  - file: {path: /etc/beegfs/extra.conf, content: \"x\\n\"}\n  - file: {path: /opt/site/a/b.conf, content: \"x\\n\"}\n")
 	one := parse(t, "apiVersion: hpcstorage/v1\nowner: p\nitems:\n  - sysctl: {key: vm.dirty_ratio, value: 20}\n")
 	none := parse(t, "apiVersion: hpcstorage/v1\nowner: p\nitems: []\n")
 	mustApply(t, root, both, Options{})
@@ -464,7 +464,10 @@ func TestDroppedItemIsReverted(t *testing.T) {
 			reverted = append(reverted, it.ID)
 		}
 	}
-	if !slices.Equal(reverted, []string{"revert:file:/etc/beegfs/extra.conf"}) {
+	want := []string{"revert:file:/opt/site/a/b.conf", "revert:dir:/opt/site/a", "revert:dir:/opt/site", "revert:dir:/opt", "revert:file:/etc/beegfs/extra.conf"}
+	slices.Sort(want)
+	slices.Sort(reverted)
+	if !slices.Equal(reverted, want) {
 		t.Fatalf("reverted %q", reverted)
 	}
 	mustApply(t, root, none, Options{})
