@@ -292,6 +292,7 @@ func int64OrEnv(v types.Int64, env string, def int64, at path.Path, diags *diag.
 func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewNodeConfigResource,
+		NewServerResource,
 	}
 }
 
