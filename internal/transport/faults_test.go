@@ -315,7 +315,12 @@ func TestKeepaliveDropsHungHost(t *testing.T) {
 	n := lab.Nodes[0]
 	kh := knownHosts(t, lab)
 	o := nodeOptions(t, n, kh)
-	o.KeepaliveInterval, o.KeepaliveCountMax = 100*time.Millisecond, 2
+	// Deliver the agent first with default keepalives, so the tight ones
+	// below only ever see short commands.
+	if _, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), o, transport.Request{Spec: spec("ka"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	o.KeepaliveInterval, o.KeepaliveCountMax = 100*time.Millisecond, 3
 	p := newPool(t, transport.PoolOptions{})
 	if _, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ka"), Check: true}); err != nil {
 		t.Fatal(err)

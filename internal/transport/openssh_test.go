@@ -148,7 +148,9 @@ func TestOpenSSH(t *testing.T) {
 		PrivateKey: testKey(t).pem, KnownHostsFiles: []string{good},
 		AgentPath:   agentPath,
 		DialTimeout: 5 * time.Second, HandshakeTimeout: 10 * time.Second, RunTimeout: time.Minute,
-		KeepaliveInterval: 50 * time.Millisecond, // real OpenSSH answers our keepalives
+		// Many keepalives during every run: real OpenSSH must answer them
+		// (2 s of total silence is allowed: the machine is shared).
+		KeepaliveInterval: 100 * time.Millisecond, KeepaliveCountMax: 20,
 	}
 	req := transport.Request{Spec: spec("openssh"), Root: root}
 	apply := func(o transport.Options, r transport.Request) (*transport.Response, error) {
