@@ -1,0 +1,410 @@
+package provider
+
+// Lab nodes for the node configuration tests: in-process SSH servers
+// (internal/labnode) running a fresh build of ./agent against fake node
+// roots, and a provider factory that makes a new provider per terraform
+// command, as a real run starts a new plugin process.
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+// nodeProviderFactories build a new provider (and so a new SSH pool) for
+// every terraform command.
+var nodeProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"hpcstorage": func() (tfprotov6.ProviderServer, error) {
+		return providerserver.NewProtocol6WithError(New("test")())()
+	},
+}
+
+var (
+	agentOnce sync.Once
+	agentDir  string
+	agentData []byte
+	agentSum  string
+	agentErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	sshPools.Range(func(_, v any) bool { v.(*transport.Pool).Close(); return true })
+	if agentDir != "" {
+		os.RemoveAll(agentDir)
+	}
+	os.Exit(code)
+}
+
+// needAgent builds ./agent once per test binary and makes the provider
+// ship it (the embedded builds may be absent in a plain go test).
+func needAgent(tb testing.TB) {
+	tb.Helper()
+	agentOnce.Do(func() {
+		agentDir, agentErr = os.MkdirTemp("", "provider-agent-")
+		if agentErr != nil {
+			return
+		}
+		bin := filepath.Join(agentDir, "hpcstorage-agent")
+		_, file, _, _ := runtime.Caller(0)
+		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./agent")
+		cmd.Dir = filepath.Join(filepath.Dir(file), "..")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			agentErr = fmt.Errorf("go build ./agent: %v\n%s", err, out)
+			return
+		}
+		agentData, agentErr = os.ReadFile(bin)
+		s := sha256.Sum256(agentData)
+		agentSum = hex.EncodeToString(s[:])
+		sshAgentSource = func(goarch string) ([]byte, string, error) {
+			if goarch != runtime.GOARCH {
+				return nil, "", fmt.Errorf("test agent is built for %s only, node wants %s", runtime.GOARCH, goarch)
+			}
+			return agentData, agentSum, nil
+		}
+	})
+	if agentErr != nil {
+		tb.Fatalf("agent: %v", agentErr)
+	}
+}
+
+// nodeLab is a running lab plus the files the provider block points at.
+type nodeLab struct {
+	*labnode.Lab
+	dir        string
+	keyFile    string
+	knownHosts string
+}
+
+// startNodeLab starts n storage nodes (4 ME4084-like HDD volumes each).
+func startNodeLab(tb testing.TB, n int) *nodeLab {
+	tb.Helper()
+	needAgent(tb)
+	dir := tb.TempDir()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	blk, err := ssh.MarshalPrivateKey(priv, "test")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l := &nodeLab{dir: dir, keyFile: filepath.Join(dir, "id_ed25519"), knownHosts: filepath.Join(dir, "known_hosts")}
+	if err := os.WriteFile(l.keyFile, pem.EncodeToMemory(blk), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	l.Lab, err = labnode.Start(labnode.Config{
+		Nodes:      n,
+		Dir:        filepath.Join(dir, "nodes"),
+		ClientKeys: []ssh.PublicKey{signer.PublicKey()},
+		Seed:       seedStorageNode,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		l.Close()
+		for err := range l.Errors() {
+			tb.Errorf("lab: %v", err)
+		}
+	})
+	if err := l.WriteKnownHosts(l.knownHosts); err != nil {
+		tb.Fatal(err)
+	}
+	return l
+}
+
+// seedStorageNode lays out an R1 storage server with its array volumes.
+func seedStorageNode(root string, i int) error {
+	host := fmt.Sprintf("stor%02d", i+1)
+	if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, 4)}); err != nil {
+		return err
+	}
+	// A real kernel has arp_filter; the fake root does not yet.
+	p := filepath.Join(root, "proc/sys/net/ipv4/conf/all/arp_filter")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte("0\n"), 0o644)
+}
+
+// providerBlock configures the provider for the lab.
+func (l *nodeLab) providerBlock() string {
+	return fmt.Sprintf(`
+provider "hpcstorage" {
+  ssh = {
+    private_key_file  = %q
+    known_hosts_files = [%q]
+  }
+}
+`, l.keyFile, l.knownHosts)
+}
+
+// host is node i's host attribute.
+func (l *nodeLab) host(i int) string { return l.Nodes[i].Addr }
+
+func (l *nodeLab) read(tb testing.TB, i int, p string) string {
+	tb.Helper()
+	f, err := l.Nodes[i].HostFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func (l *nodeLab) write(tb testing.TB, i int, p, content string) {
+	tb.Helper()
+	f, err := l.Nodes[i].HostFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// treeHash hashes every path, mode, link target and content under node
+// i's root, except the agent's state folder (where it keeps originals and
+// its own binary).
+func (l *nodeLab) treeHash(tb testing.TB, i int) map[string]string {
+	tb.Helper()
+	root := l.Nodes[i].Root
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == protocol.StateDir {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		fmt.Fprintf(h, "%v|", info.Mode())
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			t, _ := os.Readlink(p)
+			h.Write([]byte(t))
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		out[rel] = hex.EncodeToString(h.Sum(nil))
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// sameTree reports the paths that differ between two tree hashes.
+func sameTree(before, after map[string]string) error {
+	var diffs []string
+	for p, h := range before {
+		if a, ok := after[p]; !ok {
+			diffs = append(diffs, "removed "+p)
+		} else if a != h {
+			diffs = append(diffs, "changed "+p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			diffs = append(diffs, "added "+p)
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	sort.Strings(diffs)
+	return fmt.Errorf("node root differs from before (%d paths): %s", len(diffs), strings.Join(diffs, ", "))
+}
+
+// r1Config applies the R1 storage-server profile to the first n lab nodes.
+func r1Config(l *nodeLab, n int) string {
+	var b strings.Builder
+	b.WriteString(l.providerBlock())
+	b.WriteString(`
+data "hpcstorage_tuning_profile" "storage" {
+  name = "beegfs-storage"
+}
+`)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `
+resource "hpcstorage_node_config" "n%[1]d" {
+  host           = %[2]q
+  owner          = "r1-storage"
+  sysctl         = data.hpcstorage_tuning_profile.storage.sysctl
+  thp            = data.hpcstorage_tuning_profile.storage.thp
+  block_queues   = data.hpcstorage_tuning_profile.storage.block_queues
+  files          = data.hpcstorage_tuning_profile.storage.files
+}
+`, i, l.host(i))
+	}
+	return b.String()
+}
+
+// expectChange is a plan check: the resource's attribute goes from before
+// to after (both as JSON values).
+type expectChange struct {
+	addr          string
+	path          []any
+	before, after any
+}
+
+func (e expectChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != e.addr {
+			continue
+		}
+		b, a := dig(rc.Change.Before, e.path), dig(rc.Change.After, e.path)
+		if fmt.Sprint(b) != fmt.Sprint(e.before) || fmt.Sprint(a) != fmt.Sprint(e.after) {
+			resp.Error = fmt.Errorf("%s %v: planned %v -> %v, want %v -> %v", e.addr, e.path, b, a, e.before, e.after)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s not in the plan", e.addr)
+}
+
+func dig(v any, p []any) any {
+	for _, k := range p {
+		switch k := k.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			l, _ := v.([]any)
+			if k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// R1 storage profile on two lab nodes: apply, no-op re-plan, drift made by
+// hand on one node shows on the very attributes and is put back, and
+// destroy leaves both node roots byte-identical to before.
+func TestNodeConfigR1Profile(t *testing.T) {
+	l := startNodeLab(t, 2)
+	before := []map[string]string{l.treeHash(t, 0), l.treeHash(t, 1)}
+	conf := "/etc/beegfs/beegfs-storage.conf"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: r1Config(l, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_node_config.n0", tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+					statecheck.ExpectKnownValue("hpcstorage_node_config.n1", tfjsonpath.New("sysctl").AtMapKey("vm.dirty_ratio"), knownvalue.StringExact("20")),
+					statecheck.ExpectKnownValue("hpcstorage_node_config.n0", tfjsonpath.New("id"), knownvalue.StringExact(l.host(0)+"/r1-storage")),
+				},
+				Check: func(*terraform.State) error {
+					for i := range 2 {
+						for p, want := range map[string]string{
+							"/proc/sys/vm/dirty_ratio":                   "20",
+							"/proc/sys/vm/dirty_background_ratio":        "5",
+							"/sys/kernel/mm/transparent_hugepage/enabled": "never",
+							"/sys/block/sdb/queue/nr_requests":            "2048",
+						} {
+							if got := l.read(t, i, p); !strings.Contains(got, want) {
+								return fmt.Errorf("node %d %s = %q, want %q", i, p, got, want)
+							}
+						}
+						if got := l.read(t, i, "/sys/block/sdb/queue/scheduler"); !strings.Contains(got, "[mq-deadline]") {
+							return fmt.Errorf("node %d scheduler %q", i, got)
+						}
+						if got := l.read(t, i, conf); !strings.Contains(got, "connMaxInternodeNum           = 64") {
+							return fmt.Errorf("node %d %s:\n%s", i, conf, got)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				// Changes made by hand on node 0: a sysctl and a key of a
+				// managed file.
+				PreConfig: func() {
+					l.write(t, 0, "/proc/sys/vm/dirty_ratio", "30\n")
+					c := l.read(t, 0, conf)
+					c = strings.Replace(c, "tuneNumWorkers                = 12", "tuneNumWorkers = 8", 1)
+					l.write(t, 0, conf, c+"\n")
+				},
+				Config: r1Config(l, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("hpcstorage_node_config.n0", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("hpcstorage_node_config.n1", plancheck.ResourceActionNoop),
+						expectChange{"hpcstorage_node_config.n0", []any{"sysctl", "vm.dirty_ratio"}, "30", "20"},
+						expectChange{"hpcstorage_node_config.n0", []any{"files", conf, "set", "tuneNumWorkers"}, "8", "12"},
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(*terraform.State) error {
+					if got := l.read(t, 0, "/proc/sys/vm/dirty_ratio"); got != "20" {
+						return fmt.Errorf("dirty_ratio %q after apply", got)
+					}
+					if got := l.read(t, 0, conf); !strings.Contains(got, "tuneNumWorkers = 12") {
+						return fmt.Errorf("%s not fixed:\n%s", conf, got)
+					}
+					return nil
+				},
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			for i := range 2 {
+				if err := sameTree(before[i], l.treeHash(t, i)); err != nil {
+					return fmt.Errorf("node %d: %w", i, err)
+				}
+			}
+			return nil
+		},
+	})
+}
