@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
+)
+
+func TestQuote(t *testing.T) {
+	tests := []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"mount", "-o", "noatime,largeio", "/dev/sdb"}, "mount -o noatime,largeio /dev/sdb"},
+		{[]string{"sh", "-c", "echo 'hi' > x"}, `sh -c 'echo '\''hi'\'' > x'`},
+		{[]string{""}, "''"},
+	}
+	for _, tt := range tests {
+		if got := Quote(tt.argv); got != tt.want {
+			t.Errorf("Quote(%q) = %s, want %s", tt.argv, got, tt.want)
+		}
+	}
+}
+
+func simRoot(t *testing.T) (Sim, string) {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(p, c string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("proc/modules", "xfs 16384 0 - Live 0x0\n")
+	write("proc/mounts", "/dev/sda2 / xfs rw 0 0\n")
+	write("usr/lib/systemd/system/beegfs-storage.service", "[Unit]\n")
+	write("usr/lib/systemd/system/beegfs-meta@.service", "[Unit]\n")
+	write("dev/sdb", "")
+	if err := os.MkdirAll(filepath.Join(dir, "data/st01"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	return Sim{Root: root}, dir
+}
+
+func TestSimUndoRestoresFilesExactly(t *testing.T) {
+	s, dir := simRoot(t)
+	ctx := context.Background()
+	read := func(p string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, p))
+		return string(b)
+	}
+	modules, mounts := read("proc/modules"), read("proc/mounts")
+	steps := [][]string{
+		{"modprobe", "beegfs"}, {"mount", "-t", "xfs", "-o", "noatime", "/dev/sdb", "/data/st01"},
+		{"systemctl", "enable", "beegfs-storage.service"}, {"systemctl", "start", "beegfs-storage.service"},
+		{"systemctl", "start", "beegfs-meta@meta1.service"},
+	}
+	for _, argv := range steps {
+		if err := s.Run(ctx, argv...); err != nil {
+			t.Fatalf("%q: %v", argv, err)
+		}
+	}
+	if out, code, _ := s.Query(ctx, "systemctl", "is-active", "beegfs-storage.service"); code != 0 || out != "active\n" {
+		t.Errorf("is-active = %q %d", out, code)
+	}
+	if out, code, _ := s.Query(ctx, "systemctl", "is-enabled", "beegfs-storage.service"); code != 0 || out != "enabled\n" {
+		t.Errorf("is-enabled = %q %d", out, code)
+	}
+	if !strings.Contains(read("proc/mounts"), "/dev/sdb /data/st01 xfs noatime 0 0") || !strings.Contains(read("proc/modules"), "beegfs ") {
+		t.Fatalf("effects missing:\n%s\n%s", read("proc/mounts"), read("proc/modules"))
+	}
+	for _, argv := range [][]string{{"umount", "/data/st01"}, {"modprobe", "-r", "beegfs"}, {"systemctl", "stop", "beegfs-storage.service"},
+		{"systemctl", "disable", "beegfs-storage.service"}, {"systemctl", "stop", "beegfs-meta@meta1.service"}} {
+		if err := s.Run(ctx, argv...); err != nil {
+			t.Fatalf("%q: %v", argv, err)
+		}
+	}
+	if read("proc/modules") != modules || read("proc/mounts") != mounts || read("run/hpcstorage-sim/systemd.json") != "{\n  \"units\": {}\n}\n" {
+		t.Errorf("undo did not restore:\n%s\n%s\n%s", read("proc/modules"), read("proc/mounts"), read("run/hpcstorage-sim/systemd.json"))
+	}
+	log, err := ReadLog(s.Root)
+	if err != nil || len(log) != 10 || !slices.Equal(log[0], []string{"modprobe", "beegfs"}) {
+		t.Errorf("log %q %v", log, err)
+	}
+}
+
+func TestSimFailsLikeTheRealTools(t *testing.T) {
+	s, _ := simRoot(t)
+	ctx := context.Background()
+	tests := [][]string{
+		{"systemctl", "start", "nfs-server.service"},
+		{"mount", "-t", "xfs", "/dev/sdz", "/data/st01"},
+		{"mount", "-t", "xfs", "/dev/sdb", "/data/missing"},
+		{"umount", "/data/st01"},
+	}
+	for _, argv := range tests {
+		if err := s.Run(ctx, argv...); err == nil {
+			t.Errorf("%q succeeded", argv)
+		}
+	}
+	if err := s.Run(ctx, "systemctl", "mask", "beegfs-storage.service"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(ctx, "systemctl", "start", "beegfs-storage.service"); err == nil || !strings.Contains(err.Error(), "masked") {
+		t.Errorf("starting a masked unit: %v", err)
+	}
+	if _, code, _ := s.Query(ctx, "blkid", "/dev/sdb"); code == 0 {
+		t.Error("an unmodelled guard reported success")
+	}
+}
