@@ -387,6 +387,7 @@ func TestBadOptions(t *testing.T) {
 	}{
 		{"empty host", func(o *transport.Options) { o.Host = "" }, []string{"host"}},
 		{"host with spaces", func(o *transport.Options) { o.Host = "node 1" }, []string{`"node 1"`}},
+		{"host with port", func(o *transport.Options) { o.Host = "node1:2222" }, []string{`"node1:2222"`, "port"}},
 		{"port", func(o *transport.Options) { o.Port = 70000 }, []string{"port 70000", "node1"}},
 		{"user", func(o *transport.Options) { o.User = "a b" }, []string{"user"}},
 		{"key and key file", func(o *transport.Options) { o.PrivateKeyFile = "/x" }, []string{"private_key", "private_key_file"}},

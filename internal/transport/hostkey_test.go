@@ -360,3 +360,28 @@ func encryptedKey(t *testing.T, passphrase string) clientKey {
 	}
 	return newKey(t, passphrase)
 }
+
+// With no host-key option, ~/.ssh/known_hosts is used, as ssh(1) does; a
+// missing file means every host is unknown.
+func TestDefaultKnownHostsFile(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	o := nodeOptions(t, n, "")
+	o.KnownHostsFiles = nil
+	_, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), o, transport.Request{Spec: spec("home"), Check: true})
+	if !errors.Is(err, transport.ErrUnknownHost) || !strings.Contains(err.Error(), filepath.Join(home, ".ssh", "known_hosts")) {
+		t.Fatalf("no ~/.ssh/known_hosts: err = %v", err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte(n.KnownHostsLine()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), o, transport.Request{Spec: spec("home"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+}

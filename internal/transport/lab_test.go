@@ -364,3 +364,28 @@ func TestRemove(t *testing.T) {
 		t.Errorf("empty owner: %v", err)
 	}
 }
+
+// The node's agent disappears while a connection (and its cached probe)
+// lives on: the run notices (exit 127), ships it again and succeeds.
+func TestAgentVanishesMidSession(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	p := newPool(t, transport.PoolOptions{})
+	o := nodeOptions(t, n, kh)
+	if _, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("gone"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	if err := os.Remove(hp); err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("gone"), Check: true})
+	if err != nil || !r.Delivered {
+		t.Fatalf("after the agent vanished: err=%v delivered=%v", err, r != nil && r.Delivered)
+	}
+	if p.Dials() != 1 {
+		t.Errorf("dials = %d, want the same connection", p.Dials())
+	}
+}

@@ -228,11 +228,18 @@ func TestOpenSSH(t *testing.T) {
 		}
 	})
 	t.Run("sudo", func(t *testing.T) {
+		// A stale agent, so the upload goes through sudo -n too.
+		if err := os.WriteFile(agentPath, []byte("stale"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		o := base
 		o.Sudo = true
 		r, err := apply(o, req)
-		if err != nil || r.Result.Changed {
+		if err != nil || r.Result.Changed || !r.Delivered {
 			t.Fatalf("through sudo -n: err=%v", err)
+		}
+		if b, _ := os.ReadFile(agentPath); !bytes.Equal(b, agentData) {
+			t.Fatal("agent uploaded through sudo differs from the build")
 		}
 	})
 	t.Run("bastion", func(t *testing.T) {

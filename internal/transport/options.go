@@ -140,8 +140,8 @@ func (o *Options) validate() error {
 	if strings.TrimSpace(o.Host) == "" {
 		return fmt.Errorf("host: must not be empty: %w", ErrConfig)
 	}
-	if strings.ContainsAny(o.Host, " \t\n/@") {
-		return bad("host must be a name or an IP address")
+	if strings.ContainsAny(o.Host, " \t\n/@[]") || (strings.Contains(o.Host, ":") && net.ParseIP(o.Host) == nil) {
+		return bad("host must be a name or an IP address (give the port in port, not host:port)")
 	}
 	if o.Port < 1 || o.Port > 65535 {
 		return bad("port %d out of range 1-65535", o.Port)
