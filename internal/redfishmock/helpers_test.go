@@ -349,3 +349,5 @@ func sortedPaths(m map[string]map[string]any) []string {
 	sort.Strings(out)
 	return out
 }
+
+func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
