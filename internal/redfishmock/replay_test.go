@@ -11,7 +11,7 @@ import (
 func TestReplayWrites(t *testing.T) {
 	tests := []struct{ capture, system string }{
 		{"dmtf-public-rackmount1", "/redfish/v1/Systems/437XR1138R2"}, // short form
-		{"libredfish-dell", "/redfish/v1/Systems/System.Embedded.1"},   // tall form
+		{"libredfish-dell", "/redfish/v1/Systems/System.Embedded.1"},  // tall form
 	}
 	for _, tt := range tests {
 		t.Run(tt.capture, func(t *testing.T) {
