@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -349,8 +350,8 @@ func TestNodeConfigR1Profile(t *testing.T) {
 				Check: func(*terraform.State) error {
 					for i := range 2 {
 						for p, want := range map[string]string{
-							"/proc/sys/vm/dirty_ratio":                   "20",
-							"/proc/sys/vm/dirty_background_ratio":        "5",
+							"/proc/sys/vm/dirty_ratio":                    "20",
+							"/proc/sys/vm/dirty_background_ratio":         "5",
 							"/sys/kernel/mm/transparent_hugepage/enabled": "never",
 							"/sys/block/sdb/queue/nr_requests":            "2048",
 						} {
@@ -405,6 +406,186 @@ func TestNodeConfigR1Profile(t *testing.T) {
 				}
 			}
 			return nil
+		},
+	})
+}
+
+// Bad input fails the plan with the attribute or host named, and nothing
+// reaches the node.
+func TestNodeConfigBadInput(t *testing.T) {
+	l := startNodeLab(t, 1)
+	before := l.treeHash(t, 0)
+	node := func(owner, body string) string {
+		return fmt.Sprintf("resource \"hpcstorage_node_config\" %q {\n  host  = %q\n  owner = %q\n%s\n}\n", owner, l.host(0), owner, body)
+	}
+	tests := []struct {
+		name   string
+		config string
+		want   string
+	}{
+		{"unknown item field", node("a", `files = { "/etc/x.conf" = { contnt = "x" } }`), `contnt`},
+		{"sysctl key with slash", node("a", `sysctl = { "vm/dirty_ratio" = "20" }`), `(?s)sysctl\["vm/dirty_ratio"\].*want a dotted kernel parameter`},
+		{"sysctl key with dots", node("a", `sysctl = { "vm..dirty_ratio" = "20" }`), `(?s)sysctl\["vm..dirty_ratio"\].*want a dotted kernel parameter`},
+		{"relative file path", node("a", `files = { "etc/x.conf" = { content = "x" } }`), `(?s)files\["etc/x.conf"\].*want an absolute path`},
+		{"file path leaving the root", node("a", `files = { "/etc/../../x" = { content = "x" } }`), `(?s)files\["/etc/../../x"\].*not allowed`},
+		{"scheduler not offered", node("a", `block_queues = [{ match = { name = "sd*", rotational = true }, scheduler = "deadline" }]`),
+			`(?s)block_queues\[0\].scheduler.*scheduler "deadline" is not offered by sd.*use "mq-deadline"`},
+		{"two owners of one key", node("a", `sysctl = { "vm.dirty_ratio" = "20" }`) + node("b", `sysctl = { "vm.dirty_ratio" = "25" }`),
+			`(?s)Key Managed Twice.*sysctl:vm.dirty_ratio on host 127.0.0.1:\d+ is also managed by the hpcstorage_node_config with owner "[ab]"`},
+		{"unknown profile", `data "hpcstorage_tuning_profile" "x" { name = "beegfs-storag" }`, `(?s)name.*value must be one of.*beegfs-storage`},
+		{"unknown override", `data "hpcstorage_tuning_profile" "x" {
+  name      = "beegfs-storage"
+  overrides = { "block_queue:schedular" = "none" }
+}`, `did you mean "block_queue:scheduler"`},
+		{"unreachable host", `resource "hpcstorage_node_config" "a" {
+  host   = "127.0.0.1:1"
+  owner  = "a"
+  sysctl = { "vm.dirty_ratio" = "20" }
+}`, `(?s)Node Unreachable.*Host 127.0.0.1:1`},
+		{"bad owner", fmt.Sprintf(`resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "Bad Owner"
+  sysctl = { "vm.dirty_ratio" = "20" }
+}`, l.host(0)), `(?s)Attribute owner: "Bad Owner": want 1-63 characters`},
+	}
+	var steps []resource.TestStep
+	for _, tt := range tests {
+		steps = append(steps, resource.TestStep{
+			Config: l.providerBlock() + tt.config,
+			// Terraform wraps long messages: a space matches any run of
+			// white space.
+			ExpectError: regexp.MustCompile(strings.ReplaceAll(tt.want, " ", `\s+`)),
+			PreConfig:   func() { t.Log(tt.name) },
+		})
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: nodeProviderFactories, Steps: steps})
+	if err := sameTree(before, l.treeHash(t, 0)); err != nil {
+		t.Error(err)
+	}
+}
+
+// A key another owner holds on the node is refused at plan time with that
+// owner's name; the first owner's values stay.
+func TestNodeConfigOtherOwnerOnNode(t *testing.T) {
+	l := startNodeLab(t, 1)
+	first := fmt.Sprintf(`
+resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "first"
+  sysctl = { "vm.dirty_ratio" = "20" }
+}
+`, l.host(0))
+	second := fmt.Sprintf(`
+resource "hpcstorage_node_config" "b" {
+  host   = %q
+  owner  = "second"
+  sysctl = { "vm.dirty_ratio" = "25", "vm.swappiness" = "33" }
+}
+`, l.host(0))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: l.providerBlock() + first},
+			{
+				// Terraform plans b alone here (a is applied); the agent
+				// on the node knows a's owner holds the key.
+				Config:      l.providerBlock() + first + second,
+				ExpectError: regexp.MustCompile(`(?s)sysctl\["vm.dirty_ratio"\].*claimed by owner "first"`),
+			},
+			{
+				Config: l.providerBlock() + first,
+				Check: func(*terraform.State) error {
+					if got := l.read(t, 0, "/proc/sys/vm/dirty_ratio"); got != "20" {
+						return fmt.Errorf("dirty_ratio %q", got)
+					}
+					if got := l.read(t, 0, "/proc/sys/vm/swappiness"); got == "33" {
+						return fmt.Errorf("swappiness was applied by the refused resource")
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// A node whose host key changed between two applies is refused.
+func TestNodeConfigHostKeyChange(t *testing.T) {
+	l := startNodeLab(t, 1)
+	cfg := l.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "keys"
+  sysctl = { "vm.dirty_ratio" = "20" }
+}
+`, l.host(0))
+	good, err := os.ReadFile(l.knownHosts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The node now presents a key other than the recorded one: record a
+	// fresh key for its address instead (same thing from the client).
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := transport.KnownHostsLine(l.host(0), other) + "\n"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: func() {
+					if err := os.WriteFile(l.knownHosts, []byte(changed), 0o600); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      cfg,
+				ExpectError: regexp.MustCompile(`(?s)SSH Host Key Changed.*Host 127.0.0.1:\d+`),
+			},
+			{
+				PreConfig: func() {
+					if err := os.WriteFile(l.knownHosts, good, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+			},
+		},
+	})
+}
+
+// Import by host/owner recovers what the owner manages on the node.
+func TestNodeConfigImport(t *testing.T) {
+	l := startNodeLab(t, 1)
+	cfg := l.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "imported"
+  sysctl = { "vm.dirty_ratio" = "20", "vm.swappiness" = "10" }
+  thp    = { enabled = "never", defrag = "never" }
+  files = {
+    "/etc/beegfs/connInterfacesFile.conf" = { content = "ib0\nib1\n" }
+  }
+  services = {
+    "beegfs-storage" = { enabled = true, state = "started" }
+  }
+}
+`, l.host(0))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				Config:            cfg,
+				ResourceName:      "hpcstorage_node_config.a",
+				ImportState:       true,
+				ImportStateId:     l.host(0) + "/imported",
+				ImportStateVerify: true,
+			},
 		},
 	})
 }

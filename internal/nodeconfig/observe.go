@@ -403,6 +403,35 @@ func FromRevert(res *protocol.Result) (c Config, unknown []string) {
 			created[p] = b.String()
 		}
 	}
+	// The owner's generated drop-ins hold the desired values whole: every
+	// sysctl (changed or not) and the THP modes.
+	for p, content := range created {
+		base := path.Base(p)
+		if !strings.Contains(base, "hpcstorage-") {
+			continue
+		}
+		for _, l := range strings.Split(content, "\n") {
+			switch {
+			case strings.HasPrefix(p, "/etc/sysctl.d/"):
+				if k, v, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(strings.TrimSpace(l), "#") {
+					c.Sysctl = put(c.Sysctl)
+					c.Sysctl[strings.TrimSpace(k)] = strings.TrimSpace(v)
+				}
+			case strings.HasPrefix(p, "/etc/tmpfiles.d/"):
+				f := strings.Fields(l)
+				if len(f) == 7 && f[0] == "w" && strings.HasPrefix(f[1], "/sys/kernel/mm/transparent_hugepage/") {
+					if c.THP == nil {
+						c.THP = &THP{}
+					}
+					if strings.HasSuffix(f[1], "/enabled") {
+						c.THP.Enabled = f[6]
+					} else {
+						c.THP.Defrag = f[6]
+					}
+				}
+			}
+		}
+	}
 	for _, ir := range res.Items {
 		key, ok := strings.CutPrefix(ir.ID, "revert:")
 		if !ok {
@@ -410,6 +439,10 @@ func FromRevert(res *protocol.Result) (c Config, unknown []string) {
 		}
 		kind, name, _ := strings.Cut(key, ":")
 		switch {
+		case kind == "sysctl" && c.Sysctl[name] != "":
+			continue
+		case kind == "sysfs" && c.THP != nil && strings.HasPrefix(name, "/sys/kernel/mm/transparent_hugepage/"):
+			continue
 		case kind == "sysctl":
 			if v, ok := firstMinusValue(ir.Diff); ok {
 				c.Sysctl = put(c.Sysctl)
