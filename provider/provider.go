@@ -183,6 +183,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 			"Fix the endpoints block of the provider.", err)
 		return
 	}
+	registerPool(pool)
 	data := &providerData{Redfish: pool, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep

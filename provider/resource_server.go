@@ -270,7 +270,12 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	var plan serverResourceModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() || plan.Endpoint.IsUnknown() {
+	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
+		return
+	}
+	// A misspelt endpoint name fails the plan, without any request.
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil || plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() {
 		return
 	}
 	if !req.State.Raw.IsNull() {
@@ -279,14 +284,16 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		if state.BiosAttributes.Equal(plan.BiosAttributes) {
 			return
 		}
+		// BIOS settings change what the host reports (sub-NUMA clustering
+		// splits NUMA domains, mirroring hides memory): known after apply.
+		for _, a := range []string{"numa_domains", "core_count"} {
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(a), types.Int64Unknown())...)
+		}
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("memory_gib"), types.Float64Unknown())...)
 	}
 	want, ok := knownStringMap(plan.BiosAttributes)
 	if !ok {
 		return // unknown values: checked at apply
-	}
-	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
-	if ep == nil {
-		return
 	}
 	sysID := ""
 	if !plan.SystemID.IsUnknown() {

@@ -480,8 +480,16 @@ func (e *Endpoint) login(ctx context.Context) error {
 			e.setAuth(authBasic, "", "")
 			return nil
 		case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-			// Session limit or BMC busy: the service refused before creating
-			// anything, so asking again later is safe.
+			// Every session slot is taken (often by other tools, or by runs
+			// killed before they could log out): basic auth still works and
+			// takes no slot, so use it rather than fail or wait for expiry.
+			if herr := newHTTPError(http.MethodPost, sessionsPath, resp.Status, resp.Body); strings.Contains(strings.Join(herr.Messages, " "), "SessionLimit") {
+				e.logf("%s: session limit reached, using basic authentication", e.cfg.Name)
+				e.setAuth(authBasic, "", "")
+				return nil
+			}
+			// BMC busy: the service refused before creating anything, so
+			// asking again later is safe.
 			if attempt >= e.cfg.Retry.MaxAttempts {
 				return fmt.Errorf("logging in to %s: %w", e.cfg.Name, newHTTPError(http.MethodPost, sessionsPath, resp.Status, resp.Body))
 			}

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
 )
 
 // fakeBMC is a tiny scripted service for transport rules the stateful mock
@@ -341,4 +343,20 @@ func TestTLSVerifiedByDefault(t *testing.T) {
 
 func pemOf(ts *httptest.Server) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+}
+
+func TestSessionLimitFallsBackToBasic(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "mgmt-bmc", redfishmock.Options{SessionLimit: 1})
+	ctx := context.Background()
+	other, _ := mockEndpointFor(t, svc, ep)
+	if _, err := other.Get(ctx, "/redfish/v1/Systems", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The only session slot is taken by "other": ep still gets through.
+	if _, err := ep.Get(ctx, "/redfish/v1/Systems", nil); err != nil {
+		t.Fatal(err)
+	}
+	if ep.kind() != authBasic || other.kind() != authSession {
+		t.Errorf("auth kinds = %v, %v; want basic, session", ep.kind(), other.kind())
+	}
 }

@@ -41,6 +41,18 @@ func mockEndpoint(t *testing.T, design, name string, opts redfishmock.Options) (
 	return ep, svc
 }
 
+// mockEndpointFor is a second client of the same mock service as ep.
+func mockEndpointFor(t *testing.T, _ *redfishmock.Service, ep *Endpoint) (*Endpoint, error) {
+	t.Helper()
+	cfg := ep.cfg
+	cfg.Name += "-2"
+	other, err := NewEndpoint(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return other, nil
+}
+
 func fastWaiter() Waiter { return Waiter{Interval: 10 * time.Millisecond, Timeout: 5 * time.Second} }
 
 func TestApplyBiosOneRebootPerPersonality(t *testing.T) {

@@ -1,0 +1,197 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+)
+
+const serverConfig = `
+resource "hpcstorage_server" "meta" {
+  endpoint    = %[1]q
+  power_state = "On"
+  bios_attributes = {
+    SysProfile     = "PerfOptimized"
+    LogicalProc    = "Disabled"
+    SubNumaCluster = %[2]q
+  }
+  %[3]s
+}
+`
+
+const resetPath = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset"
+
+// expectResets checks how many resets the BMC received since the last check.
+func expectResets(svc *redfishmock.Service, want int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		defer svc.ResetStats()
+		if got := svc.RequestCount("POST", resetPath); got != want {
+			return fmt.Errorf("BMC received %d resets, want %d", got, want)
+		}
+		return nil
+	}
+}
+
+func TestServerResource(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc", "meta2-bmc")
+	meta1 := lab.svcs["meta1-bmc"]
+	res := "hpcstorage_server.meta"
+	cfg := func(ep, snc, extra string) string {
+		return lab.providerBlock() + fmt.Sprintf(serverConfig, ep, snc, extra)
+	}
+	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			// Plan-time validation against the registry: nothing is applied.
+			{
+				Config:      cfg("meta1-bmc", "Enabled", `bios_attributes_extra = 1`),
+				ExpectError: regexp.MustCompile(`Unsupported argument`),
+			},
+			{
+				Config:      lab.providerBlock() + `resource "hpcstorage_server" "meta" {` + "\n" + `endpoint = "meta1-bmc"` + "\n" + `bios_attributes = { SysProfle = "PerfOptimized" }` + "\n}",
+				ExpectError: regexp.MustCompile(`(?s)bios_attributes\["SysProfle"\].*unknown BIOS attribute "SysProfle"`),
+			},
+			{
+				Config:      lab.providerBlock() + `resource "hpcstorage_server" "meta" {` + "\n" + `endpoint = "meta1-bmc"` + "\n" + `bios_attributes = { LogicalProc = "Off", AcPwrRcvryUserDelay = "soon" }` + "\n}",
+				ExpectError: regexp.MustCompile(`(?s)bios_attributes\["LogicalProc"\].*LogicalProc = "Off"; allowed: Enabled, Disabled.*bios_attributes\["AcPwrRcvryUserDelay"\].*takes an integer, got "soon"`),
+			},
+			{
+				Config:      lab.providerBlock() + `resource "hpcstorage_server" "meta" {` + "\n" + `endpoint = "nope-bmc"` + "\n}",
+				ExpectError: regexp.MustCompile(`(?s)Unknown Endpoint.*"nope-bmc" \(configured: \[meta1-bmc\s+meta2-bmc\]\)`),
+			},
+			// Create: BIOS applied with exactly one reboot, inventory read.
+			{
+				PreConfig: func() { meta1.ResetStats() },
+				Config:    cfg("meta1-bmc", "Enabled", ""),
+				Check:     expectResets(meta1, 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("id"), knownvalue.StringExact("meta1-bmc/System.Embedded.1")),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("bios_attributes"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"SysProfile": knownvalue.StringExact("PerfOptimized"), "LogicalProc": knownvalue.StringExact("Disabled"),
+						"SubNumaCluster": knownvalue.StringExact("Enabled"),
+					})),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("bios_pending"), knownvalue.MapSizeExact(0)),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("model"), knownvalue.StringExact("PowerEdge R740")),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("cpu_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("nic_macs"), knownvalue.NotNull()),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("power_state"), knownvalue.StringExact("On")),
+				},
+				ConfigPlanChecks: empty,
+			},
+			// Drift: someone turns hyper-threading back on through the BMC;
+			// the plan shows it and the apply puts it back with one reboot.
+			{
+				PreConfig: func() {
+					ep := lab.client(t, "meta1-bmc")
+					sys, err := ep.GetSystem(context.Background(), "System.Embedded.1")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := ep.ApplyBios(context.Background(), sys, map[string]any{"LogicalProc": "Enabled"}, fastWaiter()); err != nil {
+						t.Fatal(err)
+					}
+					meta1.ResetStats()
+				},
+				Config: cfg("meta1-bmc", "Enabled", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(res, tfjsonpath.New("bios_attributes").AtMapKey("LogicalProc"), knownvalue.StringExact("Disabled")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: expectResets(meta1, 1),
+			},
+			// Update in place: one BIOS value and a boot override, one reboot.
+			{
+				Config: cfg("meta1-bmc", "Disabled", `boot_source_override = { target = "Pxe", enabled = "Continuous" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(res, plancheck.ResourceActionUpdate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: expectResets(meta1, 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("bios_attributes").AtMapKey("SubNumaCluster"), knownvalue.StringExact("Disabled")),
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("boot_source_override"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"target": knownvalue.StringExact("Pxe"), "enabled": knownvalue.StringExact("Continuous"), "mode": knownvalue.StringExact("UEFI"),
+					})),
+				},
+			},
+			// Import by endpoint/system-id.
+			{
+				ResourceName:            res,
+				ImportState:             true,
+				ImportStateId:           "meta1-bmc/System.Embedded.1",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"bios_attributes", "boot_source_override"},
+			},
+			// Another BMC: the plan says replace.
+			{
+				Config: cfg("meta2-bmc", "Disabled", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(res, plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(res, tfjsonpath.New("id"), knownvalue.StringExact("meta2-bmc/System.Embedded.1")),
+				},
+			},
+		},
+	})
+	// Destroy leaves the servers running with their settings.
+	if meta1.PowerState() != "On" {
+		t.Errorf("meta1 power after destroy = %s, want On", meta1.PowerState())
+	}
+	if cur, _ := meta1.BiosAttributes(); cur["LogicalProc"] != "Disabled" {
+		t.Errorf("meta1 LogicalProc after destroy = %v", cur["LogicalProc"])
+	}
+}
+
+// Power off and on through the resource, with a 503 burst on the way.
+func TestServerResourcePowerWithFaults(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "stor1-bmc")
+	svc := lab.svcs["stor1-bmc"]
+	cfg := func(power string) string {
+		return lab.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_server" "s" {
+  endpoint    = "stor1-bmc"
+  power_state = %[1]q
+}`, power)
+	}
+	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					if err := svc.InjectFault(redfishmock.Fault{Method: "GET", Path: "/redfish/v1/Systems/*", Kind: redfishmock.FaultStatus,
+						Status: 503, RetryAfter: 1, Count: 3}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:           cfg("Off"),
+				ConfigPlanChecks: empty,
+				Check: func(*terraform.State) error {
+					if svc.PowerState() != "Off" {
+						return fmt.Errorf("power = %s", svc.PowerState())
+					}
+					return nil
+				},
+			},
+			{Config: cfg("On"), ConfigPlanChecks: empty,
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("hpcstorage_server.s", tfjsonpath.New("power_state"), knownvalue.StringExact("On"))}},
+		},
+	})
+}

@@ -1,0 +1,28 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+// livePools remembers the endpoint pools of this process, so that the
+// process can log out of every BMC session before it exits (iDRACs allow
+// only a few sessions; leaked ones hold a slot until they expire).
+var livePools sync.Map // *redfish.Pool -> struct{}
+
+func registerPool(p *redfish.Pool) { livePools.Store(p, struct{}{}) }
+
+// CloseSessions logs out of every Redfish session this process opened. The
+// provider's main calls it after the plugin server stops.
+func CloseSessions(ctx context.Context) error {
+	var errs []error
+	livePools.Range(func(k, _ any) bool {
+		errs = append(errs, k.(*redfish.Pool).Close(ctx))
+		livePools.Delete(k)
+		return true
+	})
+	return errors.Join(errs...)
+}
