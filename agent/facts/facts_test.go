@@ -1,8 +1,13 @@
 package facts
 
 import (
+	"context"
 	"slices"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
 )
 
 func TestParseCPUList(t *testing.T) {
@@ -19,5 +24,34 @@ func TestParseCPUList(t *testing.T) {
 		if got := ParseCPUList(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseCPUList(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestGatherClient(t *testing.T) {
+	dir := t.TempDir()
+	if err := fakenode.Seed(dir, fakenode.Client); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f, err := Gather(context.Background(), root, runner.Sim{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.OS.ID != "ubuntu" || f.CPUs != 64 || f.CPUModel != "AMD EPYC 7543 32-Core Processor" || f.PackageManager != "dpkg" {
+		t.Errorf("facts %+v", f)
+	}
+	if len(f.BlockDevices) != 1 || f.BlockDevices[0].Name != "nvme0n1" || f.BlockDevices[0].WWN != "" || f.BlockDevices[0].WWID == "" {
+		t.Errorf("disks %+v", f.BlockDevices)
+	}
+	found := false
+	for _, p := range f.Packages {
+		found = found || p.Name == "beegfs-client" && p.Version == "7.2"
+	}
+	if !found {
+		t.Errorf("packages %+v", f.Packages)
 	}
 }

@@ -403,8 +403,18 @@ func (r *Root) WriteAtomic(p string, data []byte, o WriteOpts) error {
 		return fail("chmod", err)
 	}
 	if o.UID >= 0 || o.GID >= 0 {
-		if err := f.Chown(o.UID, o.GID); err != nil {
-			return fail("chown", err)
+		// Only when the temp is not already owned right: an unprivileged
+		// run on a fake root cannot chown, and need not.
+		uid, gid := -1, -1
+		if st, err := f.Stat(); err == nil {
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+				uid, gid = int(sys.Uid), int(sys.Gid)
+			}
+		}
+		if o.UID >= 0 && o.UID != uid || o.GID >= 0 && o.GID != gid {
+			if err := f.Chown(o.UID, o.GID); err != nil {
+				return fail("chown", err)
+			}
 		}
 	}
 	if err := f.Sync(); err != nil {
