@@ -67,7 +67,7 @@ func TestTuningProfileDataSource(t *testing.T) {
 				},
 			},
 			{
-				Config:      `data "hpcstorage_tuning_profile" "p" {
+				Config: `data "hpcstorage_tuning_profile" "p" {
   name    = "ceph-osd"
   version = 7
 }`,
