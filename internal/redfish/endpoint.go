@@ -89,6 +89,7 @@ type Endpoint struct {
 	sessionURI string
 	authGen    int // bumped on every login, so one expiry causes one re-login
 	registries map[string]*Registry
+	cache      collectionCache
 
 	requests, retries, logins atomic.Int64
 }
@@ -239,6 +240,10 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, body any, header
 	}
 	if err := e.ensureAuth(ctx); err != nil {
 		return nil, err
+	}
+	if method != http.MethodGet && method != http.MethodHead {
+		e.cache.invalidate()
+		defer e.cache.invalidate() // drop what concurrent reads cached meanwhile
 	}
 	retry := idempotent(method, headers)
 	reauthed := false

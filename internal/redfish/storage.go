@@ -465,7 +465,12 @@ func StorageGroupsURI(storageID string) string { return StorageURI(storageID) + 
 // Mappings lists the hosts a volume is mapped to, from the array's
 // StorageGroups.
 func (e *Endpoint) Mappings(ctx context.Context, storageID, volumeURI string) ([]Mapping, error) {
-	items, err := e.expandMembers(ctx, StorageGroupsURI(storageID), "Members")
+	e.cache.invalidate()
+	return e.cachedMappings(ctx, storageID, volumeURI)
+}
+
+func (e *Endpoint) cachedMappings(ctx context.Context, storageID, volumeURI string) ([]Mapping, error) {
+	items, err := e.cachedMembers(ctx, StorageGroupsURI(storageID), "Members")
 	if err != nil {
 		if IsGone(err) {
 			return nil, nil
@@ -535,3 +540,85 @@ func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host st
 	})
 	return err
 }
+
+// CachedDrives lists the drives of an array from the short-lived collection
+// cache (one expanded GET per array for a whole plan).
+func (e *Endpoint) CachedDrives(ctx context.Context, storageID string) ([]Drive, error) {
+	items, err := e.cachedMembers(ctx, StorageURI(storageID), "Drives")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Drive, 0, len(items))
+	for _, it := range items {
+		d, err := decodeDrive(it, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	slices.SortStableFunc(out, func(a, b Drive) int {
+		if a.Enclosure != b.Enclosure {
+			return a.Enclosure - b.Enclosure
+		}
+		return a.Slot - b.Slot
+	})
+	return out, nil
+}
+
+// ReadPool reads a pool by id or name through the collection cache; its
+// drives come from the drives' own links, so no per-pool request is made.
+func (e *Endpoint) ReadPool(ctx context.Context, storageID, idOrName string) (*StoragePool, error) {
+	items, err := e.cachedMembers(ctx, PoolsURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		var doc poolDoc
+		if err := json.Unmarshal(it, &doc); err != nil {
+			return nil, fmt.Errorf("%w: decoding pool: %v", ErrServer, err)
+		}
+		if doc.ID != idOrName && doc.Name != idOrName {
+			continue
+		}
+		doc.CapacitySources = nil
+		p, err := e.poolFromDoc(ctx, doc)
+		if err != nil {
+			return nil, err
+		}
+		drives, err := e.CachedDrives(ctx, storageID)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range drives {
+			if d.PoolURI == p.URI {
+				p.DriveIDs = append(p.DriveIDs, d.ID)
+			}
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("%w: no disk group %q on %s", ErrNotFound, idOrName, e.cfg.Name)
+}
+
+// ReadVolume reads a volume by id or name and its mappings through the
+// collection cache.
+func (e *Endpoint) ReadVolume(ctx context.Context, storageID, idOrName string) (*Volume, []Mapping, error) {
+	items, err := e.cachedMembers(ctx, VolumesURI(storageID), "Members")
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, it := range items {
+		v, err := decodeVolume(it, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		if v.ID != idOrName && v.Name != idOrName {
+			continue
+		}
+		ms, err := e.cachedMappings(ctx, storageID, v.URI)
+		return v, ms, err
+	}
+	return nil, nil, fmt.Errorf("%w: no volume %q on %s", ErrNotFound, idOrName, e.cfg.Name)
+}
+
+// Unmap removes the mapping group of a volume and host.
+func (e *Endpoint) Unmap(ctx context.Context, m Mapping) error { return e.DeleteURI(ctx, m.URI) }
