@@ -19,6 +19,9 @@ func commands() []command {
 	return []command{
 		{"serve-redfish", "serve-redfish --design rN --listen 127.0.0.1:PORT   serve a design's mock BMCs and arrays", serveRedfish},
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
+		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json", labUp},
+		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
+		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
 	}
 }
