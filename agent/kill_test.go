@@ -111,7 +111,6 @@ func TestKillAtRandomMoments(t *testing.T) {
 		t.Fatalf("reference apply: exit %d %s %+v", code, errOut, res)
 	}
 	applyTime := time.Since(start)
-	start = time.Now()
 	scratch := storageRoot(t, fastTempDir(t))
 	agent(t, "apply", "-f", r1Path, "--root", scratch)
 	start = time.Now()

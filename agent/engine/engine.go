@@ -51,8 +51,8 @@ func (o Options) lockTimeout() time.Duration {
 	return DefaultLockTimeout
 }
 
-// ConfinementError lists spec paths that leave the root. It wraps
-// protocol.ErrInvalidSpec (the spec is rejected whole, exit 1).
+// checkConfinement reports spec paths that leave the root (through a link
+// on the node) as a SpecError: the spec is rejected whole, exit 1.
 func checkConfinement(root *fsroot.Root, spec *protocol.Spec) error {
 	serr := &protocol.SpecError{}
 	for i, it := range spec.Items {

@@ -31,7 +31,6 @@ const (
 var (
 	ErrLocked   = errors.New("another hpcstorage-agent run holds the lock")
 	ErrClaimed  = errors.New("key is managed by another owner")
-	ErrNoOwner  = errors.New("no state for owner")
 	ErrBadState = errors.New("unreadable state file")
 )
 
