@@ -266,6 +266,9 @@ func TestBlockQueue(t *testing.T) {
 	if d := plans[0].Diff(); !strings.HasPrefix(d, "-sdc queue/scheduler = mq-deadline\n+sdc queue/scheduler = none\n") {
 		t.Errorf("diff:\n%s", d)
 	}
+	if got := n.commands(); !slices.Equal(got, []string{"udevadm control --reload", "udevadm trigger --action=change --subsystem-match=block"}) {
+		t.Errorf("commands %q", got)
+	}
 	rule := n.read("etc/udev/rules.d/61-hpcstorage-test-block.rules")
 	if !strings.Contains(rule, `ATTRS{wwid}=="naa.`+vols[1].WWN+`", ATTR{queue/scheduler}="none", ATTR{queue/nr_requests}="2048"`) {
 		t.Errorf("rule:\n%s", rule)

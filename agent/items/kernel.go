@@ -197,9 +197,9 @@ func (i *blockQueueItem) Plan(_ context.Context, env *Env) (Plan, error) {
 		return plan, err
 	}
 	if len(steps) > 0 {
-		// Settings are already applied live; udev only needs to read the
-		// rule for disks added later.
-		steps = append(steps, udevReload(env, nil))
+		// The values are already live; the trigger makes udev apply the
+		// new rule to present disks too, so udev and sysfs agree.
+		steps = append(steps, udevReload(env, []string{"udevadm", "trigger", "--action=change", "--subsystem-match=block"}))
 	}
 	plan.Steps = append(plan.Steps, steps...)
 	plan.Claims = append(plan.Claims, fileKey)
