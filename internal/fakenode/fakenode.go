@@ -245,6 +245,33 @@ func AddBlockDevice(dir string, d Disk) error {
 	return addBlock(dir, d, "naa."+wwn)
 }
 
+// RemoveBlockDevice unplugs a disk: its sys/block entry, dev node and
+// dev/disk/by-id links. A missing disk is not an error.
+func RemoveBlockDevice(dir, name string) error {
+	if !diskName.MatchString(name) {
+		return fmt.Errorf("%w: name %q: want a kernel device name like sdb", ErrBadDisk, name)
+	}
+	byID := filepath.Join(dir, "dev", "disk", "by-id")
+	ents, err := os.ReadDir(byID)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("unplug %s: %w", name, err)
+	}
+	for _, e := range ents {
+		p := filepath.Join(byID, e.Name())
+		if target, err := os.Readlink(p); err == nil && filepath.Base(target) == name {
+			if err := os.Remove(p); err != nil {
+				return fmt.Errorf("unplug %s: %w", name, err)
+			}
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "sys", "block", name), filepath.Join(dir, "dev", name)} {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("unplug %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 func addBlock(dir string, d Disk, wwid string) error {
 	if !diskName.MatchString(d.Name) {
 		return fmt.Errorf("%w: name %q: want a kernel device name like sdb", ErrBadDisk, d.Name)

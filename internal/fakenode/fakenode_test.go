@@ -92,6 +92,31 @@ func TestAddBlockDevice(t *testing.T) {
 	}
 }
 
+func TestRemoveBlockDevice(t *testing.T) {
+	root := t.TempDir()
+	vols := ArrayVolumes("storage01", 2)
+	if err := SeedWith(root, Storage, Options{Disks: vols}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveBlockDevice(root, "sdb"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"sys/block/sdb", "dev/sdb", "dev/disk/by-id/wwn-0x" + vols[0].WWN} {
+		if _, err := os.Lstat(filepath.Join(root, p)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s still there: %v", p, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "dev/disk/by-id/wwn-0x"+vols[1].WWN)); err != nil {
+		t.Errorf("sdc's link went too: %v", err)
+	}
+	if err := RemoveBlockDevice(root, "sdb"); err != nil {
+		t.Errorf("second unplug: %v", err)
+	}
+	if err := RemoveBlockDevice(root, "../sdc"); !errors.Is(err, ErrBadDisk) {
+		t.Errorf("bad name: %v", err)
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	root := t.TempDir()
 	if _, err := ParseProfile("gateway"); !errors.Is(err, ErrUnknownProfile) {
