@@ -294,12 +294,16 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 	return []func() resource.Resource{
 		NewNodeConfigResource,
 		NewServerResource,
+		NewDiskGroupResource,
+		NewSpareDrivesResource,
+		NewVolumeResource,
 	}
 }
 
 func (p *hpcstorageProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewArrayLayoutDataSource,
+		NewDrivesDataSource,
 		NewTuningProfileDataSource,
 		NewNodeFactsDataSource,
 	}

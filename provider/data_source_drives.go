@@ -1,0 +1,109 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ datasource.DataSourceWithConfigure = (*drivesDataSource)(nil)
+
+// NewDrivesDataSource lists the drives of an array.
+func NewDrivesDataSource() datasource.DataSource { return &drivesDataSource{} }
+
+type drivesDataSource struct{ data *providerData }
+
+type drivesModel struct {
+	Endpoint  types.String      `tfsdk:"endpoint"`
+	StorageID types.String      `tfsdk:"storage_id"`
+	Drives    []driveStateModel `tfsdk:"drives"`
+}
+
+type driveStateModel struct {
+	ID            string `tfsdk:"id"`
+	MediaType     string `tfsdk:"media_type"`
+	CapacityBytes int64  `tfsdk:"capacity_bytes"`
+	Enclosure     int64  `tfsdk:"enclosure"`
+	Drawer        int64  `tfsdk:"drawer"`
+	Slot          int64  `tfsdk:"slot"`
+	HotspareType  string `tfsdk:"hotspare_type"`
+	DiskGroup     string `tfsdk:"disk_group"`
+	Model         string `tfsdk:"model"`
+	SerialNumber  string `tfsdk:"serial_number"`
+}
+
+func (d *drivesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_drives"
+}
+
+func (d *drivesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
+	num := func(desc string) schema.Int64Attribute { return schema.Int64Attribute{Computed: true, MarkdownDescription: desc} }
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The drives of an array in bay order, with where they sit and what uses them; feed them " +
+			"to `data.hpcstorage_array_layout`.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
+			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Id of the Storage resource. Default: the only one of the endpoint."},
+			"drives": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Drives, by enclosure then slot.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":             str("Drive id."),
+					"media_type":     str("`HDD`, `SSD` ..."),
+					"capacity_bytes": num("Raw capacity."),
+					"enclosure":      num("Enclosure number."),
+					"drawer":         num("Drawer within the enclosure (0 without drawers)."),
+					"slot":           num("Bay number."),
+					"hotspare_type":  str("`None` or `Global` ..."),
+					"disk_group":     str("Disk group the drive belongs to, empty when free."),
+					"model":          str("Drive model."),
+					"serial_number":  str("Serial number."),
+				}}},
+		},
+	}
+}
+
+func (d *drivesDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m drivesModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep, sid := arrayOf(ctx, d.data, m.Endpoint, m.StorageID, &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	drives, err := ep.CachedDrives(ctx, sid)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot List The Drives", err)
+		return
+	}
+	m.StorageID = types.StringValue(sid)
+	m.Drives = make([]driveStateModel, 0, len(drives))
+	for _, dr := range drives {
+		group := ""
+		if dr.PoolURI != "" {
+			group = dr.PoolURI[lastSlash(dr.PoolURI)+1:]
+		}
+		m.Drives = append(m.Drives, driveStateModel{ID: dr.ID, MediaType: dr.MediaType, CapacityBytes: dr.CapacityBytes,
+			Enclosure: int64(dr.Enclosure), Drawer: int64(dr.Drawer), Slot: int64(dr.Slot), HotspareType: dr.HotspareType,
+			DiskGroup: group, Model: dr.Model, SerialNumber: dr.SerialNumber})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func lastSlash(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '/' {
+			return i
+		}
+	}
+	return -1
+}

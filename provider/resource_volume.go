@@ -1,0 +1,412 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+var (
+	_ resource.Resource                   = (*volumeResource)(nil)
+	_ resource.ResourceWithConfigure      = (*volumeResource)(nil)
+	_ resource.ResourceWithImportState    = (*volumeResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*volumeResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*volumeResource)(nil)
+)
+
+// segmentSizes are the strip (segment) sizes of PowerVault ME linear groups.
+var segmentSizes = []int64{64 << 10, 128 << 10, 256 << 10, 512 << 10}
+
+// allocationUnit is the granularity arrays round volume sizes down to
+// (4 MiB on PowerVault ME).
+const allocationUnit = 4 << 20
+
+// NewVolumeResource manages a volume and its host mappings.
+func NewVolumeResource() resource.Resource { return &volumeResource{} }
+
+type volumeResource struct{ data *providerData }
+
+type volumeModel struct {
+	ID                 types.String   `tfsdk:"id"`
+	Endpoint           types.String   `tfsdk:"endpoint"`
+	StorageID          types.String   `tfsdk:"storage_id"`
+	DiskGroup          types.String   `tfsdk:"disk_group"`
+	Name               types.String   `tfsdk:"name"`
+	CapacityBytes      types.Int64    `tfsdk:"capacity_bytes"`
+	SegmentSizeBytes   types.Int64    `tfsdk:"segment_size_bytes"`
+	HostMappings       []hostMapModel `tfsdk:"host_mappings"`
+	WWN                types.String   `tfsdk:"wwn"`
+	OptimumIOSizeBytes types.Int64    `tfsdk:"optimum_io_size_bytes"`
+	RAIDLevel          types.String   `tfsdk:"raid_level"`
+}
+
+type hostMapModel struct {
+	Host types.String `tfsdk:"host"`
+	LUN  types.Int64  `tfsdk:"lun"`
+}
+
+func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_volume"
+}
+
+func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	seg := make([]string, len(segmentSizes))
+	for i, s := range segmentSizes {
+		seg[i] = fmt.Sprintf("`%d` (%d KiB)", s, s>>10)
+	}
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	keepInt := []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A volume carved from a disk group, mapped to hosts with a LUN. Its `wwn` is how a node " +
+			"finds the block device (`/dev/disk/by-id/wwn-0x<wwn>`). Volumes grow in place; a smaller " +
+			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
+			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
+				MarkdownDescription: "Id of the Storage resource. Default: the only one of the endpoint.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
+			"disk_group": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Name of the disk group holding the volume (`hpcstorage_disk_group.<x>.name`)."},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "Volume name (letters, digits, `_`, `.`, `-`; at most 32).",
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 32),
+					stringvalidator.RegexMatches(validName, "letters, digits, _ . - only")}},
+			"capacity_bytes": schema.Int64Attribute{Optional: true, Computed: true, PlanModifiers: keepInt,
+				MarkdownDescription: fmt.Sprintf("Size. Unset: all the space left in the disk group at create. Rounded down "+
+					"to the array's allocation unit (%d MiB). Can grow in place; shrinking is refused.", allocationUnit>>20),
+				Validators: []validator.Int64{int64validator.AtLeast(allocationUnit)}},
+			"segment_size_bytes": schema.Int64Attribute{Optional: true, Computed: true,
+				MarkdownDescription: "Segment (strip) size per drive: " + strings.Join(seg, ", ") + ". Default: the array's (512 KiB).",
+				Validators:          []validator.Int64{int64validator.OneOf(segmentSizes...)},
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown(), int64planmodifier.RequiresReplace()}},
+			"host_mappings": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "Hosts (as the array names its initiator groups: the servers it is cabled to) that see the volume, each with a LUN.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"host": schema.StringAttribute{Required: true, MarkdownDescription: "Host name."},
+					"lun": schema.Int64Attribute{Required: true, MarkdownDescription: "Logical unit number, 0-1023.",
+						Validators: []validator.Int64{int64validator.Between(0, 1023)}},
+				}}},
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<endpoint>/<storage_id>/<volume id>`, also the import id.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"wwn": schema.StringAttribute{Computed: true, MarkdownDescription: "World wide name (NAA, lower-case hex).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"optimum_io_size_bytes": schema.Int64Attribute{Computed: true, PlanModifiers: keepInt,
+				MarkdownDescription: "Full-stripe size (segment size times data drives): align file systems to it."},
+			"raid_level": schema.StringAttribute{Computed: true, MarkdownDescription: "RAID level, from the disk group.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+		},
+	}
+}
+
+func (r *volumeResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep, sid := arrayOf(ctx, r.data, plan.Endpoint, plan.StorageID, &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	plan.StorageID = types.StringValue(sid)
+	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Find The Disk Group", err)
+		return
+	}
+	want := int64(0)
+	if !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.IsNull() {
+		want = plan.CapacityBytes.ValueInt64()
+	}
+	v, err := ep.CreateVolume(ctx, sid, pool.ID, plan.Name.ValueString(), want, plan.SegmentSizeBytes.ValueInt64())
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+		return
+	}
+	r.syncMappings(ctx, ep, sid, v, nil, plan.HostMappings, &resp.Diagnostics)
+	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	if !r.readInto(ctx, ep, &state, state.CapacityBytes.ValueInt64(), &resp.Diagnostics) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	sid := state.StorageID.ValueString()
+	v, err := ep.GetVolume(ctx, redfish.VolumesURI(sid)+"/"+volumeIDOf(state))
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot Read The Volume", err)
+		return
+	}
+	want := plan.CapacityBytes.ValueInt64()
+	if want/allocationUnit*allocationUnit > v.CapacityBytes {
+		if err := ep.ResizeVolume(ctx, v, want); err != nil {
+			redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Grown", err)
+			return
+		}
+	}
+	current, err := ep.Mappings(ctx, sid, v.URI)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
+		return
+	}
+	r.syncMappings(ctx, ep, sid, v, current, plan.HostMappings, &resp.Diagnostics)
+	plan.StorageID = state.StorageID
+	plan.ID = state.ID
+	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state volumeModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil {
+		return
+	}
+	sid := state.StorageID.ValueString()
+	uri := redfish.VolumesURI(sid) + "/" + volumeIDOf(state)
+	ms, err := ep.Mappings(ctx, sid, uri)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
+		return
+	}
+	for _, m := range ms {
+		if err := ep.Unmap(ctx, m); err != nil {
+			redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Volume Not Unmapped", err)
+			return
+		}
+	}
+	if err := ep.DeleteURI(ctx, uri); err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Volume Not Deleted", err)
+	}
+}
+
+func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	parts := strings.Split(req.ID, "/")
+	if len(parts) != 3 || slices.Contains(parts, "") {
+		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID",
+			"Use <endpoint>/<storage-id>/<volume-id>, e.g. me4084-1/controller_a/st01.", fmt.Errorf("got %q", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), parts[0])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), parts[1])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+}
+
+// ValidateConfig refuses a host mapped twice or a LUN used twice.
+func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m volumeModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	hosts := map[string]int{}
+	for i, hm := range m.HostMappings {
+		if hm.Host.IsUnknown() {
+			continue
+		}
+		if j, dup := hosts[hm.Host.ValueString()]; dup {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("host"), "Host Mapped Twice",
+				fmt.Sprintf("Host %q is also in host_mappings[%d]; a volume has one LUN per host.", hm.Host.ValueString(), j), nil)
+		}
+		hosts[hm.Host.ValueString()] = i
+	}
+}
+
+// ModifyPlan refuses shrinking and sizes the disk group cannot hold.
+func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan volumeModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
+		return
+	}
+	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	if ep == nil || plan.CapacityBytes.IsUnknown() || plan.CapacityBytes.IsNull() {
+		return
+	}
+	want := plan.CapacityBytes.ValueInt64()
+	have := int64(0)
+	if !req.State.Raw.IsNull() {
+		var state volumeModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		have = state.CapacityBytes.ValueInt64()
+		if want < have {
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Cannot Shrink",
+				fmt.Sprintf("The volume holds %d bytes; set capacity_bytes to at least that, or replace the volume (its data is lost).", have), nil)
+			return
+		}
+		if want == have {
+			return
+		}
+	}
+	if plan.DiskGroup.IsUnknown() || plan.StorageID.IsUnknown() && !req.State.Raw.IsNull() {
+		return
+	}
+	sid := ""
+	if !plan.StorageID.IsUnknown() {
+		sid = plan.StorageID.ValueString()
+	}
+	sid, err := ep.FindStorage(ctx, sid)
+	if err != nil {
+		return // reported at apply
+	}
+	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
+	if redfish.IsGone(err) {
+		return // created in this same apply
+	}
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Read The Disk Group", err)
+		return
+	}
+	free := pool.AllocatedBytes - pool.ConsumedBytes
+	if want-have > free {
+		addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
+			fmt.Sprintf("Disk group %s has %d bytes free, the volume needs %d more; lower capacity_bytes or leave it unset to take all the space left.",
+				pool.Name, free, want-have), nil)
+	}
+}
+
+// helpers
+
+func volumeIDOf(m volumeModel) string {
+	if id := m.ID.ValueString(); id != "" {
+		return id[strings.LastIndex(id, "/")+1:]
+	}
+	return m.Name.ValueString()
+}
+
+// readInto refreshes m; false when the volume is gone. A size the array
+// rounded down from the requested one keeps the requested value.
+func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *volumeModel, requested int64, diags *diag.Diagnostics) bool {
+	sid := m.StorageID.ValueString()
+	v, ms, err := ep.ReadVolume(ctx, sid, volumeIDOf(*m))
+	if redfish.IsGone(err) {
+		return false
+	}
+	if err != nil {
+		redfishError(diags, path.Empty(), "Cannot Read The Volume", err)
+		return true
+	}
+	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + sid + "/" + v.ID)
+	m.Name = types.StringValue(v.Name)
+	size := v.CapacityBytes
+	if requested > 0 && requested >= size && requested-size < allocationUnit {
+		size = requested
+	}
+	m.CapacityBytes = types.Int64Value(size)
+	m.SegmentSizeBytes = types.Int64Value(v.StripSizeBytes)
+	m.OptimumIOSizeBytes = types.Int64Value(v.OptimumIOSizeBytes)
+	m.RAIDLevel = types.StringValue(v.RAIDType)
+	m.WWN = types.StringValue(v.WWN)
+	if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
+		m.DiskGroup = types.StringValue(v.PoolID)
+	}
+	if len(ms) == 0 && m.HostMappings == nil {
+		return true
+	}
+	m.HostMappings = orderMappings(m.HostMappings, ms)
+	return true
+}
+
+// orderMappings lists the observed mappings in the order of the
+// configuration, the unknown ones after, so only real changes show.
+func orderMappings(cfg []hostMapModel, got []redfish.Mapping) []hostMapModel {
+	out := []hostMapModel{}
+	used := make([]bool, len(got))
+	for _, c := range cfg {
+		for i, g := range got {
+			if !used[i] && g.Host == c.Host.ValueString() {
+				used[i] = true
+				out = append(out, hostMapModel{Host: types.StringValue(g.Host), LUN: types.Int64Value(g.LUN)})
+				break
+			}
+		}
+	}
+	for i, g := range got {
+		if !used[i] {
+			out = append(out, hostMapModel{Host: types.StringValue(g.Host), LUN: types.Int64Value(g.LUN)})
+		}
+	}
+	return out
+}
+
+// syncMappings unmaps what is not wanted (or has another LUN), then maps
+// what is missing.
+func (r *volumeResource) syncMappings(ctx context.Context, ep *redfish.Endpoint, sid string, v *redfish.Volume, current []redfish.Mapping, want []hostMapModel, diags *diag.Diagnostics) {
+	wanted := map[string]int64{}
+	for _, w := range want {
+		wanted[w.Host.ValueString()] = w.LUN.ValueInt64()
+	}
+	have := map[string]bool{}
+	for _, m := range current {
+		if lun, ok := wanted[m.Host]; ok && lun == m.LUN {
+			have[m.Host] = true
+			continue
+		}
+		if err := ep.Unmap(ctx, m); err != nil {
+			redfishError(diags, path.Root("host_mappings"), "Volume Not Unmapped", err)
+			return
+		}
+	}
+	for i, w := range want {
+		if have[w.Host.ValueString()] {
+			continue
+		}
+		if err := ep.Map(ctx, sid, v, w.Host.ValueString(), w.LUN.ValueInt64()); err != nil {
+			redfishError(diags, path.Root("host_mappings").AtListIndex(i), "Volume Not Mapped", err)
+			return
+		}
+	}
+}
