@@ -589,3 +589,51 @@ resource "hpcstorage_node_config" "a" {
 		},
 	})
 }
+
+// The documented example applies as written (hosts and provider block
+// swapped for the lab's).
+func TestNodeConfigExample(t *testing.T) {
+	l := startNodeLab(t, 2)
+	b, err := os.ReadFile("../examples/resources/hpcstorage_node_config/resource.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := string(b)
+	end := strings.Index(ex, "\n}\n")
+	if !strings.HasPrefix(strings.TrimSpace(ex[strings.Index(ex, "provider"):]), `provider "hpcstorage"`) || end < 0 {
+		t.Fatal("example does not start with the provider block")
+	}
+	ex = ex[end+3:]
+	// plugin-testing's state shim cannot index for_each instances, so the
+	// test counts instead.
+	if !strings.Contains(ex, `for_each = toset(["stor01", "stor02"])`) || !strings.Contains(ex, "host  = each.key") {
+		t.Fatal("example hosts changed: update this test")
+	}
+	ex = strings.Replace(ex, `for_each = toset(["stor01", "stor02"])`, "count = 2", 1)
+	ex = strings.Replace(ex, "host  = each.key", fmt.Sprintf("host  = [%q, %q][count.index]", l.host(0), l.host(1)), 1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: l.providerBlock() + ex,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{nodeCheck(func() error {
+				if got := l.read(t, 1, "/etc/beegfs/connInterfacesFile.conf"); got != "ib0\nib1" {
+					return fmt.Errorf("connInterfacesFile %q", got)
+				}
+				if got := l.read(t, 1, "/etc/beegfs/beegfs-storage.conf"); !strings.Contains(got, "sysMgmtdHost                  = mgmt01") {
+					return fmt.Errorf("beegfs-storage.conf:\n%s", got)
+				}
+				return nil
+			})},
+		}},
+	})
+}
+
+// nodeCheck is a state check that looks at the lab nodes instead.
+type nodeCheck func() error
+
+func (f nodeCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f()
+}
