@@ -1,0 +1,461 @@
+// Package lab runs a whole reference design on this machine: the mock BMCs
+// and arrays of the design (internal/redfishmock), one in-process SSH node
+// per server and client (internal/labnode) with its own fake root, and the
+// cabling between them: a volume mapped to a server appears in that node's
+// root as a block device with its WWN. It writes a Terraform variables file
+// so examples run against it unchanged.
+package lab
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+)
+
+// Files the lab writes in its folder.
+const (
+	StateFile      = "lab.json"
+	TFVarsFile     = "lab.auto.tfvars.json"
+	KeyFile        = "id_ed25519"
+	KnownHostsFile = "known_hosts"
+	CAFile         = "ca.pem"
+	NodesDir       = "nodes"
+)
+
+// Node roles.
+const (
+	RoleManagement = "management"
+	RoleMetadata   = "metadata"
+	RoleStorage    = "storage"
+	RoleClient     = "client"
+)
+
+// ErrNotRunning is returned when a folder holds no running lab.
+var ErrNotRunning = errors.New("no lab running")
+
+// Config says what to start.
+type Config struct {
+	Design string // r1 .. r5
+	Dir    string // created if missing; node roots go to Dir/nodes/<name>
+	// Clients adds client nodes client01..clientNN.
+	Clients int
+	// DriveSizeBytes overrides the HDD size of the design's arrays.
+	DriveSizeBytes int64
+	// Password is every BMC's and array's password (default: random).
+	Password string
+}
+
+// Lab is a running design.
+type Lab struct {
+	State State
+
+	mock  *redfishmock.Lab
+	nodes *labnode.Lab
+	roots map[string]string // node name -> root
+
+	mu     sync.Mutex
+	disks  map[string]map[string]string // node -> wwn -> kernel name
+	errs   []error
+	closed bool
+}
+
+// State is what `status` and `down` read from Dir/lab.json.
+type State struct {
+	PID       int        `json:"pid"`
+	Design    string     `json:"design"`
+	Dir       string     `json:"dir"`
+	StartedAt time.Time  `json:"started_at"`
+	Nodes     []NodeInfo `json:"nodes"`
+	Endpoints []Endpoint `json:"endpoints"`
+}
+
+// NodeInfo is one SSH lab node.
+type NodeInfo struct {
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	Host    string `json:"host"` // 127.0.0.1:port, what resources put in `host`
+	Root    string `json:"root"`
+	HostKey string `json:"host_key"`
+	BMC     string `json:"bmc,omitempty"` // endpoint name of its BMC
+}
+
+// Endpoint is one mock BMC or array.
+type Endpoint struct {
+	Name     string   `json:"name"`
+	Kind     string   `json:"kind"`
+	Model    string   `json:"model"`
+	URL      string   `json:"url"`
+	Node     string   `json:"node,omitempty"`
+	CabledTo []string `json:"cabled_to,omitempty"`
+}
+
+// Up starts the design and writes the lab's files. Close stops it.
+func Up(cfg Config) (*Lab, error) {
+	if cfg.Design == "" {
+		return nil, errors.New("design is required (" + strings.Join(redfishmock.Designs(), ", ") + ")")
+	}
+	if cfg.Dir == "" {
+		return nil, errors.New("dir is required")
+	}
+	if cfg.Clients < 0 || cfg.Clients > 64 {
+		return nil, fmt.Errorf("clients %d: want 0 to 64", cfg.Clients)
+	}
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := ReadState(dir); err == nil && processAlive(st.PID) {
+		return nil, fmt.Errorf("a lab (pid %d) is already running in %s: run down first", st.PID, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	// A previous lab's nodes are stale: every up starts from fresh roots.
+	if err := os.RemoveAll(filepath.Join(dir, NodesDir)); err != nil {
+		return nil, err
+	}
+	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes})
+	if err != nil {
+		return nil, err
+	}
+	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
+	type planned struct{ name, role, bmc string }
+	var plan []planned
+	for _, s := range d.Services() {
+		sp := s.Spec()
+		if sp.Kind == redfishmock.KindServer && sp.Node != "" {
+			plan = append(plan, planned{sp.Node, roleOf(sp.Node), sp.Name})
+		}
+	}
+	for i := 1; i <= cfg.Clients; i++ {
+		plan = append(plan, planned{fmt.Sprintf("client%02d", i), RoleClient, ""})
+	}
+	if len(plan) == 0 {
+		return nil, fmt.Errorf("design %s has no servers", cfg.Design)
+	}
+
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	sshPub, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "hpcstorage-lab")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, KeyFile), pem.EncodeToMemory(block), 0o600); err != nil {
+		return nil, err
+	}
+
+	nodesDir := filepath.Join(dir, NodesDir)
+	l.nodes, err = labnode.Start(labnode.Config{
+		Nodes:      len(plan),
+		Dir:        nodesDir,
+		Name:       func(i int) string { return plan[i].name },
+		ClientKeys: []ssh.PublicKey{sshPub},
+		Seed: func(root string, i int) error {
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range l.nodes.Nodes {
+		l.roots[n.Name] = n.Root
+	}
+	// Cable before serving, so no mapping can be missed.
+	d.OnMapping(l.onMapping)
+	l.mock, err = d.Start(redfishmock.StartConfig{})
+	if err != nil {
+		l.nodes.Close()
+		return nil, err
+	}
+	l.State = State{PID: os.Getpid(), Design: d.Name, Dir: dir, StartedAt: time.Now().UTC()}
+	for i, n := range l.nodes.Nodes {
+		l.State.Nodes = append(l.State.Nodes, NodeInfo{Name: n.Name, Role: plan[i].role, Host: n.Addr, Root: n.Root,
+			HostKey: n.AuthorizedKey(), BMC: plan[i].bmc})
+	}
+	for _, ep := range l.mock.Endpoints {
+		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: ep.Name, Kind: string(ep.Kind), Model: ep.Model,
+			URL: ep.URL, Node: ep.Node, CabledTo: ep.CabledTo})
+	}
+	if err := l.writeFiles(dir, d); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// roleOf names a design server's role from its host name (r1: mgmt,
+// meta1, stor1; other designs: storage-like servers).
+func roleOf(node string) string {
+	switch {
+	case strings.HasPrefix(node, "mgmt"):
+		return RoleManagement
+	case strings.HasPrefix(node, "meta"), strings.HasPrefix(node, "mon"):
+		return RoleMetadata
+	default:
+		return RoleStorage
+	}
+}
+
+func seedProfile(role string) fakenode.Profile {
+	switch role {
+	case RoleManagement, RoleMetadata:
+		return fakenode.Metadata
+	case RoleClient:
+		return fakenode.Client
+	default:
+		return fakenode.Storage
+	}
+}
+
+// tfvars is the variables file: everything a root module needs to reach the
+// lab. Passwords are in it, so it is written 0600.
+type tfvars struct {
+	LabDesign         string                `json:"lab_design"`
+	Endpoints         map[string]tfEndpoint `json:"endpoints"`
+	Servers           map[string]tfServer   `json:"servers"`
+	Arrays            map[string]tfArray    `json:"arrays"`
+	Clients           map[string]tfNode     `json:"clients"`
+	SSHUser           string                `json:"ssh_user"`
+	SSHPrivateKeyFile string                `json:"ssh_private_key_file"`
+	SSHKnownHostsFile string                `json:"ssh_known_hosts_file"`
+	HostKeys          map[string]string     `json:"host_keys"`
+	ArrayCabling      map[string][]string   `json:"array_cabling"`
+	NodeRoots         map[string]string     `json:"node_roots"`
+	EndpointsByNode   map[string]string     `json:"bmc_by_node"`
+	ServersByRole     map[string][]string   `json:"servers_by_role"`
+}
+
+type tfEndpoint struct {
+	URL           string `json:"url"`
+	Username      string `json:"username"`
+	Password      string `json:"password"`
+	CACertificate string `json:"ca_certificate"`
+}
+
+type tfServer struct {
+	Host     string `json:"host"`
+	Role     string `json:"role"`
+	Endpoint string `json:"endpoint"`
+}
+
+type tfArray struct {
+	Endpoint string   `json:"endpoint"`
+	Model    string   `json:"model"`
+	CabledTo []string `json:"cabled_to"`
+}
+
+type tfNode struct {
+	Host string `json:"host"`
+}
+
+func (l *Lab) writeFiles(dir string, d *redfishmock.Design) error {
+	caPEM := ""
+	if l.mock.CA != nil {
+		caPEM = string(l.mock.CA.PEM())
+		if err := writeFile(filepath.Join(dir, CAFile), l.mock.CA.PEM(), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := l.nodes.WriteKnownHosts(filepath.Join(dir, KnownHostsFile)); err != nil {
+		return err
+	}
+	v := tfvars{LabDesign: l.State.Design, Endpoints: map[string]tfEndpoint{}, Servers: map[string]tfServer{},
+		Arrays: map[string]tfArray{}, Clients: map[string]tfNode{}, SSHUser: "root",
+		SSHPrivateKeyFile: filepath.Join(dir, KeyFile), SSHKnownHostsFile: filepath.Join(dir, KnownHostsFile),
+		HostKeys: map[string]string{}, ArrayCabling: d.Cabling(), NodeRoots: map[string]string{},
+		EndpointsByNode: map[string]string{}, ServersByRole: map[string][]string{}}
+	for _, ep := range l.mock.Endpoints {
+		v.Endpoints[ep.Name] = tfEndpoint{URL: ep.URL, Username: ep.Username, Password: ep.Password, CACertificate: caPEM}
+		if ep.Kind == redfishmock.KindArray {
+			v.Arrays[ep.Name] = tfArray{Endpoint: ep.Name, Model: ep.Model, CabledTo: append([]string{}, ep.CabledTo...)}
+		}
+	}
+	for _, n := range l.State.Nodes {
+		v.HostKeys[n.Host] = n.HostKey
+		v.NodeRoots[n.Name] = n.Root
+		if n.Role == RoleClient {
+			v.Clients[n.Name] = tfNode{Host: n.Host}
+			continue
+		}
+		v.Servers[n.Name] = tfServer{Host: n.Host, Role: n.Role, Endpoint: n.BMC}
+		v.EndpointsByNode[n.Name] = n.BMC
+		v.ServersByRole[n.Role] = append(v.ServersByRole[n.Role], n.Name)
+	}
+	for _, l := range v.ServersByRole {
+		sort.Strings(l)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, TFVarsFile), append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	// The state file goes last: its presence tells scripts the lab is ready.
+	sb, err := json.MarshalIndent(l.State, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, StateFile), append(sb, '\n'), 0o644)
+}
+
+// onMapping cables a volume to a node: mapped adds the block device,
+// unmapped removes it, resized updates its size.
+func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	root, ok := l.roots[ev.Host]
+	if !ok {
+		return // a host the lab does not run (cabled but no node)
+	}
+	wwn := normWWN(ev.WWN)
+	disks := l.disks[ev.Host]
+	if disks == nil {
+		disks = map[string]string{}
+		l.disks[ev.Host] = disks
+	}
+	var err error
+	switch ev.Kind {
+	case "mapped", "resized":
+		name, known := disks[wwn]
+		if !known {
+			if name, err = freeDiskName(root); err != nil {
+				break
+			}
+		}
+		err = fakenode.AddBlockDevice(root, fakenode.Disk{Name: name, SizeBytes: ev.SizeBytes, Rotational: rotational(ev.Array),
+			WWN: wwn, Model: arrayModel(ev.Array), Vendor: "DellEMC"})
+		if err == nil {
+			disks[wwn] = name
+		}
+	case "unmapped":
+		if name, known := disks[wwn]; known {
+			err = fakenode.RemoveBlockDevice(root, name)
+			delete(disks, wwn)
+		}
+	}
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("cabling %s %s of %s to %s: %w", ev.Kind, ev.VolumeName, ev.Array, ev.Host, err))
+	}
+}
+
+// Errors returns cabling failures so far.
+func (l *Lab) Errors() []error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]error(nil), l.errs...)
+}
+
+// Disks returns node -> wwn -> kernel name of the cabled volumes.
+func (l *Lab) Disks() map[string]map[string]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]map[string]string{}
+	for n, m := range l.disks {
+		out[n] = map[string]string{}
+		for w, k := range m {
+			out[n][w] = k
+		}
+	}
+	return out
+}
+
+// Mock returns the running mock endpoints.
+func (l *Lab) Mock() *redfishmock.Lab { return l.mock }
+
+// Nodes returns the running SSH nodes.
+func (l *Lab) Nodes() *labnode.Lab { return l.nodes }
+
+// Close stops the endpoints and the nodes and removes the state file (the
+// node roots stay for inspection until the next up).
+func (l *Lab) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.mu.Unlock()
+	var errs []error
+	if l.mock != nil {
+		errs = append(errs, l.mock.Close())
+	}
+	if l.nodes != nil {
+		errs = append(errs, l.nodes.Close())
+	}
+	if l.State.Dir != "" {
+		if st, err := ReadState(l.State.Dir); err == nil && st.PID == l.State.PID {
+			errs = append(errs, os.Remove(filepath.Join(l.State.Dir, StateFile)))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func normWWN(w string) string {
+	w = strings.ToLower(strings.TrimSpace(w))
+	w = strings.TrimPrefix(w, "naa.")
+	return strings.TrimPrefix(w, "0x")
+}
+
+// ME4024 volumes are SSD pools; ME4084 and ME484 are NL-SAS.
+func rotational(array string) bool { return !strings.Contains(array, "me4024") }
+
+func arrayModel(array string) string {
+	base, _, _ := strings.Cut(array, "-")
+	return strings.ToUpper(base)
+}
+
+// freeDiskName is the first sdX not under sys/block (sdb, ..., sdz, sdaa).
+func freeDiskName(root string) (string, error) {
+	for k := 0; k < 26*27; k++ {
+		name := sdName(k)
+		if _, err := os.Lstat(filepath.Join(root, "sys", "block", name)); errors.Is(err, os.ErrNotExist) {
+			return name, nil
+		}
+	}
+	return "", errors.New("no free sd name")
+}
+
+func sdName(k int) string {
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	if k < 26 {
+		return "sd" + letters[k:k+1]
+	}
+	k -= 26
+	return "sd" + letters[k/26:k/26+1] + letters[k%26:k%26+1]
+}
+
+func writeFile(p string, b []byte, mode os.FileMode) error {
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, mode); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}

@@ -1,0 +1,202 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestUpCablesVolumes(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+
+	var names []string
+	for _, n := range l.State.Nodes {
+		names = append(names, n.Name+":"+n.Role)
+	}
+	if got, want := strings.Join(names, " "), "mgmt:management meta1:metadata meta2:metadata stor1:storage stor2:storage client01:client client02:client"; got != want {
+		t.Errorf("nodes %q, want %q", got, want)
+	}
+	if len(l.State.Endpoints) != 10 { // 5 BMCs, 1 ME4024, 4 ME4084
+		t.Errorf("%d endpoints, want 10", len(l.State.Endpoints))
+	}
+
+	// An R1 storage volume: RAID6 8+2, mapped to both storage servers.
+	var drives []string
+	for i := 0; i < 10; i++ {
+		drives = append(drives, fmt.Sprintf("0.%d", i))
+	}
+	wwn, err := l.ProvisionVolume(VolumeRequest{Array: "me4084-1", Pool: "dg01", RAID: "RAID6", Drives: drives, Volume: "st01",
+		SegmentBytes: 512 << 10, Hosts: []string{"stor1", "stor2"}, LUN: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range []string{"stor1", "stor2"} {
+		root := filepath.Join(dir, NodesDir, node)
+		link := filepath.Join(root, "dev/disk/by-id/wwn-0x"+wwn)
+		target, err := os.Readlink(link)
+		if err != nil {
+			t.Fatalf("%s: no by-id link: %v", node, err)
+		}
+		dev := filepath.Base(target)
+		if dev != "sdb" {
+			t.Errorf("%s: first array volume is %s, want sdb", node, dev)
+		}
+		size := readInt(filepath.Join(root, "sys/block", dev, "size")) * 512
+		if size < 95e12 || size > 97e12 { // 8 x 12 TB data drives
+			t.Errorf("%s: size %d, want about 96 TB", node, size)
+		}
+		if readInt(filepath.Join(root, "sys/block", dev, "queue/rotational")) != 1 {
+			t.Errorf("%s: ME4084 volume not rotational", node)
+		}
+		b, _ := os.ReadFile(filepath.Join(root, "sys/block", dev, "device/wwid"))
+		if strings.TrimSpace(string(b)) != "naa."+wwn {
+			t.Errorf("%s: wwid %q", node, b)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "meta1/dev/disk/by-id/wwn-0x"+wwn)); err == nil {
+		t.Error("volume appeared on a server it is not mapped to")
+	}
+	// A metadata volume on the ME4024 is an SSD.
+	mwwn, err := l.ProvisionVolume(VolumeRequest{Array: "me4024-1", Pool: "md01", RAID: "RAID1", Drives: []string{"0.0", "0.1"},
+		Volume: "mdt01", Hosts: []string{"meta1"}, LUN: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Disks()["meta1"][mwwn]; got != "sdb" {
+		t.Errorf("meta1 disks %v", l.Disks())
+	}
+	if readInt(filepath.Join(dir, NodesDir, "meta1/sys/block/sdb/queue/rotational")) != 0 {
+		t.Error("ME4024 volume is rotational")
+	}
+
+	if err := l.UnmapVolume("me4084-1", "st01", "stor2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "stor2/sys/block/sdb")); err == nil {
+		t.Error("unmapped volume still on stor2")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "stor1/sys/block/sdb")); err != nil {
+		t.Error("stor1 lost its volume when stor2 was unmapped")
+	}
+	if errs := l.Errors(); len(errs) > 0 {
+		t.Errorf("cabling errors: %v", errs)
+	}
+
+	// The variables file: 0600 (passwords), every node and endpoint.
+	fi, err := os.Stat(filepath.Join(dir, TFVarsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("tfvars mode %v", fi.Mode().Perm())
+	}
+	var v tfvars
+	b, _ := os.ReadFile(filepath.Join(dir, TFVarsFile))
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Servers) != 5 || len(v.Clients) != 2 || len(v.Arrays) != 5 || len(v.Endpoints) != 10 {
+		t.Errorf("tfvars servers %d clients %d arrays %d endpoints %d", len(v.Servers), len(v.Clients), len(v.Arrays), len(v.Endpoints))
+	}
+	if ep := v.Endpoints["me4084-1"]; ep.Password == "" || !strings.HasPrefix(ep.URL, "https://127.0.0.1:") || !strings.Contains(ep.CACertificate, "BEGIN CERTIFICATE") {
+		t.Errorf("endpoint %+v", ep)
+	}
+	if fi, err := os.Stat(v.SSHPrivateKeyFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("private key %v %v", fi, err)
+	}
+	kh, _ := os.ReadFile(v.SSHKnownHostsFile)
+	if strings.Count(string(kh), "ssh-ed25519") != 7 {
+		t.Errorf("known_hosts:\n%s", kh)
+	}
+
+	var out bytes.Buffer
+	if err := WriteStatus(dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "stor1 (storage)") || !strings.Contains(out.String(), "sdb wwn-0x"+wwn) {
+		t.Errorf("status:\n%s", out.String())
+	}
+	if _, err := Up(Config{Design: "r1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Errorf("second up in the same folder: %v", err)
+	}
+}
+
+func TestUpBadInput(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Dir: t.TempDir()}, "design is required"},
+		{Config{Design: "r9", Dir: t.TempDir()}, "unknown design"},
+		{Config{Design: "r1"}, "dir is required"},
+		{Config{Design: "r1", Dir: t.TempDir(), Clients: -1}, "clients -1"},
+	} {
+		if _, err := Up(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	if err := Down(t.TempDir(), time.Second); err == nil || !strings.Contains(err.Error(), "no lab running") {
+		t.Errorf("down with no lab: %v", err)
+	}
+}
+
+// TestCommandUpStatusDown runs the real command as scripts do.
+func TestCommandUpStatusDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the lab command")
+	}
+	bin := filepath.Join(t.TempDir(), "hpcstorage-lab")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/hpcstorage-lab")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	run := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := run("up", "--design", "r1", "--dir", dir, "--clients", "1", "--detach")
+	if err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	st, err := ReadState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Down(dir, 10*time.Second) })
+	if !processAlive(st.PID) || len(st.Nodes) != 6 {
+		t.Fatalf("state %+v", st)
+	}
+	out, err = run("status", "--dir", dir)
+	if err != nil || !strings.Contains(out, "client01 (client)") || !strings.Contains(out, "running") {
+		t.Fatalf("status: %v\n%s", err, out)
+	}
+	out, err = run("down", "--dir", dir)
+	if err != nil || !strings.Contains(out, "stopped") {
+		t.Fatalf("down: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for processAlive(st.PID) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if processAlive(st.PID) {
+		t.Errorf("lab pid %d still alive after down", st.PID)
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); !os.IsNotExist(err) {
+		t.Errorf("state file left after down: %v", err)
+	}
+	if out, err := run("down", "--dir", dir); err == nil || !strings.Contains(out, "no lab running") {
+		t.Errorf("second down: %v %s", err, out)
+	}
+}
