@@ -500,3 +500,35 @@ items:
 		t.Errorf("failed preflight wrote:\n%s", strings.Join(d, "\n"))
 	}
 }
+
+func TestMountApplyRemoveIsByteIdentical(t *testing.T) {
+	root := seededRoot(t)
+	st := filepath.Join(root.Dir(), "dev/disk/by-id")
+	ents, err := os.ReadDir(st)
+	if err != nil || len(ents) < 2 {
+		t.Fatalf("by-id links: %v %v", ents, err)
+	}
+	before := treeHash(t, root.Dir())
+	spec := parse(t, fmt.Sprintf(`
+apiVersion: hpcstorage/v1
+owner: targets
+items:
+  - mount: {device: /dev/disk/by-id/%s, path: /data/beegfs/st01, fstype: xfs, options: [noatime, largeio]}
+  - mount: {device: /dev/disk/by-id/%s, path: /data/beegfs/st02, fstype: xfs, persist: none}
+`, ents[0].Name(), ents[1].Name()))
+	mustApply(t, root, spec, Options{})
+	if res := mustApply(t, root, spec, Options{}); res.Changed {
+		t.Fatalf("second apply changed: %+v", res.Items)
+	}
+	fstab := readRoot(t, root, "/etc/fstab")
+	if !strings.Contains(fstab, "/data/beegfs/st01 xfs noatime,largeio 0 0\n") || strings.Contains(fstab, "st02") {
+		t.Errorf("fstab:\n%s", fstab)
+	}
+	rm, err := Remove(context.Background(), root, "targets", Options{})
+	if err != nil || rm.Failed {
+		t.Fatalf("remove: %v %+v", err, rm)
+	}
+	if d := diffTrees(before, treeHash(t, root.Dir(), protocol.StateDir)); len(d) > 0 {
+		t.Errorf("apply+remove of mounts left:\n%s", strings.Join(d, "\n"))
+	}
+}
