@@ -103,6 +103,7 @@ func (ca *CA) leaf(host string) (tls.Certificate, error) {
 func (ca *CA) Client() *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: ca.pool, MinVersion: tls.VersionTLS12}
+	tr.MaxIdleConnsPerHost = 32 // Terraform runs 10 operations at once; keep their connections
 	return &http.Client{Transport: tr, Timeout: 60 * time.Second}
 }
 

@@ -34,6 +34,7 @@ type drive struct {
 	pool              *pool
 	locate            bool
 	enclModel, serial string
+	rendered          string // state last written to the drive's document
 }
 
 type pool struct {
@@ -279,14 +280,23 @@ func (s *Service) renderArray() {
 			loc["Drawer"] = d.drawer
 		}
 		links := obj{}
+		var vols []string
 		if d.pool != nil {
 			links["StoragePools"] = refs(d.pool.path)
-			var vols []string
 			for _, v := range d.pool.volumes {
 				vols = append(vols, v.path)
 			}
 			links["Volumes"] = refs(vols...)
 		}
+		// Most mutations touch few drives: skip re-encoding the others.
+		key := fmt.Sprint(d.spare, d.locate, vols, d.pool != nil && d.pool.path != "")
+		if d.pool != nil {
+			key += d.pool.path
+		}
+		if key == d.rendered && s.docs[d.path] != nil {
+			continue
+		}
+		d.rendered = key
 		body := obj{"@odata.id": d.path, "@odata.type": "#Drive.v1_22_0.Drive", "Id": d.id, "Name": "Disk " + d.id,
 			"MediaType": d.media, "Protocol": "SAS", "CapacityBytes": d.bytes, "Manufacturer": "Seagate", "Model": d.model,
 			"SerialNumber": d.serial, "BlockSizeBytes": 512, "HotspareType": d.spare, "LocationIndicatorActive": d.locate,
