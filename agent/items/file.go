@@ -62,9 +62,34 @@ func (i *fileItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	if err != nil {
 		return plan, err
 	}
+	if i.f.Sensitive {
+		for k := range steps {
+			if strings.HasPrefix(steps[k].Diff, "--- ") {
+				steps[k].Diff = redactDiff(i.f.Path, steps[k].Diff)
+			}
+			for o := range steps[k].Origs {
+				steps[k].Origs[o].Sensitive = true
+			}
+		}
+	}
 	plan.Claims = []string{key}
 	plan.Steps = steps
 	return plan, nil
+}
+
+// redactDiff keeps a sensitive file's mode and owner lines and replaces its
+// content diff by one line.
+func redactDiff(p, diff string) string {
+	if diff == "" {
+		return ""
+	}
+	var keep []string
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		if strings.HasPrefix(l, "mode ") || strings.HasPrefix(l, "owner ") {
+			keep = append(keep, l+"\n")
+		}
+	}
+	return fmt.Sprintf("~%s: content changed (sensitive, not shown)\n", p) + strings.Join(keep, "")
 }
 
 // Overlay sets keys in a key=value file and keeps everything else (comments,

@@ -215,6 +215,28 @@ func TestFile(t *testing.T) {
 	}
 }
 
+func TestSensitiveFileDiffIsHidden(t *testing.T) {
+	n := newNode(t, fakenode.Storage)
+	s := spec(t, "  - file: {path: /etc/beegfs/connauthfile, content: \"s3cret\\n\", mode: \"0400\", sensitive: true}\n")
+	p, err := n.plan(s, 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Diff(); strings.Contains(d, "s3cret") || !strings.Contains(d, "content changed (sensitive, not shown)") {
+		t.Errorf("diff:\n%s", d)
+	}
+	n.apply(s)
+	if got := n.read("etc/beegfs/connauthfile"); got != "s3cret\n" {
+		t.Errorf("content %q", got)
+	}
+	for _, o := range p.Steps[len(p.Steps)-1].Origs {
+		d, err := Restore(context.Background(), n.env(s, true), &o)
+		if err != nil || strings.Contains(d, "s3cret") {
+			t.Errorf("restore diff %q %v", d, err)
+		}
+	}
+}
+
 func TestOverlay(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"keeps spacing and comments", "# c\nkey   =  old # not a comment in beegfs\nother=1\n", "# c\nkey   =  new\nother=1\n"},

@@ -84,6 +84,9 @@ func restoreFile(env *Env, o *state.Original) (string, error) {
 			return "", nil
 		}
 		diff := udiff.Diff(o.Path, fi.content, nil)
+		if o.Sensitive {
+			diff = fmt.Sprintf("-file %s (sensitive, not shown)\n", o.Path)
+		}
 		if diff == "" {
 			diff = fmt.Sprintf("-file %s (empty)\n", o.Path)
 		}
@@ -99,6 +102,9 @@ func restoreFile(env *Env, o *state.Original) (string, error) {
 		return "", nil
 	}
 	diff := udiff.Diff(o.Path, fi.content, o.Content)
+	if o.Sensitive {
+		diff = redactDiff(o.Path, diff)
+	}
 	if fi.mode != mode {
 		diff += fmt.Sprintf("mode %s: %04o -> %04o\n", o.Path, fi.mode, mode)
 	}

@@ -167,6 +167,8 @@ type File struct {
 	Owner   string            `json:"owner,omitempty"`
 	Group   string            `json:"group,omitempty"`
 	Notify  []string          `json:"notify,omitempty"`
+	// Sensitive hides the content in diffs (keys, passwords, auth files).
+	Sensitive bool `json:"sensitive,omitempty"`
 }
 
 // UdevRule is a rules file in etc/udev/rules.d; udev is reloaded and

@@ -60,6 +60,8 @@ type Original struct {
 	// mounts "loaded"/"absent", "mounted"/"absent".
 	Value string `json:"value,omitempty"`
 	Seq   int    `json:"seq"`
+	// Sensitive: never show Content in a diff.
+	Sensitive bool `json:"sensitive,omitempty"`
 }
 
 // Owner is one owner's state file.
