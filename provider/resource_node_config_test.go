@@ -23,9 +23,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -637,3 +642,179 @@ type nodeCheck func() error
 func (f nodeCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
 	resp.Error = f()
 }
+
+// BenchmarkNoopPlan50 measures `terraform plan` (real CLI) of the R1
+// storage profile on 50 lab nodes after it was applied: nothing to change.
+// "warm" reuses one provider process for every plan (its SSH pool keeps a
+// connection per node); "cold" starts a new provider process per plan, as
+// a terraform run does. Reported per plan: wall time, SSH execs per node,
+// new connections per node; and agent uploads per node over the whole run.
+func BenchmarkNoopPlan50(b *testing.B) {
+	const nodes = 50
+	l := startNodeLab(b, nodes)
+	dir := b.TempDir()
+	var cfg strings.Builder
+	cfg.WriteString(l.providerBlock())
+	cfg.WriteString("\nlocals {\n  hosts = {\n")
+	for i := range nodes {
+		fmt.Fprintf(&cfg, "    %q = %q\n", l.Nodes[i].Name, l.host(i))
+	}
+	cfg.WriteString(`  }
+}
+
+data "hpcstorage_tuning_profile" "storage" {
+  name = "beegfs-storage"
+}
+
+resource "hpcstorage_node_config" "storage" {
+  for_each     = local.hosts
+  host         = each.value
+  owner        = "r1-storage"
+  sysctl       = data.hpcstorage_tuning_profile.storage.sysctl
+  thp          = data.hpcstorage_tuning_profile.storage.thp
+  block_queues = data.hpcstorage_tuning_profile.storage.block_queues
+  files        = data.hpcstorage_tuning_profile.storage.files
+}
+`)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	tfPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tfPath == "" {
+		var err error
+		if tfPath, err = exec.LookPath("terraform"); err != nil {
+			b.Skip("no terraform CLI: set TF_ACC_TERRAFORM_PATH")
+		}
+	}
+	tf, err := tfexec.NewTerraform(dir, tfPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"})
+	ctx := context.Background()
+
+	warm, stop := serveProvider(b)
+	defer stop()
+	if err := tf.Init(ctx, tfexec.Reattach(warm)); err != nil {
+		b.Fatal(err)
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(warm)); err != nil {
+		b.Fatal(err)
+	}
+	// One plan to connect, so warm plans start from an open pool.
+	if _, err := tf.Plan(ctx, tfexec.Reattach(warm)); err != nil {
+		b.Fatal(err)
+	}
+
+	execs := func() []int64 {
+		out := make([]int64, nodes)
+		for i, n := range l.Nodes {
+			out[i] = n.Execs()
+		}
+		return out
+	}
+	conns := func() (s int64) {
+		for _, n := range l.Nodes {
+			s += n.Connections()
+		}
+		return s
+	}
+	plan := func(ri tfexec.ReattachInfo) {
+		changes, err := tf.Plan(ctx, tfexec.Reattach(ri))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if changes {
+			b.Fatal("no-op plan has changes")
+		}
+	}
+	for _, mode := range []string{"warm", "cold"} {
+		b.Run(mode, func(b *testing.B) {
+			e0, c0 := execs(), conns()
+			b.ResetTimer()
+			for range b.N {
+				if mode == "warm" {
+					plan(warm)
+					continue
+				}
+				b.StopTimer()
+				ri, stopCold := serveProvider(b)
+				b.StartTimer()
+				plan(ri)
+				b.StopTimer()
+				stopCold()
+				b.StartTimer()
+			}
+			b.StopTimer()
+			e1 := execs()
+			for i := range e1 {
+				per := float64(e1[i]-e0[i]) / float64(b.N)
+				if mode == "warm" && per != 1 {
+					b.Errorf("node %s: %.2f SSH execs per no-op plan, want exactly 1", l.Nodes[i].Name, per)
+				}
+				if mode == "cold" && per > 2 {
+					b.Errorf("node %s: %.2f SSH execs per no-op plan with a new provider process, want at most 2 (probe, check)", l.Nodes[i].Name, per)
+				}
+			}
+			var sum int64
+			for i := range e1 {
+				sum += e1[i] - e0[i]
+			}
+			b.ReportMetric(float64(sum)/float64(nodes*b.N), "execs/node/plan")
+			b.ReportMetric(float64(conns()-c0)/float64(nodes*b.N), "dials/node/plan")
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/plan")
+			// Delivery: once per node for this agent version, over the
+			// apply and every plan so far.
+			uploads := 0
+			for _, n := range l.Nodes {
+				up := 0
+				for _, c := range n.Commands() {
+					if strings.HasPrefix(c, "sh -c 'mkdir -p") {
+						up++
+					}
+				}
+				if up != 1 {
+					b.Errorf("node %s: agent uploaded %d times, want once per version", n.Name, up)
+				}
+				uploads += up
+			}
+			b.ReportMetric(float64(uploads)/nodes, "uploads/node")
+		})
+	}
+	if err := tf.Destroy(ctx, tfexec.Reattach(warm)); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// serveProvider serves a new provider process in-process for terraform
+// to reattach to, as plugin-testing does.
+func serveProvider(tb testing.TB) (tfexec.ReattachInfo, func()) {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfgCh := make(chan *plugin.ReattachConfig, 1)
+	closeCh := make(chan struct{})
+	const addr = "registry.terraform.io/hashicorp/hpcstorage"
+	go func() {
+		// The logging sink keeps SDK logs off stderr unless TF_LOG asks.
+		err := tf6server.Serve(addr, providerserver.NewProtocol6(New("bench")()),
+			tf6server.WithDebug(ctx, cfgCh, closeCh), tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
+			tf6server.WithLoggingSink(sinkTB{tb}))
+		if err != nil {
+			tb.Error(err)
+		}
+	}()
+	var rc *plugin.ReattachConfig
+	select {
+	case rc = <-cfgCh:
+	case <-time.After(30 * time.Second):
+		tb.Fatal("provider server did not start")
+	}
+	ri := tfexec.ReattachInfo{addr: tfexec.ReattachConfig{Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion,
+		Pid: rc.Pid, Test: rc.Test, Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()}}}
+	return ri, func() { cancel(); <-closeCh }
+}
+
+// sinkTB adapts testing.TB to the logging sink's interface.
+type sinkTB struct{ testing.TB }
+
+func (sinkTB) Parallel() {}
