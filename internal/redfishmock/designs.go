@@ -286,6 +286,7 @@ func newService(sp EndpointSpec, opts Options) *Service {
 func (s *Service) reseed() {
 	s.docs = map[string]*doc{}
 	s.routes = nil
+	s.aliases = nil
 	s.timers = nil
 	s.sys, s.arr = nil, nil
 	s.taskSeq, s.sessionSeq = 0, 0

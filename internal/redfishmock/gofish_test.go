@@ -89,7 +89,7 @@ func TestGofishReadsEveryDesign(t *testing.T) {
 				populate(t, svc)
 				ep := lab.Endpoints[i]
 				c, err := gofish.ConnectContext(context.Background(), gofish.ClientConfig{Endpoint: ep.URL, Username: ep.Username,
-					Password: ep.Password, HTTPClient: lab.Client(), ReuseConnections: true})
+					Password: ep.Password, HTTPClient: lab.Client(), ReuseConnections: true, AutoExpand: true})
 				if err != nil {
 					t.Fatalf("%s: connect over verified TLS: %v", ep.Name, err)
 				}

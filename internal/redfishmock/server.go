@@ -143,8 +143,9 @@ type Service struct {
 	clock    Clock
 	password string
 
-	docs   map[string]*doc
-	routes []route
+	docs    map[string]*doc
+	routes  []route
+	aliases map[string]string // path prefix -> canonical prefix (Dell's Oem/Dell/Jobs)
 
 	sessionsPath string
 	sessions     map[string]*session
@@ -450,6 +451,11 @@ func (s *Service) serve(r *http.Request, path string) (int, map[string]string, [
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tick()
+	for from, to := range s.aliases {
+		if rest, found := strings.CutPrefix(path, from); found && (rest == "" || rest[0] == '/') {
+			path = to + rest
+		}
+	}
 
 	if path == "/redfish" && r.Method == http.MethodGet {
 		b, _ := json.Marshal(obj{"v1": "/redfish/v1/"})

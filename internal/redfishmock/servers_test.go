@@ -1,6 +1,7 @@
 package redfishmock
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -238,4 +239,70 @@ func TestResetAndBootOverride(t *testing.T) {
 			t.Fatalf("after boot: power %s boot %v", s.PowerState(), boot)
 		}
 	})
+}
+
+func TestDellJobsAlias(t *testing.T) {
+	s, _ := testService(t, "r1", "meta2-bmc", nil)
+	r := call(t, s, http.MethodPatch, s.sys.settingsPath, map[string]any{"Attributes": map[string]any{"LogicalProc": "Disabled"},
+		"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
+	id := lastSeg(r.header.Get("Location"))
+	alias := "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs"
+	if c := call(t, s, http.MethodGet, alias, nil); c.status != 200 || c.body["Members@odata.count"] != float64(1) {
+		t.Fatalf("alias collection %d %s", c.status, c.raw)
+	}
+	if j := call(t, s, http.MethodGet, alias+"/"+id, nil); j.status != 200 || j.body["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Scheduled" {
+		t.Fatalf("alias job %d %s", j.status, j.raw)
+	}
+}
+
+func TestAPIErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  func() error
+		want error
+	}{
+		{"design", func() error { _, err := NewDesign("r6", Options{}); return err }, ErrUnknownDesign},
+		{"endpoint", func() error { _, err := NewService("r1", "nope", Options{}); return err }, ErrUnknownEndpoint},
+		{"design endpoint", func() error {
+			d, _ := NewDesign("r2", Options{})
+			_, err := d.Service("me4084-9")
+			return err
+		}, ErrUnknownEndpoint},
+		{"seed", func() error { s, _ := NewService("r1", "mgmt-bmc", Options{}); return s.Seed("r2", "mgmt-bmc") }, ErrUnknownEndpoint},
+		{"replay", func() error { _, err := NewReplay(t.TempDir(), Options{}); return err }, ErrBadMockup},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.err(); !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if _, err := NewDesign("r1", Options{ServerPersonality: "ibm"}); err == nil || !strings.Contains(err.Error(), "ibm") {
+		t.Errorf("bad personality: %v", err)
+	}
+}
+
+func TestDesignResetAndCabling(t *testing.T) {
+	d, err := NewDesign("r5", Options{Username: "admin", Password: "secret", Clock: NewManualClock(timeZero)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(d.Services()); got != 10 {
+		t.Errorf("r5 has %d endpoints, want 10", got)
+	}
+	if c := d.Cabling(); len(c) != 5 || len(c["me4084-3"]) != 2 || c["me4084-3"][0] != "nsd1" {
+		t.Errorf("cabling %v", c)
+	}
+	a, _ := d.Service("me4084-1")
+	if n := len(a.arr.drives); n != 168 {
+		t.Errorf("ME4084 + ME484 hold %d drives, want 168", n)
+	}
+	populate(t, a)
+	if err := d.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, a, http.MethodGet, st+"/StoragePools", nil); r.body["Members@odata.count"] != float64(0) {
+		t.Errorf("pools after reset: %v", r.body["Members@odata.count"])
+	}
 }

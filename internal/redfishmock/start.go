@@ -110,6 +110,8 @@ func (ca *CA) Client() *http.Client {
 // Server is one running endpoint, in the spirit of httptest.Server.
 type Server struct {
 	URL      string
+	Username string
+	Password string
 	Service  *Service
 	ca       *CA
 	srv      *http.Server
@@ -167,7 +169,8 @@ func Start(svc *Service, addr string, ca *CA) (*Server, error) {
 		ln = tls.NewListener(ln, srv.TLSConfig)
 		scheme = "https"
 	}
-	s := &Server{URL: scheme + "://" + ln.Addr().String(), Service: svc, ca: ca, srv: srv, ln: ln, done: make(chan struct{})}
+	u, p := svc.Credentials()
+	s := &Server{URL: scheme + "://" + ln.Addr().String(), Username: u, Password: p, Service: svc, ca: ca, srv: srv, ln: ln, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -113,6 +113,8 @@ func (s *Service) seedServer() {
 	s.handle(http.MethodPost, sys.biosPath+"/Actions/Bios.ResetBios", postResetBios)
 	if sys.jobsPath != "" {
 		s.handle(http.MethodPost, sys.jobsPath, postDellJob)
+		// Newer iDRAC firmware also publishes the queue under Oem/Dell/Jobs.
+		s.aliases = map[string]string{sys.mgrPath + "/Oem/Dell/Jobs": sys.jobsPath}
 	}
 }
 
