@@ -40,8 +40,12 @@ func (d *drivesDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 }
 
 func (d *drivesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	str := func(desc string) schema.StringAttribute { return schema.StringAttribute{Computed: true, MarkdownDescription: desc} }
-	num := func(desc string) schema.Int64Attribute { return schema.Int64Attribute{Computed: true, MarkdownDescription: desc} }
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
+	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The drives of an array in bay order, with where they sit and what uses them; feed them " +
 			"to `data.hpcstorage_array_layout`.",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
@@ -100,4 +101,12 @@ func fastFactories() map[string]func() (tfprotov6.ProviderServer, error) {
 
 func fastWaiter() redfish.Waiter {
 	return redfish.Waiter{Interval: 5 * time.Millisecond, Timeout: 10 * time.Second}
+}
+
+// mockCheck is a state check that asserts on the mock rather than on the
+// state (Check funcs can't be used with for_each resources).
+type mockCheck func() error
+
+func (f mockCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f()
 }
