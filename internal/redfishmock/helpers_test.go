@@ -351,3 +351,5 @@ func sortedPaths(m map[string]map[string]any) []string {
 }
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
+
+func jsonschemaValue(raw []byte) (any, error) { return jsonschema.UnmarshalJSON(bytes.NewReader(raw)) }

@@ -341,3 +341,50 @@ func TestConcurrentClients(t *testing.T) {
 		t.Errorf("stats counted %d drive listings, want 200", got)
 	}
 }
+
+// TestErrorBodiesValidate checks that every kind of error the mock produces
+// validates against the official redfish-error schema.
+func TestErrorBodiesValidate(t *testing.T) {
+	ss := newSchemaSet(t)
+	s, _ := testService(t, "r1", "me4084-1", func(o *Options) { o.SessionLimit = 1 })
+	b, _ := testService(t, "r1", "meta1-bmc", nil)
+	login := map[string]any{"UserName": "admin", "Password": "secret"}
+	call(t, s, http.MethodPost, "/redfish/v1/SessionService/Sessions", login)
+	_ = s.InjectFault(Fault{Path: "/redfish/v1/Chassis", Kind: FaultStatus, Status: 503})
+	_ = s.InjectFault(Fault{Path: "/redfish/v1/Managers", Kind: FaultStatus, Status: 429})
+	_ = s.InjectFault(Fault{Path: "/redfish/v1/Fabrics", Kind: FaultStatus, Status: 500})
+	errs := []result{
+		call(t, s, http.MethodGet, "/redfish/v1/Nope", nil),
+		call(t, s, http.MethodGet, "/redfish/v1/Storage", nil, "Authorization", ""),
+		call(t, s, http.MethodPost, "/redfish/v1/SessionService/Sessions", login),
+		call(t, s, http.MethodPatch, st+"/Drives/0.1", map[string]any{"HotspareType": "x"}, "If-Match", `"x"`),
+		call(t, s, http.MethodPost, st+"/StoragePools", poolBody("dg", "RAID6", driveRefs(s, "0.1"))),
+		call(t, s, http.MethodPut, st, map[string]any{}),
+		call(t, s, http.MethodGet, "/redfish/v1/Chassis", nil),
+		call(t, s, http.MethodGet, "/redfish/v1/Managers", nil),
+		call(t, s, http.MethodGet, "/redfish/v1/Fabrics", nil),
+		call(t, s, http.MethodGet, "/redfish/v1/Storage?$filter=x", nil),
+		call(t, b, http.MethodPatch, b.sys.settingsPath, map[string]any{"Attributes": map[string]any{"A": 1, "SysProfile": "x", "LogicalProc": 2}}),
+	}
+	url := "http://redfish.dmtf.org/schemas/v1/redfish-error.v1_0_2.json#/definitions/RedfishError"
+	sch, err := ss.compiler.Compile(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range errs {
+		if r.status < 400 {
+			t.Errorf("case %d: status %d is not an error", i, r.status)
+			continue
+		}
+		v, err := jsonschemaValue(r.raw)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("case %d (%d): %v\n%s", i, r.status, err, r.raw)
+		}
+	}
+	if ids := messageIDs(errs[len(errs)-1].body); len(ids) != 3 {
+		t.Errorf("a PATCH with three bad attributes reported %v", ids)
+	}
+}

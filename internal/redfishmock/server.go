@@ -609,9 +609,10 @@ func (s *Service) applyQuery(path string, body obj, q map[string][]string) (obj,
 			} else {
 				skip = n
 			}
-		case "$expand", "only", "$select", "$filter":
+		case "$expand":
 		default:
-			if strings.HasPrefix(k, "$") {
+			// The service root advertises no only/$select/$filter support.
+			if strings.HasPrefix(k, "$") || k == "only" {
 				return nil, rfErr(http.StatusNotImplemented, "QueryNotSupported")
 			}
 		}
