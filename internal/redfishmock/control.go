@@ -3,6 +3,7 @@ package redfishmock
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
@@ -140,10 +141,14 @@ func (s *Service) applyFault(w http.ResponseWriter, r *http.Request, f *Fault) b
 	case FaultReset:
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
-				if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+				raw := conn
+				if tc, ok := conn.(interface{ NetConn() net.Conn }); ok { // TLS: drop the TCP connection itself
+					raw = tc.NetConn()
+				}
+				if tc, ok := raw.(interface{ SetLinger(int) error }); ok {
 					_ = tc.SetLinger(0) // RST rather than FIN
 				}
-				_ = conn.Close()
+				_ = raw.Close()
 				return true
 			}
 		}

@@ -134,8 +134,20 @@ func TestQueryOptions(t *testing.T) {
 }
 
 func TestFaults(t *testing.T) {
+	t.Run("http", func(t *testing.T) { testFaults(t, false) })
+	t.Run("https", func(t *testing.T) { testFaults(t, true) })
+}
+
+func testFaults(t *testing.T, useTLS bool) {
 	s, clk := testService(t, "r1", "meta1-bmc", nil)
-	srv, err := Start(s, "127.0.0.1:0", nil)
+	var ca *CA
+	if useTLS {
+		var err error
+		if ca, err = NewCA(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := Start(s, "127.0.0.1:0", ca)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +161,9 @@ func TestFaults(t *testing.T) {
 			return nil, nil, err
 		}
 		defer resp.Body.Close()
+		if resp.ProtoMajor != 1 {
+			t.Errorf("protocol %s: BMCs speak HTTP/1.1", resp.Proto)
+		}
 		b, err := io.ReadAll(resp.Body)
 		return resp, b, err
 	}

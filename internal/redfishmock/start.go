@@ -156,7 +156,9 @@ func Start(svc *Service, addr string, ca *CA) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: svc, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		// BMCs speak HTTP/1.1 only; an empty map keeps HTTP/2 off.
+		TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
 	scheme := "http"
 	if ca != nil {
 		host, _, _ := net.SplitHostPort(addr)
