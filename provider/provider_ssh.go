@@ -8,6 +8,9 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -298,7 +301,7 @@ func (s sshSettings) options(host string) transport.Options {
 		Password:              s.strs["password"],
 		UseAgent:              s.bools["use_agent"],
 		AgentSocket:           s.strs["agent_socket"],
-		KnownHostsFiles:       s.lists["known_hosts_files"],
+		KnownHostsFiles:       slices.Clone(s.lists["known_hosts_files"]),
 		HostKeys:              s.lists["host_keys"],
 		InsecureIgnoreHostKey: s.bools["insecure_ignore_host_key"],
 		Sudo:                  s.bools["sudo"],
@@ -308,6 +311,10 @@ func (s sshSettings) options(host string) transport.Options {
 		KeepaliveInterval:     s.durs["keepalive_interval"],
 		AgentPath:             s.strs["agent_path"],
 		AgentPreinstalled:     s.bools["agent_preinstalled"],
+	}
+	o.PrivateKeyFile = expandHome(o.PrivateKeyFile)
+	for i, f := range o.KnownHostsFiles {
+		o.KnownHostsFiles[i] = expandHome(f)
 	}
 	o.Host, o.Port = splitHostPort(host, o.Port)
 	if s.bastion != nil {
@@ -385,4 +392,17 @@ func (r *claimRegistry) claim(host, owner string, ids []string) map[string]strin
 		h[id] = owner
 	}
 	return clash
+}
+
+// expandHome resolves a leading ~/ as ssh(1) does.
+func expandHome(p string) string {
+	rest, ok := strings.CutPrefix(p, "~/")
+	if !ok {
+		return p
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(home, rest)
 }
