@@ -94,7 +94,8 @@ func redactDiff(p, diff string) string {
 
 // Overlay sets keys in a key=value file and keeps everything else (comments,
 // order, the file's own spacing around "="). Keys not in the file are
-// appended in sorted order as "key = value".
+// appended in sorted order as "key = value". Values are compared and written
+// without surrounding blanks, which such files ignore.
 func Overlay(content []byte, set map[string]protocol.Scalar) []byte {
 	lines := strings.SplitAfter(string(content), "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -117,8 +118,11 @@ func Overlay(content []byte, set map[string]protocol.Scalar) []byte {
 			continue
 		}
 		found[k] = true
-		// Keep "key<spaces>=<spaces>" as written; replace the value.
 		rest := body[eq+1:]
+		if strings.TrimSpace(rest) == strings.TrimSpace(string(v)) {
+			continue // already set: leave the line exactly as it is
+		}
+		// Keep "key<spaces>=<spaces>" as written; replace the value.
 		pad := rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
 		if pad == "" && strings.HasSuffix(body[:eq], " ") {
 			pad = " "
@@ -127,7 +131,7 @@ func Overlay(content []byte, set map[string]protocol.Scalar) []byte {
 		if strings.HasSuffix(l, "\n") {
 			nl = "\n"
 		}
-		lines[n] = body[:eq+1] + pad + string(v) + nl
+		lines[n] = body[:eq+1] + pad + strings.TrimSpace(string(v)) + nl
 	}
 	var missing []string
 	for k := range set {
@@ -141,7 +145,7 @@ func Overlay(content []byte, set map[string]protocol.Scalar) []byte {
 		out += "\n"
 	}
 	for _, k := range missing {
-		out += k + " = " + string(set[k]) + "\n"
+		out += k + " = " + strings.TrimSpace(string(set[k])) + "\n"
 	}
 	return []byte(out)
 }

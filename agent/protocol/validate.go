@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Allowed values, one list each, shared by validation and docs.
@@ -30,6 +31,19 @@ var (
 // StateDir is the agent's state folder, relative to the root. Items may not
 // manage anything in it.
 const StateDir = "var/lib/hpcstorage-agent"
+
+// ValidSetKey reports whether k can be a key of a file item's set overlay.
+func ValidSetKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '=' || r == '#' || r == ';' {
+			return false
+		}
+	}
+	return true
+}
 
 // UnitName returns a systemd unit name with its type suffix (".service" when
 // none is given).
@@ -231,8 +245,8 @@ func validateFile(e *SpecError, p string, v *File) {
 		e.add(p, "nothing to manage: set content, set, mode, owner or group")
 	}
 	for k, val := range v.Set {
-		if k == "" || strings.ContainsAny(k, "=\n\x00 \t#") {
-			e.add(p+".set", "key %q: want a key without spaces, '=', '#' or newlines", k)
+		if !ValidSetKey(k) {
+			e.add(p+".set", "key %q: want a key without blanks, control characters, '=', '#' or ';'", k)
 		}
 		if strings.ContainsAny(string(val), "\n\x00") {
 			e.add(p+".set."+k, "must be a single line")
