@@ -8,9 +8,9 @@ import (
 // against the official schema its @odata.type names.
 func TestSchemaConformance(t *testing.T) {
 	ss := newSchemaSet(t)
-	for _, design := range Designs() {
-		t.Run(design, func(t *testing.T) {
-			d, err := NewDesign(design, Options{Username: "admin", Password: "secret", Clock: NewManualClock(timeZero)})
+	for _, v := range designVariants() {
+		t.Run(v.name, func(t *testing.T) {
+			d, err := NewDesign(v.design, Options{Username: "admin", Password: "secret", Clock: NewManualClock(timeZero), ServerPersonality: v.personality})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,4 +28,16 @@ func TestSchemaConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+type designVariant struct{ name, design, personality string }
+
+// designVariants is every design as specified, plus R2 with each other
+// server personality so HPE and generic BMCs are covered too.
+func designVariants() []designVariant {
+	var out []designVariant
+	for _, d := range Designs() {
+		out = append(out, designVariant{d, d, ""})
+	}
+	return append(out, designVariant{"r2-hpe", "r2", PersonalityHPE}, designVariant{"r2-generic", "r2", PersonalityGeneric})
 }

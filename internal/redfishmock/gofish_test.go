@@ -74,9 +74,9 @@ func readAll(t *testing.T, c *gofish.APIClient, docs map[string]map[string]any) 
 }
 
 func TestGofishReadsEveryDesign(t *testing.T) {
-	for _, design := range Designs() {
-		t.Run(design, func(t *testing.T) {
-			d, err := NewDesign(design, Options{Username: "admin", Password: "secret", Clock: NewManualClock(timeZero)})
+	for _, v := range designVariants() {
+		t.Run(v.name, func(t *testing.T) {
+			d, err := NewDesign(v.design, Options{Username: "admin", Password: "secret", Clock: NewManualClock(timeZero), ServerPersonality: v.personality})
 			if err != nil {
 				t.Fatal(err)
 			}
