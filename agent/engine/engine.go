@@ -87,7 +87,7 @@ func (r *run) save() error { return r.store.Save(r.env.Owner) }
 // failures are in the result (Failed, exit 2).
 func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Options) (protocol.Result, error) {
 	start := time.Now()
-	res := protocol.Result{APIVersion: protocol.APIVersion, Owner: spec.Owner, Check: opts.Check,
+	res := protocol.Result{APIVersion: protocol.APIVersion, Owner: spec.Owner, Check: opts.Check, Command: "apply",
 		Items: []protocol.ItemResult{}, Handlers: []protocol.HandlerResult{}}
 	if err := spec.Validate(); err != nil {
 		return res, err
@@ -409,7 +409,7 @@ func (r *run) stopped(unit string) bool {
 // deletes the owner's state. Keys that fail to restore stay in the state.
 func Remove(ctx context.Context, root *fsroot.Root, owner string, opts Options) (protocol.Result, error) {
 	start := time.Now()
-	res := protocol.Result{APIVersion: protocol.APIVersion, Owner: owner, Check: opts.Check,
+	res := protocol.Result{APIVersion: protocol.APIVersion, Owner: owner, Check: opts.Check, Command: "remove",
 		Items: []protocol.ItemResult{}, Handlers: []protocol.HandlerResult{}}
 	lock, err := state.Acquire(ctx, root, opts.lockTimeout(), opts.Check)
 	if err != nil {

@@ -10,6 +10,7 @@ type Result struct {
 	Items      []ItemResult    `json:"items"`
 	Handlers   []HandlerResult `json:"handlers"`
 	// Optional extras (never required by readers).
+	Command   string   `json:"command,omitempty"` // "apply" or "remove"
 	Warnings  []string `json:"warnings,omitempty"`
 	ElapsedMS float64  `json:"elapsed_ms,omitempty"`
 }

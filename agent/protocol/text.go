@@ -10,9 +10,12 @@ import (
 // warnings, the handlers, then a summary line.
 func RenderText(r Result) string {
 	var b strings.Builder
-	mode := "apply"
+	mode := r.Command
+	if mode == "" {
+		mode = "apply"
+	}
 	if r.Check {
-		mode = "check"
+		mode += " --check"
 	}
 	fmt.Fprintf(&b, "%s owner=%s\n", mode, r.Owner)
 	changed, failed, skipped := 0, 0, 0
