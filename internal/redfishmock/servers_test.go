@@ -306,3 +306,46 @@ func TestDesignResetAndCabling(t *testing.T) {
 		t.Errorf("pools after reset: %v", r.body["Members@odata.count"])
 	}
 }
+
+// iDRAC refuses a second BIOS PATCH while a job is committed; deleting the
+// job drops the pending values and unblocks it.
+func TestDellCommittedJobBlocksPatch(t *testing.T) {
+	s, clk := testService(t, "r1", "meta1-bmc", nil)
+	patch := func(attrs map[string]any) result {
+		return call(t, s, http.MethodPatch, s.sys.settingsPath, map[string]any{"Attributes": attrs,
+			"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
+	}
+	first := patch(map[string]any{"LogicalProc": "Disabled"})
+	if first.status != 202 {
+		t.Fatal(first.status)
+	}
+	second := patch(map[string]any{"SubNumaCluster": "Enabled"})
+	wantError(t, second, 400, "ResourceInUse")
+	if ids := messageIDs(second.body); len(ids) != 2 || ids[1] != "IDRAC.2.8.SYS011" {
+		t.Errorf("ids %v", ids)
+	}
+	job := first.header.Get("Location")
+	if r := call(t, s, http.MethodDelete, job, nil); r.status != 200 {
+		t.Fatalf("delete job %d %s", r.status, r.raw)
+	}
+	if _, pend := s.BiosAttributes(); len(pend) != 0 {
+		t.Errorf("pending after job delete: %v", pend)
+	}
+	if r := call(t, s, http.MethodGet, job, nil); r.status != 404 {
+		t.Errorf("deleted job still served: %d", r.status)
+	}
+	third := patch(map[string]any{"SubNumaCluster": "Enabled", "LogicalProc": "Disabled"})
+	if third.status != 202 {
+		t.Fatalf("PATCH after delete %d", third.status)
+	}
+	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
+	clk.Advance(6 * time.Second) // off, now booting: the job runs
+	wantError(t, call(t, s, http.MethodDelete, third.header.Get("Location"), nil), 400, "ResourceInUse")
+	clk.Advance(time.Minute)
+	if cur, _ := s.BiosAttributes(); cur["SubNumaCluster"] != "Enabled" || cur["LogicalProc"] != "Disabled" {
+		t.Errorf("after reboot %v", cur)
+	}
+	if r := patch(map[string]any{"LogicalProc": "Enabled"}); r.status != 202 {
+		t.Errorf("PATCH after the job completed: %d", r.status)
+	}
+}

@@ -113,6 +113,7 @@ func (s *Service) seedServer() {
 	s.handle(http.MethodPost, sys.biosPath+"/Actions/Bios.ResetBios", postResetBios)
 	if sys.jobsPath != "" {
 		s.handle(http.MethodPost, sys.jobsPath, postDellJob)
+		s.handle(http.MethodDelete, sys.jobsPath+"/{}", deleteDellJob)
 		// Newer iDRAC firmware also publishes the queue under Oem/Dell/Jobs.
 		s.aliases = map[string]string{sys.mgrPath + "/Oem/Dell/Jobs": sys.jobsPath}
 	}
@@ -547,6 +548,15 @@ func (s *Service) boot() {
 
 func patchBiosSettings(s *Service, r *request) (*reply, error) {
 	sys := s.sys
+	if s.spec.Personality == PersonalityDell && sys.biosJob != nil {
+		// iDRAC refuses new values while a BIOS job is committed (SYS011);
+		// delete the job to start over, or reboot to apply it.
+		e := rfErr(http.StatusBadRequest, "ResourceInUse").withSummary("pending BIOS values are already committed to job %s", sys.biosJob.id)
+		e.messages = append(e.messages, obj{"@odata.type": "#Message.v1_3_0.Message", "MessageId": "IDRAC.2.8.SYS011",
+			"Message":     "Pending configuration values are already committed, unable to perform another set operation.",
+			"MessageArgs": []string{}, "MessageSeverity": "Warning", "Resolution": "Delete the job or restart the server, then retry."})
+		return nil, e
+	}
 	var errs errorList
 	attrs, hasAttrs := r.body["Attributes"].(map[string]any)
 	if _, present := r.body["Attributes"]; present && !hasAttrs {
@@ -645,6 +655,32 @@ func postDellJob(s *Service, r *request) (*reply, error) {
 	}
 	t := s.dellJob()
 	return &reply{status: http.StatusOK, headers: map[string]string{"Location": t.jobPath}}, nil
+}
+
+// deleteDellJob cancels a scheduled BIOS job, which also drops the pending
+// values it carried; a running or finished job cannot be deleted.
+func deleteDellJob(s *Service, r *request) (*reply, error) {
+	sys := s.sys
+	id := r.params[0]
+	t, found := s.tasks[id]
+	if !found || t.jobPath == "" {
+		return nil, notFound(r.path)
+	}
+	if t.state != TaskPending {
+		return nil, rfErr(http.StatusBadRequest, "ResourceInUse").withSummary("job %s is %s and cannot be deleted", id, t.state)
+	}
+	delete(s.tasks, id)
+	s.remove(t.jobPath)
+	s.removeMember(sys.jobsPath, t.jobPath)
+	s.remove(tasksPath + "/" + id)
+	s.removeMember(tasksPath, tasksPath+"/"+id)
+	if sys.biosJob == t {
+		sys.biosJob = nil
+		sys.pending = map[string]any{}
+		sys.resetBiosPending = false
+		s.renderBios()
+	}
+	return ok(http.StatusOK, obj{"@Message.ExtendedInfo": []any{message("Success")}})
 }
 
 func postResetBios(s *Service, _ *request) (*reply, error) {
