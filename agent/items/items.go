@@ -398,7 +398,7 @@ func lookupID(root *fsroot.Root, name, db string) (int, error) {
 // spec's first such item shows the file's diff. When applying, every item
 // plans it: the first one that runs writes it and the rest find it done, so
 // one failing item does not keep the file from being written.
-func sharedFileSteps(env *Env, p string, content []byte, first bool) (string, []Step, error) {
+func sharedFileSteps(env *Env, p string, render func(*protocol.Spec) []byte, first bool) (string, []Step, error) {
 	if env.Check && !first {
 		target, err := env.Root.Resolve(p)
 		return "file:" + target, nil, err
@@ -406,7 +406,7 @@ func sharedFileSteps(env *Env, p string, content []byte, first bool) (string, []
 	if key, ok := env.sharedDone[p]; ok {
 		return key, nil, nil
 	}
-	key, steps, err := fileSteps(env, p, fileWant{Content: content, Mode: 0o644, HasMode: true, UID: -1, GID: -1})
+	key, steps, err := fileSteps(env, p, fileWant{Content: render(env.Spec), Mode: 0o644, HasMode: true, UID: -1, GID: -1})
 	if err != nil {
 		return key, nil, err
 	}

@@ -147,17 +147,61 @@ func (i *blockQueueItem) attrs() []queueAttr {
 // schedulerAliases maps single-queue names to their blk-mq successors.
 var schedulerAliases = map[string]string{"deadline": "mq-deadline", "noop": "none", "cfq": "bfq"}
 
+// candidates lists the disks a match selects, reading only the attributes
+// the match needs (a no-op run should not read every disk's every file).
+func candidates(root *fsroot.Root, m matcher) ([]Disk, error) {
+	ents, err := root.ReadDir("/sys/block")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Disk
+	for _, e := range ents {
+		d := Disk{Name: e.Name()}
+		b := "/sys/block/" + d.Name + "/"
+		read := func(rel string) string {
+			v, _ := readKernel(root, b+rel)
+			return strings.TrimSpace(v)
+		}
+		// Cheap name test first, with placeholders that cannot fail the
+		// other fields' tests.
+		probe := matcher{Name: m.Name}
+		if !probe.matches(d) {
+			continue
+		}
+		if m.WWN != "" {
+			if d.WWID = read("device/wwid"); d.WWID == "" {
+				d.WWID = read("wwid")
+			}
+		}
+		if m.Model != "" {
+			d.Model = read("device/model")
+		}
+		if m.Rotational != nil {
+			d.Rotational = read("queue/rotational") == "1"
+		}
+		if !m.matches(d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
 func (i *blockQueueItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	var plan Plan
-	disks, err := ListDisks(env.Root)
+	m := matcher(i.b.Match)
+	disks, err := candidates(env.Root, m)
 	if err != nil {
 		return plan, err
 	}
-	m := matcher(i.b.Match)
 	matched := 0
 	for _, d := range disks {
-		if !m.matches(d) {
-			continue
+		if i.b.Scheduler != "" {
+			sched, _ := readKernel(env.Root, "/sys/block/"+d.Name+"/queue/scheduler")
+			d.Schedulers = choices(sched)
 		}
 		matched++
 		for _, a := range i.attrs() {
@@ -191,7 +235,7 @@ func (i *blockQueueItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	if matched == 0 {
 		plan.Warnings = append(plan.Warnings, "matched no block device now; the udev rule applies the settings to matching disks that appear later")
 	}
-	fileKey, steps, err := sharedFileSteps(env, BlockQueueRule(env.Owner), blockQueueRuleContent(env.Spec),
+	fileKey, steps, err := sharedFileSteps(env, BlockQueueRule(env.Owner), blockQueueRuleContent,
 		firstOfKind(env.Spec, "block_queue", i.id))
 	if err != nil {
 		return plan, err

@@ -52,7 +52,7 @@ func (i *sysctlItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	if step != nil {
 		plan.Steps = append(plan.Steps, *step)
 	}
-	fileKey, steps, err := sharedFileSteps(env, SysctlDropIn(env.Owner), sysctlDropInContent(env.Spec),
+	fileKey, steps, err := sharedFileSteps(env, SysctlDropIn(env.Owner), sysctlDropInContent,
 		firstOfKind(env.Spec, "sysctl", i.id))
 	if err != nil {
 		return plan, err
