@@ -18,6 +18,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/state"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
 )
 
 // treeHash maps every path under dir (except skip prefixes) to its type,
@@ -530,5 +531,43 @@ items:
 	}
 	if d := diffTrees(before, treeHash(t, root.Dir(), protocol.StateDir)); len(d) > 0 {
 		t.Errorf("apply+remove of mounts left:\n%s", strings.Join(d, "\n"))
+	}
+}
+
+func TestStorageTargetsExampleConverges(t *testing.T) {
+	dir := t.TempDir()
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 2)}
+	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "agent", "r1-storage-targets.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := parse(t, string(data))
+	mustApply(t, root, spec, Options{})
+	if res := mustApply(t, root, spec, Options{Diff: true}); res.Changed {
+		for _, it := range res.Items {
+			if it.Changed {
+				t.Errorf("second apply changed %s: %s", it.ID, it.Diff)
+			}
+		}
+	}
+	var mkfs int
+	for _, c := range commands(t, root) {
+		if strings.HasPrefix(c, "mkfs.xfs") {
+			mkfs++
+		}
+	}
+	if mkfs != 2 {
+		t.Errorf("mkfs ran %d times, want once per volume", mkfs)
+	}
+	if m := readRoot(t, root, "/proc/mounts"); !strings.Contains(m, "/data/beegfs/storage01/target02 xfs") {
+		t.Errorf("mounts:\n%s", m)
 	}
 }

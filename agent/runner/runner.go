@@ -133,6 +133,10 @@ func (s Sim) Run(_ context.Context, argv ...string) error {
 		err = s.umount(argv[1:])
 	case "systemctl":
 		err = s.systemctl(argv[1:])
+	default:
+		if strings.HasPrefix(path.Base(argv[0]), "mkfs.") {
+			err = s.mkfs(strings.TrimPrefix(path.Base(argv[0]), "mkfs."), argv[1:])
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %s (simulated): %w", ErrCommand, Quote(argv), err)
@@ -183,9 +187,80 @@ func ReadLog(root *fsroot.Root) ([][]string, error) {
 	return out, nil
 }
 
+// BlkidPath is the simulated file-system signatures of a fake root's disks
+// (what mkfs.<type> wrote, what blkid reads).
+const BlkidPath = "/run/hpcstorage-sim/blkid.json"
+
+func (s Sim) loadBlkid() (map[string]string, error) {
+	m := map[string]string{}
+	data, err := s.Root.ReadFile(BlkidPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", BlkidPath, err)
+	}
+	return m, nil
+}
+
+// lastArg is a command's device argument: its last non-option word.
+func lastArg(args []string) string {
+	for i := len(args) - 1; i >= 0; i-- {
+		if !strings.HasPrefix(args[i], "-") {
+			return args[i]
+		}
+	}
+	return ""
+}
+
+func (s Sim) mkfs(fstype string, args []string) error {
+	dev := lastArg(args)
+	if dev == "" {
+		return errors.New("no device")
+	}
+	real, err := s.Root.Resolve(dev)
+	if err != nil {
+		return err
+	}
+	if ok, err := s.Root.Exists(real); err != nil || !ok {
+		return fmt.Errorf("%s: no such device", dev)
+	}
+	m, err := s.loadBlkid()
+	if err != nil {
+		return err
+	}
+	m[real] = fstype
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := s.Root.MkdirAll(path.Dir(BlkidPath), 0o755); err != nil {
+		return err
+	}
+	return s.write(BlkidPath, append(data, '\n'))
+}
+
 // Query answers read-only commands from the simulation; anything it does
 // not model reports exit status 1 ("guard not met") without running.
 func (s Sim) Query(_ context.Context, argv ...string) (string, int, error) {
+	if len(argv) >= 2 && path.Base(argv[0]) == "blkid" {
+		dev := lastArg(argv[1:])
+		real, err := s.Root.Resolve(dev)
+		if err != nil {
+			return "", 2, nil
+		}
+		m, err := s.loadBlkid()
+		if err != nil {
+			return "", -1, err
+		}
+		if t, ok := m[real]; ok {
+			return fmt.Sprintf("%s: TYPE=%q\n", dev, t), 0, nil
+		}
+		return "", 2, nil // blkid: nothing found
+	}
 	if len(argv) >= 3 && path.Base(argv[0]) == "systemctl" {
 		st, err := s.loadUnits()
 		if err != nil {

@@ -121,3 +121,26 @@ func TestSimFailsLikeTheRealTools(t *testing.T) {
 		t.Error("an unmodelled guard reported success")
 	}
 }
+
+func TestSimMkfsAndBlkid(t *testing.T) {
+	s, dir := simRoot(t)
+	ctx := context.Background()
+	if err := os.MkdirAll(filepath.Join(dir, "dev/disk/by-id"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../sdb", filepath.Join(dir, "dev/disk/by-id/wwn-0x600c0ff0001")); err != nil {
+		t.Fatal(err)
+	}
+	if _, code, _ := s.Query(ctx, "blkid", "/dev/sdb"); code != 2 {
+		t.Errorf("blank disk: blkid exit %d", code)
+	}
+	if err := s.Run(ctx, "mkfs.xfs", "-f", "-d", "su=512k,sw=8", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
+		t.Fatal(err)
+	}
+	if out, code, _ := s.Query(ctx, "blkid", "-o", "value", "/dev/sdb"); code != 0 || !strings.Contains(out, `TYPE="xfs"`) {
+		t.Errorf("after mkfs: %q %d", out, code)
+	}
+	if err := s.Run(ctx, "mkfs.ext4", "/dev/sdz"); err == nil {
+		t.Error("mkfs on a missing device succeeded")
+	}
+}
