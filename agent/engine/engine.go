@@ -145,6 +145,14 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			continue
 		}
 		ir := &r.result.Items[i]
+		if err := ctx.Err(); err != nil {
+			// Interrupted (SIGINT/SIGTERM, or the caller's deadline): stop
+			// between items; owed restarts stay in the state.
+			ir.Skipped = true
+			ir.Error = fmt.Sprintf("not run: interrupted (%v)", err)
+			r.result.Failed = true
+			continue
+		}
 		if preflightFailed != "" {
 			ir.Skipped = true
 			ir.Error = fmt.Sprintf("not applied: preflight %s failed", preflightFailed)
@@ -215,13 +223,16 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 		}
 	}
 
-	if firstFailure < 0 && preflightFailed == "" {
+	interrupted := ctx.Err() != nil
+	if firstFailure < 0 && preflightFailed == "" && !interrupted {
 		if err := r.prune(ctx, claimedBy); err != nil {
 			return r.result, err
 		}
 	}
-	if err := r.handlers(ctx, notified, owed, fresh); err != nil {
-		return r.result, err
+	if !interrupted {
+		if err := r.handlers(ctx, notified, owed, fresh); err != nil {
+			return r.result, err
+		}
 	}
 	for _, ir := range r.result.Items {
 		if ir.Changed {

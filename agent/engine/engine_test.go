@@ -571,3 +571,28 @@ func TestStorageTargetsExampleConverges(t *testing.T) {
 		t.Errorf("mounts:\n%s", m)
 	}
 }
+
+func TestInterruptedRunStopsBetweenItems(t *testing.T) {
+	root := seededRoot(t)
+	before := treeHash(t, root.Dir(), protocol.StateDir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Apply(ctx, root, r1Spec(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Failed || res.Changed || res.ExitCode() != protocol.ExitItemFailed {
+		t.Fatalf("interrupted run: %+v", res)
+	}
+	for _, it := range res.Items {
+		if strings.HasPrefix(it.ID, "package_version:") {
+			continue
+		}
+		if !it.Skipped || !strings.Contains(it.Error, "interrupted") {
+			t.Errorf("%s ran after the interrupt: %+v", it.ID, it)
+		}
+	}
+	if d := diffTrees(before, treeHash(t, root.Dir(), protocol.StateDir)); len(d) > 0 {
+		t.Errorf("interrupted run wrote:\n%s", strings.Join(d, "\n"))
+	}
+}
