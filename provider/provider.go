@@ -297,6 +297,12 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewDiskGroupResource,
 		NewSpareDrivesResource,
 		NewVolumeResource,
+		NewBeegfsTargetResource,
+		NewBeegfsManagementResource,
+		NewBeegfsMetadataResource,
+		NewBeegfsStorageResource,
+		NewBeegfsClientResource,
+		NewBeegfsStripePatternResource,
 	}
 }
 
@@ -304,6 +310,7 @@ func (p *hpcstorageProvider) DataSources(_ context.Context) []func() datasource.
 	return []func() datasource.DataSource{
 		NewArrayLayoutDataSource,
 		NewDrivesDataSource,
+		NewServerDataSource,
 		NewTuningProfileDataSource,
 		NewNodeFactsDataSource,
 	}

@@ -64,8 +64,15 @@ type Mapping struct {
 	LUN  int64
 }
 
-// StorageURI is the URI of an array's Storage resource.
-func StorageURI(id string) string { return storagePath + "/" + id }
+// StorageURI is the URI of an array's Storage resource: a top-level
+// Swordfish id (controller_a), or a full path for storage under a system
+// (/redfish/v1/Systems/1/Storage/RAID).
+func StorageURI(id string) string {
+	if strings.HasPrefix(id, "/redfish/v1/") {
+		return strings.TrimRight(id, "/")
+	}
+	return storagePath + "/" + id
+}
 
 // FindStorage returns id when given, else the only Storage of the endpoint.
 func (e *Endpoint) FindStorage(ctx context.Context, id string) (string, error) {
