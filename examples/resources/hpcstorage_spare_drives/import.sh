@@ -1,0 +1,2 @@
+# <endpoint>/<storage id>: adopts every global spare of the array
+terraform import hpcstorage_spare_drives.me4084_1 me4084-1/controller_a
