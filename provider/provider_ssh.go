@@ -365,12 +365,27 @@ func (p *hpcstorageProvider) configureNodes(_ context.Context, cfg types.Object,
 // claimRegistry maps host -> item id -> owner for the resources planned
 // in one run.
 type claimRegistry struct {
-	mu   sync.Mutex
-	keys map[string]map[string]string
+	mu     sync.Mutex
+	keys   map[string]map[string]string
+	owners map[string]string // host/owner -> spec planned for it
 }
 
 func newClaimRegistry() *claimRegistry {
-	return &claimRegistry{keys: map[string]map[string]string{}}
+	return &claimRegistry{keys: map[string]map[string]string{}, owners: map[string]string{}}
+}
+
+// owner records the spec planned for host/owner and reports whether
+// another, different spec was planned for it in this run: two resources
+// sharing an owner would revert each other's items on every apply.
+func (r *claimRegistry) owner(host, owner, spec string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := host + "/" + owner
+	if prev, ok := r.owners[k]; ok && prev != spec {
+		return true
+	}
+	r.owners[k] = spec
+	return false
 }
 
 // claim records owner's ids on host; it returns, per id, the other owner

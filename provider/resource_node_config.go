@@ -361,6 +361,14 @@ func (r *nodeConfigResource) ModifyPlan(ctx context.Context, req resource.Modify
 			return
 		}
 	}
+	if spec, _, err := cfg.SpecJSON(plan.Owner.ValueString()); err == nil &&
+		r.nodes.claims.owner(plan.Host.ValueString(), plan.Owner.ValueString(), string(spec)) {
+		addError(&resp.Diagnostics, path.Root("owner"), "Owner Used Twice",
+			fmt.Sprintf("Another hpcstorage_node_config in this configuration also uses owner %q on host %s: each would "+
+				"revert the other's items on every apply. Give each resource its own owner.", plan.Owner.ValueString(),
+				plan.Host.ValueString()), nil)
+		return
+	}
 	items, locs := cfg.Items()
 	ids := make([]string, len(items))
 	for i, it := range items {

@@ -437,6 +437,9 @@ func TestNodeConfigBadInput(t *testing.T) {
 			`(?s)block_queues\[0\].scheduler.*scheduler "deadline" is not offered by sd.*use "mq-deadline"`},
 		{"two owners of one key", node("a", `sysctl = { "vm.dirty_ratio" = "20" }`) + node("b", `sysctl = { "vm.dirty_ratio" = "25" }`),
 			`(?s)Key Managed Twice.*sysctl:vm.dirty_ratio on host 127.0.0.1:\d+ is also managed by the hpcstorage_node_config with owner "[ab]"`},
+		{"one owner in two resources", node("a", `sysctl = { "vm.dirty_ratio" = "20" }`) +
+			strings.Replace(node("a", `sysctl = { "vm.swappiness" = "20" }`), `"a" {`, `"a2" {`, 1),
+			`(?s)Owner Used Twice.*owner "a" on host`},
 		{"unknown profile", `data "hpcstorage_tuning_profile" "x" { name = "beegfs-storag" }`, `(?s)name.*value must be one of.*beegfs-storage`},
 		{"unknown override", `data "hpcstorage_tuning_profile" "x" {
   name      = "beegfs-storage"
