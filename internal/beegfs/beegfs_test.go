@@ -252,3 +252,13 @@ func TestStripe(t *testing.T) {
 		t.Errorf("hash %s", SecretHash("x"))
 	}
 }
+
+func TestAuthUnread(t *testing.T) {
+	items, err := Client{MgmtdHost: "meta1", MgmtdPort: 8008, MountPoint: "/mnt/beegfs", CacheType: "native", Auth: Auth{Unread: true}}.Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := items[0].File; a.Content != nil || a.Mode != "0400" || a.Path != "/etc/beegfs/beegfs-client.auth" {
+		t.Errorf("unread auth item %+v", a)
+	}
+}

@@ -45,6 +45,9 @@ var (
 // provider keeps only SecretHash in state.
 type Auth struct {
 	Secret string
+	// Unread renders the auth files with mode and owner only: refreshes
+	// have no secret (state keeps a hash), so they check everything else.
+	Unread bool
 }
 
 // SecretHash is what state stores instead of the secret.
@@ -54,6 +57,9 @@ func SecretHash(secret string) string {
 }
 
 func (a Auth) validate() error {
+	if a.Unread {
+		return nil
+	}
 	if len(a.Secret) < MinSecretLength {
 		return fmt.Errorf("%w: conn_auth_secret: at least %d characters", ErrInvalid, MinSecretLength)
 	}
@@ -68,9 +74,12 @@ func (a Auth) validate() error {
 func authPath(service string) string { return ConfDir + "/" + service + ".auth" }
 
 func authItem(service string, a Auth) protocol.Item {
-	content := a.Secret + "\n"
-	return protocol.Item{File: &protocol.File{Path: authPath(service), Content: &content, Mode: "0400", Owner: "root", Group: "root",
-		Notify: []string{service}}}
+	f := &protocol.File{Path: authPath(service), Mode: "0400", Owner: "root", Group: "root", Notify: []string{service}}
+	if !a.Unread {
+		content := a.Secret + "\n"
+		f.Content = &content
+	}
+	return protocol.Item{File: f}
 }
 
 // merge returns base with over's keys replacing it, validating over.

@@ -87,3 +87,11 @@ func (s Stripe) Items() ([]protocol.Item, error) {
 	argv := append([]string{"/bin/sh", "-c", stripeScript, "hpcstorage-stripe", s.Dir(), s.MarkerPath()}, s.SetPatternArgv()...)
 	return []protocol.Item{{Command: &protocol.Command{Name: "setpattern", Argv: argv, Creates: s.MarkerPath()}}}, nil
 }
+
+// StripeOwnerSuffix names the agent owner of one directory's pattern
+// (owners are at most 63 characters, so a hash).
+func StripeOwnerSuffix(mountPoint, dir string) string {
+	s := Stripe{MountPoint: mountPoint, Path: dir}
+	sum := sha256.Sum256([]byte(s.Dir()))
+	return hex.EncodeToString(sum[:6])
+}

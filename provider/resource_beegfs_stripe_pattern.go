@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+)
+
+var (
+	_ resource.Resource               = &beegfsStripePatternResource{}
+	_ resource.ResourceWithConfigure  = &beegfsStripePatternResource{}
+	_ resource.ResourceWithModifyPlan = &beegfsStripePatternResource{}
+)
+
+// NewBeegfsStripePatternResource is the hpcstorage_beegfs_stripe_pattern resource.
+func NewBeegfsStripePatternResource() resource.Resource { return &beegfsStripePatternResource{} }
+
+// beegfsStripePatternResource is the stripe pattern of one directory.
+type beegfsStripePatternResource struct {
+	nodes *nodeAccess
+}
+
+type beegfsStripePatternModel struct {
+	BeegfsNode
+	MountPoint types.String `tfsdk:"mount_point"`
+	Path       types.String `tfsdk:"path"`
+	ChunkSize  types.Int64  `tfsdk:"chunk_size"`
+	NumTargets types.Int64  `tfsdk:"num_targets"`
+	Pool       types.Int64  `tfsdk:"pool"`
+	Command    types.List   `tfsdk:"command"`
+}
+
+func (r *beegfsStripePatternResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_beegfs_stripe_pattern"
+}
+
+func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	attrs := beegfsServiceSchema("a BeeGFS client that mounts the file system", map[string]schema.Attribute{
+		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("/mnt/beegfs"),
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			MarkdownDescription: "The client's mount point."},
+		"path": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			MarkdownDescription: "Directory inside the mount (relative; `.` is the root). Created if missing."},
+		"chunk_size": schema.Int64Attribute{Required: true, MarkdownDescription: "Chunk size in bytes, a power of two from 64 KiB " +
+			"(R1 and R3 benchmarks: 1 MiB = 1048576).", Validators: []validator.Int64{int64validator.AtLeast(64 << 10)}},
+		"num_targets": schema.Int64Attribute{Required: true, MarkdownDescription: "Storage targets per file (BeeGFS default 4; " +
+			"R1 benchmarks 1; R3 single-client tests 8).", Validators: []validator.Int64{int64validator.Between(1, 1024)}},
+		"pool": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+			MarkdownDescription: "Storage pool ID.", Validators: []validator.Int64{int64validator.Between(1, 65535)}},
+		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --setpattern` argv run on the client."},
+	}, false)
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
+			"set with `beegfs-ctl --setpattern` on a client without restarting anything; new files in the directory " +
+			"get it. Each distinct pattern is set once (a marker per directory and pattern under `" + beegfs.StripeMarkerDir +
+			"` on the client), so changing an attribute sets the new pattern. Destroy leaves the directory and its pattern. " +
+			"Reading the pattern back from `beegfs-ctl --getentryinfo` to show changes made by hand needs agent support " +
+			"and is not done yet. BeeGFS 8: `beegfs entry set`.",
+		Attributes: attrs,
+	}
+}
+
+func (r *beegfsStripePatternResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+func (r *beegfsStripePatternResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	beegfsCreate[beegfsStripePatternModel](ctx, r.nodes, req, resp)
+}
+
+func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	beegfsRead[beegfsStripePatternModel](ctx, r.nodes, req, resp)
+}
+
+func (r *beegfsStripePatternResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	beegfsUpdate[beegfsStripePatternModel](ctx, r.nodes, req, resp)
+}
+
+func (r *beegfsStripePatternResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	beegfsDelete[beegfsStripePatternModel](ctx, r.nodes, req, resp)
+}
+
+func (r *beegfsStripePatternResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	beegfsModifyPlan[beegfsStripePatternModel](ctx, r.nodes, req, resp, nil)
+}
+
+func (m *beegfsStripePatternModel) secret() *BeegfsSecret { return nil }
+
+// owner is per directory, so patterns of several directories on one client
+// are separate resources.
+func (m *beegfsStripePatternModel) owner() string {
+	return "beegfs-stripe-" + beegfs.StripeOwnerSuffix(m.MountPoint.ValueString(), m.Path.ValueString())
+}
+
+func (m *beegfsStripePatternModel) known() bool {
+	return !m.MountPoint.IsUnknown() && !m.Path.IsUnknown() && !m.ChunkSize.IsUnknown() && !m.NumTargets.IsUnknown() && !m.Pool.IsUnknown()
+}
+
+func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
+	return beegfs.Stripe{MountPoint: m.MountPoint.ValueString(), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
+		NumTargets: int(m.NumTargets.ValueInt64()), Pool: int(m.Pool.ValueInt64())}
+}
+
+func (m *beegfsStripePatternModel) items(beegfs.Auth) ([]protocol.Item, path.Path, error) {
+	items, err := m.stripe().Items()
+	return items, errorPath(err, "path", "mount_point", "chunk_size", "num_targets", "pool"), err
+}
+
+func (m *beegfsStripePatternModel) itemPath(int) path.Path { return path.Root("path") }
+
+func (m *beegfsStripePatternModel) fill() { m.Command = stringList(m.stripe().SetPatternArgv()) }

@@ -1,0 +1,313 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+)
+
+var (
+	_ resource.Resource                   = &beegfsTargetResource{}
+	_ resource.ResourceWithConfigure      = &beegfsTargetResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsTargetResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsTargetResource{}
+)
+
+// NewBeegfsTargetResource is the hpcstorage_beegfs_target resource.
+func NewBeegfsTargetResource() resource.Resource { return &beegfsTargetResource{} }
+
+// beegfsTargetResource is one volume formatted and mounted on one node.
+type beegfsTargetResource struct {
+	nodes *nodeAccess
+}
+
+type beegfsTargetModel struct {
+	ID           types.String `tfsdk:"id"`
+	Host         types.String `tfsdk:"host"`
+	SSH          types.Object `tfsdk:"ssh"`
+	WWN          types.String `tfsdk:"wwn"`
+	Kind         types.String `tfsdk:"kind"`
+	MountPoint   types.String `tfsdk:"mount_point"`
+	SegmentSize  types.Int64  `tfsdk:"segment_size"`
+	DataDrives   types.Int64  `tfsdk:"data_drives"`
+	Wipe         types.Bool   `tfsdk:"wipe"`
+	MountOptions types.List   `tfsdk:"mount_options"`
+	Device       types.String `tfsdk:"device"`
+	FSType       types.String `tfsdk:"fstype"`
+	MkfsCommand  types.List   `tfsdk:"mkfs_command"`
+	Drift        types.Map    `tfsdk:"drift"`
+}
+
+func (r *beegfsTargetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_beegfs_target"
+}
+
+func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A BeeGFS target: an array volume found on a node by its WWN, formatted once and mounted. " +
+			"Metadata and management targets get ext4 with the inode layout BeeGFS metadata needs (`-i 2048 -I 512 -J size=400 " +
+			"-O dir_index,filetype`); storage targets get xfs aligned to the RAID stripe (`su` = segment size, `sw` = data " +
+			"drives). A device that carries any signature (file system, partition table, RAID member) is never formatted " +
+			"unless `wipe = true`; a device this provider formatted is recorded on the node (`" + beegfs.MarkerDir + "`) and " +
+			"never formatted again. The mount is persisted in `/etc/fstab`.\n\nDestroy unmounts the target and removes its " +
+			"fstab line, but never wipes it: the data stays on the volume, and creating the resource again mounts it as it is.",
+		Attributes: map[string]schema.Attribute{
+			// Required
+			"host": beegfsHostAttribute("the target"),
+			"wwn": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "WWN of the volume (`hpcstorage_volume.wwn`; NAA hex, `0x` or `naa.` prefixes accepted). The " +
+					"node finds it as `/dev/disk/by-id/wwn-0x<wwn>`; a volume not mapped to this node fails the plan (or the " +
+					"apply, when the WWN is only known then) before anything is changed."},
+			"kind": schema.StringAttribute{Required: true, PlanModifiers: replace,
+				MarkdownDescription: "What the target holds: " + backtickList(beegfs.TargetKinds) + ".",
+				Validators:          []validator.String{stringvalidator.OneOf(beegfs.TargetKinds...)}},
+			"mount_point": schema.StringAttribute{Required: true,
+				MarkdownDescription: "Where the target is mounted, e.g. `/data/mdt01` or `/data/st01`."},
+			// Optional
+			"ssh": sshResourceAttribute(),
+			"segment_size": schema.Int64Attribute{Optional: true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				MarkdownDescription: "Segment (strip) size of the volume on one drive, in bytes (`hpcstorage_volume` optimum I/O size): xfs `su`. Required for storage targets.",
+				Validators:          []validator.Int64{int64validator.Between(4096, 1<<30)}},
+			"data_drives": schema.Int64Attribute{Optional: true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+				MarkdownDescription: "Drives holding data in one stripe (8 for RAID6 8+2): xfs `sw`. Required for storage targets.",
+				Validators:          []validator.Int64{int64validator.Between(1, 64)}},
+			"wipe": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+				MarkdownDescription: "Erase an existing signature before formatting (`wipefs -a`). Off by default: a device " +
+					"with any signature makes the apply fail and nothing is changed. Applies only to the first format."},
+			"mount_options": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Mount options, one per entry. Default per kind: storage " +
+					backtickList(beegfs.Target{Kind: beegfs.KindStorage}.DefaultMountOptions()) + "; metadata and management " +
+					backtickList(beegfs.Target{Kind: beegfs.KindMetadata}.DefaultMountOptions()) + ". A change applies at the next mount.",
+				Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
+			// Computed
+			"id":     beegfsIDAttribute("`host/wwn`."),
+			"device": schema.StringAttribute{Computed: true, MarkdownDescription: "`/dev/disk/by-id/wwn-0x<wwn>`."},
+			"fstype": schema.StringAttribute{Computed: true, MarkdownDescription: "`ext4` or `xfs`."},
+			"mkfs_command": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The mkfs argv run (once) on the node."},
+			"drift": beegfsDriftAttribute(),
+		},
+	}
+}
+
+func (r *beegfsTargetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+func (r *beegfsTargetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan beegfsTargetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, ok := plan.target(&resp.Diagnostics)
+	if !ok {
+		return
+	}
+	items, _ := t.Items()
+	if !r.run(&plan).converge(ctx, items, nil, &resp.Diagnostics) {
+		return
+	}
+	plan.computed(t)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *beegfsTargetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state beegfsTargetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, ok := state.target(&resp.Diagnostics)
+	if !ok {
+		return
+	}
+	items, _ := t.Items()
+	drift, ok := r.run(&state).drift(ctx, items, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = drift
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *beegfsTargetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior beegfsTargetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	t, ok := plan.target(&resp.Diagnostics)
+	before, bok := prior.target(&resp.Diagnostics)
+	if !ok || !bok {
+		return
+	}
+	items, _ := t.Items()
+	previous, _ := before.Items()
+	if !r.run(&plan).converge(ctx, items, previous, &resp.Diagnostics) {
+		return
+	}
+	plan.computed(t)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *beegfsTargetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state beegfsTargetModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.run(&state).remove(ctx, &resp.Diagnostics)
+}
+
+// ModifyPlan fills the computed attributes and, when the target changes and
+// everything is known, checks it against the node (one read-only agent
+// run): a volume not mapped to the node or a mount point in use fails the
+// plan. It also refuses two targets of this run on one device or mount point.
+func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan beegfsTargetModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	if plan.MountOptions.IsUnknown() && !plan.Kind.IsUnknown() {
+		plan.MountOptions = stringList(beegfs.Target{Kind: plan.Kind.ValueString()}.DefaultMountOptions())
+	}
+	if plan.Host.IsUnknown() || plan.WWN.IsUnknown() || plan.Kind.IsUnknown() || plan.MountPoint.IsUnknown() ||
+		plan.SegmentSize.IsUnknown() || plan.DataDrives.IsUnknown() || plan.MountOptions.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	t, ok := plan.target(&resp.Diagnostics)
+	if !ok {
+		return
+	}
+	plan.computed(t)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		var state beegfsTargetModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if s, ok := state.target(&resp.Diagnostics); ok && s.MountPoint == t.MountPoint && strings.Join(s.Options(), ",") == strings.Join(t.Options(), ",") &&
+			len(state.Drift.Elements()) == 0 {
+			return
+		}
+	}
+	if r.nodes == nil {
+		return
+	}
+	clash := r.nodes.claims.claim(plan.Host.ValueString(), "beegfs_target "+plan.WWN.ValueString(),
+		[]string{"device:" + beegfs.NormWWN(t.WWN), "mount:" + t.MountPoint})
+	for id, other := range clash {
+		at := path.Root("wwn")
+		if strings.HasPrefix(id, "mount:") {
+			at = path.Root("mount_point")
+		}
+		addError(&resp.Diagnostics, at, "Target Used Twice", fmt.Sprintf("%s on host %s is also used by the %s in this configuration.",
+			id, plan.Host.ValueString(), other), nil)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	items, _ := t.Items()
+	r.run(&plan).check(ctx, items, &resp.Diagnostics)
+}
+
+// ValidateConfig reports missing geometry of storage targets and other
+// render errors on their attribute.
+func (r *beegfsTargetResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m beegfsTargetModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.Kind.IsUnknown() || m.Kind.ValueString() != beegfs.KindStorage {
+		return
+	}
+	for _, a := range []struct {
+		v    types.Int64
+		name string
+	}{{m.SegmentSize, "segment_size"}, {m.DataDrives, "data_drives"}} {
+		if a.v.IsNull() {
+			addError(&resp.Diagnostics, path.Root(a.name), "Missing Stripe Geometry",
+				"Storage targets need segment_size and data_drives to align xfs (su/sw) with the RAID stripe.", nil)
+		}
+	}
+}
+
+func (r *beegfsTargetResource) run(m *beegfsTargetModel) beegfsRun {
+	return beegfsRun{nodes: r.nodes, host: m.Host.ValueString(), ssh: m.SSH, owner: "beegfs-target-" + beegfs.NormWWN(m.WWN.ValueString()),
+		at: func(i int) path.Path {
+			if i == 0 {
+				return path.Root("wwn")
+			}
+			return path.Root("mount_point")
+		}}
+}
+
+// target converts the model; errors name the attribute.
+func (m *beegfsTargetModel) target(diags *diag.Diagnostics) (beegfs.Target, bool) {
+	t := beegfs.Target{WWN: m.WWN.ValueString(), Kind: m.Kind.ValueString(), MountPoint: m.MountPoint.ValueString(),
+		SegmentBytes: m.SegmentSize.ValueInt64(), DataDrives: int(m.DataDrives.ValueInt64()), Wipe: m.Wipe.ValueBool()}
+	if !m.MountOptions.IsNull() && !m.MountOptions.IsUnknown() {
+		for _, e := range m.MountOptions.Elements() {
+			if s, ok := e.(types.String); ok {
+				t.MountOptions = append(t.MountOptions, s.ValueString())
+			}
+		}
+	}
+	if err := t.Validate(); err != nil {
+		at := path.Root("wwn")
+		for _, name := range []string{"kind", "segment_size", "data_drives", "mount_point", "mount_options"} {
+			if strings.Contains(err.Error(), name) {
+				at = path.Root(name)
+				break
+			}
+		}
+		renderError(diags, at, err)
+		return t, false
+	}
+	return t, true
+}
+
+func (m *beegfsTargetModel) computed(t beegfs.Target) {
+	m.ID = types.StringValue(m.Host.ValueString() + "/" + beegfs.NormWWN(t.WWN))
+	m.Device = types.StringValue(beegfs.DevicePath(t.WWN))
+	m.FSType = types.StringValue(t.FSType())
+	m.MkfsCommand = stringList(t.MkfsArgv())
+	m.MountOptions = stringList(t.Options())
+	m.Drift = emptyDrift()
+}
+
+func stringList(l []string) types.List {
+	elems := make([]attr.Value, len(l))
+	for i, s := range l {
+		elems[i] = types.StringValue(s)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
