@@ -298,7 +298,7 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 	}
 	var cmd *exec.Cmd
 	for attempt := 0; ; attempt++ {
-		cmd = exec.Command(filepath.Join(s.node.Root, r), args...)
+		cmd = exec.CommandContext(s.ctx, filepath.Join(s.node.Root, r), args...)
 		cmd.Dir = s.node.Root
 		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, stdout, stderr

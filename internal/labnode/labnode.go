@@ -214,7 +214,7 @@ func (l *Lab) startNode(cfg Config, i int, allowed map[string]bool) (*Node, erro
 		n.cfg.AddHostKey(cs)
 		n.HostCert = cert
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(l.ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("labnode %s: %w", name, err)

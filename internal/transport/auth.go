@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 
 // authMethods builds the auth methods for o. The returned closer releases
 // the ssh-agent socket once the handshake is over.
-func authMethods(o *Options) (methods []ssh.AuthMethod, closer func(), err error) {
+func authMethods(ctx context.Context, o *Options) (methods []ssh.AuthMethod, closer func(), err error) {
 	closer = func() {}
 	var signers []ssh.Signer
 	keyText, source := o.PrivateKey, "private_key"
@@ -38,7 +39,8 @@ func authMethods(o *Options) (methods []ssh.AuthMethod, closer func(), err error
 		if o.AgentSocket == "" {
 			return nil, closer, fmt.Errorf("host %q: use of ssh-agent requested but SSH_AUTH_SOCK is not set: %w", o.Host, ErrConfig)
 		}
-		c, err := net.Dial("unix", o.AgentSocket)
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", o.AgentSocket)
 		if err != nil {
 			return nil, closer, fmt.Errorf("host %q: ssh-agent at SSH_AUTH_SOCK=%s: %w", o.Host, o.AgentSocket, errors.Join(ErrConfig, err))
 		}

@@ -197,15 +197,9 @@ func TestInsecureIgnoreHostKeyWarns(t *testing.T) {
 	}
 }
 
-func pemKey(t *testing.T, key any, passphrase string) string {
+func pemKey(t *testing.T, key any) string {
 	t.Helper()
-	var blk *pem.Block
-	var err error
-	if passphrase == "" {
-		blk, err = ssh.MarshalPrivateKey(key, "")
-	} else {
-		blk, err = ssh.MarshalPrivateKeyWithPassphrase(key, "", []byte(passphrase))
-	}
+	blk, err := ssh.MarshalPrivateKey(key, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +227,7 @@ func TestAuth(t *testing.T) {
 	})
 	n := lab.Nodes[0]
 	kh := knownHosts(t, lab)
-	keyFile := writeFile(t, "id_ecdsa", pemKey(t, ecKey, ""))
+	keyFile := writeFile(t, "id_ecdsa", pemKey(t, ecKey))
 
 	// An ssh-agent holding the ed25519 key, on a socket of its own.
 	sock := filepath.Join(t.TempDir(), "agent.sock")
@@ -262,13 +256,13 @@ func TestAuth(t *testing.T) {
 		wantErr   error
 		wantInErr string
 	}{
-		{name: "ed25519 inline", set: func(o *transport.Options) { o.PrivateKey = pemKey(t, edKey, "") }},
+		{name: "ed25519 inline", set: func(o *transport.Options) { o.PrivateKey = pemKey(t, edKey) }},
 		{name: "ecdsa file", set: func(o *transport.Options) { o.PrivateKeyFile = keyFile }},
-		{name: "rsa inline", set: func(o *transport.Options) { o.PrivateKey = pemKey(t, rsaKey, "") }},
+		{name: "rsa inline", set: func(o *transport.Options) { o.PrivateKey = pemKey(t, rsaKey) }},
 		{name: "encrypted with passphrase", set: func(o *transport.Options) {
 			o.PrivateKey, o.Passphrase = encrypted.pem, "correct horse"
 		}},
-		{name: "passphrase given for a clear key", set: func(o *transport.Options) { o.PrivateKey, o.Passphrase = pemKey(t, rsaKey, ""), "unused" }},
+		{name: "passphrase given for a clear key", set: func(o *transport.Options) { o.PrivateKey, o.Passphrase = pemKey(t, rsaKey), "unused" }},
 		{name: "ssh-agent via SSH_AUTH_SOCK", set: func(o *transport.Options) { o.AgentSocket = sock }},
 		{name: "password", set: func(o *transport.Options) { o.Password = "s3cret-pw" }},
 		{

@@ -228,7 +228,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 	fail := func(step string, err error) error {
 		return &StepError{Host: name, Step: step, ExitStatus: -1, Err: err}
 	}
-	auth, closeAgent, err := authMethods(o)
+	auth, closeAgent, err := authMethods(ctx, o)
 	if err != nil {
 		return nil, fail(StepConfig, err)
 	}
