@@ -821,3 +821,32 @@ func serveProvider(tb testing.TB) (tfexec.ReattachInfo, func()) {
 type sinkTB struct{ testing.TB }
 
 func (sinkTB) Parallel() {}
+
+// Values unknown at plan time (here from terraform_data) skip the
+// plan-time node check; Terraform plans again at apply once they are
+// known, and the check then refuses the missing unit before anything
+// changes: the node is as before.
+func TestNodeConfigCheckedWhenKnown(t *testing.T) {
+	l := startNodeLab(t, 1)
+	before := l.treeHash(t, 0)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: l.providerBlock() + fmt.Sprintf(`
+resource "terraform_data" "later" {}
+
+resource "hpcstorage_node_config" "a" {
+  host     = %q
+  owner    = "failing"
+  sysctl   = { "vm.dirty_ratio" = "21" }
+  files    = { "/etc/hpcstorage-test.conf" = { content = terraform_data.later.id } }
+  services = { "no-such-daemon" = { state = "started" } }
+}
+`, l.host(0)),
+			ExpectError: regexp.MustCompile(`(?s)Error running apply.*Item Cannot Be Applied To This Node.*services\["no-such-daemon"\].*not\s+found`),
+		}},
+	})
+	if err := sameTree(before, l.treeHash(t, 0)); err != nil {
+		t.Errorf("after the refused apply: %v", err)
+	}
+}
