@@ -90,65 +90,79 @@ func benchNodes() int {
 	return 50
 }
 
-// Fan-out over 50 lab nodes (HPCSTORAGE_BENCH_NODES): the first converge
-// (agent delivery included), then no-op converges over reused and fresh
-// connections. All nodes share this machine's cores, so the figures
-// include the agents' own work, as the Ansible baseline's do.
+// The fleet figure on lab nodes: the R1 profile on 50 nodes
+// (HPCSTORAGE_BENCH_NODES) in the order of the Ansible baseline
+// (../shared/bench/ansible): --check --diff on fresh nodes (this run also
+// delivers the agent), the first converge, the no-op converge. Like the
+// baseline, each step opens its own connections. All nodes share this
+// machine's cores, so the figures include the agents' own work, as the
+// baseline's include the nodes' Python.
 func BenchmarkFleet(b *testing.B) {
+	needAgent(b)
+	nodes := benchNodes()
+	spec := r1Spec(b)
+	var check, first, noop time.Duration
+	step := func(l *labnode.Lab, k string, req transport.Request, wantChanged int) time.Duration {
+		p := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
+		defer p.Close()
+		var targets []transport.Target
+		for _, n := range l.Nodes {
+			targets = append(targets, transport.Target{Options: nodeOptions(b, n, k), Request: req})
+		}
+		t0 := time.Now()
+		outs := p.ApplyAll(b.Context(), targets)
+		d := time.Since(t0)
+		changed := 0
+		for i, o := range outs {
+			if o.Err != nil {
+				b.Fatalf("%s: %v", l.Nodes[i].Name, o.Err)
+			}
+			if o.Response.Result.Changed {
+				changed++
+			}
+		}
+		if changed != wantChanged {
+			b.Fatalf("%d of %d nodes changed, want %d", changed, nodes, wantChanged)
+		}
+		return d
+	}
+	for b.Loop() {
+		b.StopTimer()
+		l := startLab(b, nodes) // pristine nodes every round
+		k := knownHosts(b, l)
+		b.StartTimer()
+		check += step(l, k, transport.Request{Spec: spec, Check: true, Diff: true}, nodes)
+		first += step(l, k, transport.Request{Spec: spec}, nodes)
+		noop += step(l, k, transport.Request{Spec: spec}, 0)
+		b.StopTimer()
+		l.Close()
+		b.StartTimer()
+	}
+	n := float64(b.N)
+	b.ReportMetric(check.Seconds()/n, "check_s")
+	b.ReportMetric(first.Seconds()/n, "first_s")
+	b.ReportMetric(noop.Seconds()/n, "noop_s")
+	b.ReportMetric(noop.Seconds()*1000/n/float64(nodes), "noop_ms/node")
+}
+
+// No-op converges over connections kept open between runs (one provider
+// process applying many resources).
+func BenchmarkFleetNoopReused(b *testing.B) {
 	needAgent(b)
 	nodes := benchNodes()
 	spec := r1Spec(b)
 	lab := startLab(b, nodes)
 	kh := knownHosts(b, lab)
-
-	b.Run("first", func(b *testing.B) {
-		// Each round needs pristine nodes: a fresh lab per iteration,
-		// started outside the timer.
-		for b.Loop() {
-			b.StopTimer()
-			l := startLab(b, nodes)
-			k := knownHosts(b, l)
-			p := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
-			b.StartTimer()
-			if got := converge(b, p, l, k, spec); got != nodes {
-				b.Fatalf("first converge changed %d of %d nodes", got, nodes)
-			}
-			b.StopTimer()
-			p.Close()
-			l.Close()
-			b.StartTimer()
-		}
-		perFleet := b.Elapsed().Seconds() / float64(b.N)
-		b.ReportMetric(perFleet, "s/fleet")
-		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
-	})
-
 	p := newPool(b, transport.PoolOptions{})
 	converge(b, p, lab, kh, spec)
-	b.Run("noop-reused", func(b *testing.B) {
-		e0 := totalExecs(lab)
-		for b.Loop() {
-			if got := converge(b, p, lab, kh, spec); got != 0 {
-				b.Fatalf("no-op converge changed %d nodes", got)
-			}
+	e0 := totalExecs(lab)
+	for b.Loop() {
+		if got := converge(b, p, lab, kh, spec); got != 0 {
+			b.Fatalf("no-op converge changed %d nodes", got)
 		}
-		perFleet := b.Elapsed().Seconds() / float64(b.N)
-		b.ReportMetric(perFleet, "s/fleet")
-		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
-		b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
-	})
-	b.Run("noop-fresh", func(b *testing.B) {
-		e0 := totalExecs(lab)
-		for b.Loop() {
-			fp := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
-			if got := converge(b, fp, lab, kh, spec); got != 0 {
-				b.Fatalf("no-op converge changed %d nodes", got)
-			}
-			fp.Close()
-		}
-		perFleet := b.Elapsed().Seconds() / float64(b.N)
-		b.ReportMetric(perFleet, "s/fleet")
-		b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
-		b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
-	})
+	}
+	perFleet := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(perFleet, "s/fleet")
+	b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
+	b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
 }
