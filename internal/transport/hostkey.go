@@ -24,13 +24,14 @@ func KnownHostsLine(addr string, k ssh.PublicKey) string {
 }
 
 // hostKeyConfig returns the verifying callback for o and the host key
-// algorithms to ask for (nil: the library default).
-func hostKeyConfig(o *Options, warn func(string)) (ssh.HostKeyCallback, []string, error) {
+// algorithms to ask for (nil: the library default). With
+// insecure_ignore_host_key the callback accepts anything and records the
+// key in *unverified, so every call on the connection can warn.
+func hostKeyConfig(o *Options, unverified *ssh.PublicKey) (ssh.HostKeyCallback, []string, error) {
 	switch {
 	case o.InsecureIgnoreHostKey:
 		return func(addr string, _ net.Addr, key ssh.PublicKey) error {
-			warn(fmt.Sprintf("WARNING: insecure_ignore_host_key is set: the host key of %s (%s %s) was NOT verified; pin it with host_key = %q",
-				addr, keyType(key), Fingerprint(key), Fingerprint(hostKeyOf(key))))
+			*unverified = key
 			return nil
 		}, nil, nil
 	case len(o.HostKeys) > 0:
@@ -38,6 +39,12 @@ func hostKeyConfig(o *Options, warn func(string)) (ssh.HostKeyCallback, []string
 	default:
 		return knownHostsCallback(o)
 	}
+}
+
+// insecureWarning is what every use of an unverified connection says.
+func insecureWarning(name string, key ssh.PublicKey) string {
+	return fmt.Sprintf("WARNING: insecure_ignore_host_key is set for %s: its host key (%s %s) is NOT verified, so anyone on the path can impersonate it; pin it with host_key = %q",
+		name, keyType(key), Fingerprint(hostKeyOf(key)), Fingerprint(hostKeyOf(key)))
 }
 
 // hostKeyOf is the plain key behind a host certificate.

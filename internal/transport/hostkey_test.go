@@ -165,7 +165,8 @@ func TestHostKeyVerification(t *testing.T) {
 	}
 }
 
-// insecure_ignore_host_key works but warns on every connection.
+// insecure_ignore_host_key works but warns on every use, reused
+// connection or not.
 func TestInsecureIgnoreHostKeyWarns(t *testing.T) {
 	needAgent(t)
 	lab := startLab(t, 2)
@@ -187,11 +188,11 @@ func TestInsecureIgnoreHostKeyWarns(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(warnings) != 4 {
-		t.Fatalf("%d warnings for 4 connections: %q", len(warnings), warnings)
+	if len(warnings) != 6 {
+		t.Fatalf("%d warnings for 6 calls: %q", len(warnings), warnings)
 	}
-	for i, n := range []*labnode.Node{lab.Nodes[0], lab.Nodes[0], lab.Nodes[1], lab.Nodes[1]} {
-		if !strings.Contains(warnings[i], "NOT verified") || !strings.Contains(warnings[i], n.Fingerprint()) {
+	for i, n := range []*labnode.Node{lab.Nodes[0], lab.Nodes[0], lab.Nodes[0], lab.Nodes[1], lab.Nodes[1], lab.Nodes[1]} {
+		if !strings.Contains(warnings[i], "NOT verified") || !strings.Contains(warnings[i], n.Fingerprint()) || !strings.Contains(warnings[i], n.Addr) {
 			t.Errorf("warning %d = %q, want it to name the unverified key %s", i, warnings[i], n.Fingerprint())
 		}
 	}

@@ -179,6 +179,8 @@ type conn struct {
 	lost   error         // why, once done is closed (keepalive failure)
 
 	activity *activityConn
+	// unverified is the host key accepted under insecure_ignore_host_key.
+	unverified ssh.PublicKey
 
 	mu     sync.Mutex
 	agents map[string]*agentState // by agent path
@@ -233,7 +235,8 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		return nil, fail(StepConfig, err)
 	}
 	defer closeAgent()
-	hkcb, algos, err := hostKeyConfig(o, p.opts.Warn)
+	var unverified ssh.PublicKey
+	hkcb, algos, err := hostKeyConfig(o, &unverified)
 	if err != nil {
 		return nil, fail(StepConfig, err)
 	}
@@ -253,6 +256,9 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		if err != nil {
 			cancel()
 			return nil, fail(StepDial, fmt.Errorf("bastion: %w", err))
+		}
+		if bc.unverified != nil {
+			p.opts.Warn(insecureWarning("bastion "+bc.name, bc.unverified))
 		}
 		nc, err = bc.client.DialContext(dctx, "tcp", addr)
 		if err != nil {
@@ -294,7 +300,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		return nil, fail(StepHandshake, err)
 	}
 	client := ssh.NewClient(sc, chans, reqs)
-	c := &conn{name: name, client: client, done: make(chan struct{}), activity: ac}
+	c := &conn{name: name, client: client, done: make(chan struct{}), activity: ac, unverified: unverified}
 	go func() {
 		_ = client.Wait()
 		close(c.done)

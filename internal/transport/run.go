@@ -141,6 +141,9 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		if err != nil {
 			return nil, err
 		}
+		if c.unverified != nil && attempt == 0 {
+			p.opts.Warn(insecureWarning(name, c.unverified))
+		}
 		// A pooled connection can die between two calls (the node
 		// rebooted, a NAT forgot it). If not even a session opens, nothing
 		// ran on the node: drop the connection and redial, once.
