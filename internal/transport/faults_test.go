@@ -43,6 +43,17 @@ func TestSudo(t *testing.T) {
 		t.Errorf("commands %q, want probe, upload, run", cmds)
 	}
 
+	// Preinstalled: only the agent itself goes through sudo.
+	pre := o
+	pre.AgentPreinstalled = true
+	if _, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), pre, transport.Request{Spec: spec("sudo")}); err != nil {
+		t.Fatal(err)
+	}
+	cmds = n.Commands()[3:]
+	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], "sh -c 'uname -m") || !strings.HasPrefix(cmds[1], "sudo -n "+transport.DefaultAgentPath+" apply") {
+		t.Errorf("preinstalled agent with sudo: commands %q, want a plain probe and a sudo run", cmds)
+	}
+
 	n.SetFaults(labnode.Faults{SudoPassword: true})
 	p2 := newPool(t, transport.PoolOptions{})
 	_, err := p2.Apply(t.Context(), o, transport.Request{Spec: spec("sudo")})

@@ -63,7 +63,10 @@ type Options struct {
 	// Bastion is a jump host, with its own auth and host key.
 	Bastion *Options
 
-	// Sudo runs every remote command through `sudo -n` (for a non-root User).
+	// Sudo runs remote commands through `sudo -n` (for a non-root User):
+	// the agent, and the probe and upload through `sh -c`. With
+	// AgentPreinstalled only the agent runs under sudo, so a sudoers rule
+	// for the agent path alone is enough.
 	Sudo bool
 
 	DialTimeout       time.Duration // TCP connect (or bastion channel open)

@@ -272,7 +272,9 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, erro
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.probed {
-		res, err := c.exec(ctx, ProbeCommand(o.AgentPath, o.Sudo), nil)
+		// A preinstalled agent needs no root to be checksummed, so sudoers
+		// may allow just the agent itself.
+		res, err := c.exec(ctx, ProbeCommand(o.AgentPath, o.Sudo && !o.AgentPreinstalled), nil)
 		if err == nil && res.status != 0 {
 			err = sudoError(o, res)
 			if err == nil {
