@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	pathpkg "path"
 	"regexp"
 	"slices"
 	"strings"
@@ -283,7 +284,8 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		switch {
 		case !ok:
 			addError(&resp.Diagnostics, at, "Unknown Drive", fmt.Sprintf("Drive %q is not on %s; use an id from data.hpcstorage_drives.", id, plan.Endpoint.ValueString()), nil)
-		case d.PoolURI != "":
+		// A drive of the group this plan replaces (same name) is fine.
+		case d.PoolURI != "" && pathpkg.Base(d.PoolURI) != plan.Name.ValueString():
 			addError(&resp.Diagnostics, at, "Drive Already In A Disk Group", fmt.Sprintf("Drive %q belongs to %s; choose a free drive.", id, d.PoolURI), nil)
 		case d.HotspareType != "None":
 			addError(&resp.Diagnostics, at, "Drive Is A Spare", fmt.Sprintf("Drive %q is a %s spare; remove it from hpcstorage_spare_drives first.", id, d.HotspareType), nil)

@@ -277,3 +277,59 @@ resource "hpcstorage_spare_drives" "s" {
 		}},
 	})
 }
+
+// Changing a disk group's drives or level replaces it (the plan says so);
+// spares change in place.
+func TestDiskGroupReplaceAndSparesUpdate(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "me4024-1")
+	cfg := func(level, drives, spares string) string {
+		return lab.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_disk_group" "g" {
+  endpoint   = "me4024-1"
+  name       = "g1"
+  raid_level = %[1]q
+  drive_ids  = %[2]s
+}
+resource "hpcstorage_spare_drives" "s" {
+  endpoint  = "me4024-1"
+  drive_ids = %[3]s
+}`, level, drives, spares)
+	}
+	g, s := "hpcstorage_disk_group.g", "hpcstorage_spare_drives.s"
+	empty := []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			{Config: cfg("RAID1", `["0.10", "0.11"]`, `["0.20"]`), ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: empty}},
+			{
+				Config: cfg("RAID10", `["0.10", "0.11", "0.12", "0.13"]`, `["0.20", "0.21"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(g, plancheck.ResourceActionReplace),
+						plancheck.ExpectResourceAction(s, plancheck.ResourceActionUpdate),
+					},
+					PostApplyPostRefresh: empty,
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(g, tfjsonpath.New("raid_level"), knownvalue.StringExact("RAID10")),
+					statecheck.ExpectKnownValue(g, tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(2*960_000_000_000)),
+					statecheck.ExpectKnownValue(s, tfjsonpath.New("drive_ids"), knownvalue.SetSizeExact(2)),
+				},
+			},
+			// A drive of the group cannot become a spare: refused at plan.
+			{Config: cfg("RAID10", `["0.10", "0.11", "0.12", "0.13"]`, `["0.20", "0.12"]`),
+				ExpectError: regexp.MustCompile(`(?s)Drive In A Disk Group.*"0.12"`)},
+		},
+	})
+	// Destroy released the spares and deleted the group.
+	ep := lab.client(t, "me4024-1")
+	drives, err := ep.Drives(context.Background(), "controller_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drives {
+		if d.PoolURI != "" || d.HotspareType != "None" {
+			t.Errorf("after destroy drive %s: pool %q spare %q", d.ID, d.PoolURI, d.HotspareType)
+		}
+	}
+}
