@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -32,6 +33,15 @@ func TestNodeFactsDataSource(t *testing.T) {
 						knownvalue.ListPartial(map[int]knownvalue.Check{0: knownvalue.NotNull()})),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("cpus"), knownvalue.NotNull()),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("numa_nodes"), knownvalue.NotNull()),
+				},
+			},
+			{
+				// The documented example, pointed at the lab node: its
+				// output lists the four rotational array volumes by WWN.
+				Config: l.providerBlock() + strings.Replace(exampleFile(t, "../examples/data-sources/hpcstorage_node_facts/data-source.tf"),
+					`host = "stor01"`, fmt.Sprintf("host = %q", l.host(0)), 1),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("array_disks", knownvalue.MapSizeExact(4)),
 				},
 			},
 			{

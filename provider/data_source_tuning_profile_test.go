@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"os"
 	"regexp"
 	"testing"
 
@@ -75,4 +76,13 @@ func TestTuningProfileDataSource(t *testing.T) {
 			},
 		},
 	})
+}
+
+func exampleFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -4,12 +4,13 @@ data "hpcstorage_tuning_profile" "nfs" {
 }
 
 # A converged BeeGFS storage + Ceph OSD node: both presets set
-# vm.zone_reclaim_mode (1 vs 0); only one owner may hold the key.
+# vm.zone_reclaim_mode (1 vs 0) and vm.min_free_kbytes, and only one
+# owner may hold a key on a node: leave them to the BeeGFS preset.
 data "hpcstorage_tuning_profile" "ceph" {
   name = "ceph-osd"
   overrides = {
-    "sysctl:vm.zone_reclaim_mode" = "" # left to the BeeGFS preset
-    "sysctl:vm.min_free_kbytes"   = "" # a node with less than 48 GiB of RAM
+    "sysctl:vm.zone_reclaim_mode" = ""
+    "sysctl:vm.min_free_kbytes"   = ""
   }
 }
 
