@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -231,6 +232,7 @@ func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error)
 type BiosChange struct {
 	Changed  []string // attributes that were set
 	Rebooted bool
+	Task     string // the job or task the BMC created for them, if any
 }
 
 // ApplyBios sets the attributes that differ from their current values:
@@ -274,12 +276,16 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		}
 		// Without an ETag the PATCH is sent once (not retried); with one it
 		// is retried safely on transient errors.
-		_, err = e.Patch(ctx, b.SettingsURI, b.SettingsETag, body)
+		resp, err := e.Patch(ctx, b.SettingsURI, b.SettingsETag, body)
 		if errors.Is(err, ErrPreconditionFailed) && attempt < 3 {
 			continue
 		}
 		if err != nil {
 			return ch, err
+		}
+		// iDRAC answers with its configuration job, Immediate with a task.
+		if loc := resp.Header.Get("Location"); loc != "" && resp.Status == http.StatusAccepted {
+			ch.Task = sessionLocation(resp)
 		}
 		break
 	}
@@ -302,6 +308,12 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		nb, err := e.GetBios(ctx, sys.BiosURI)
 		if err != nil {
 			return false, "", err
+		}
+		if ch.Task != "" {
+			// A failed job will never apply the values: stop waiting.
+			if t, err := e.GetTask(ctx, ch.Task); err == nil && t.Failed {
+				return false, "", fmt.Errorf("%w: BIOS job %s ended %s: %s", ErrPending, ch.Task, t.State, strings.Join(t.Messages, "; "))
+			}
 		}
 		var missing []string
 		for k, v := range diff {

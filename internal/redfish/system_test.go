@@ -101,6 +101,16 @@ func TestApplyBiosOneRebootPerPersonality(t *testing.T) {
 			if !ch.Rebooted || len(ch.Changed) != 3 {
 				t.Errorf("change = %+v", ch)
 			}
+			// iDRAC creates a configuration job for OnReset settings; it ends Completed.
+			if p == redfishmock.PersonalityDell {
+				if ch.Task == "" {
+					t.Fatal("no job or task recorded")
+				}
+				task, err := ep.WaitTask(ctx, ch.Task, fastWaiter())
+				if err != nil || !task.Done || task.Failed {
+					t.Errorf("task %s = %+v, %v", ch.Task, task, err)
+				}
+			}
 			resets := svc.RequestCount("POST", sys.ResetTarget)
 			if resets > 1 {
 				t.Errorf("%d resets, want at most 1", resets)
