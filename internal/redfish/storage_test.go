@@ -158,3 +158,33 @@ func TestCreateSurvivesFaults(t *testing.T) {
 		})
 	}
 }
+
+// A request slower than the timeout is abandoned; a GET is retried, a POST
+// reports an unknown outcome (and creates look the object up, see above).
+func TestRequestTimeout(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "me4024-1", redfishmock.Options{})
+	ep.cfg.Timeout = 100 * time.Millisecond
+	ctx := context.Background()
+	if _, err := ep.Get(ctx, "/redfish/v1/Storage", nil); err != nil { // log in first
+		t.Fatal(err)
+	}
+	if err := svc.InjectFault(redfishmock.Fault{Method: "GET", Path: "/redfish/v1/Storage/controller_a", Kind: redfishmock.FaultLatency,
+		Latency: 400 * time.Millisecond, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := ep.Get(ctx, "/redfish/v1/Storage/controller_a", nil); err != nil {
+		t.Fatalf("GET after one slow answer: %v", err)
+	}
+	if d := time.Since(start); d > 350*time.Millisecond {
+		t.Errorf("took %s: the slow attempt was not cut at the timeout", d)
+	}
+	if err := svc.InjectFault(redfishmock.Fault{Method: "POST", Path: "/redfish/v1/Storage/controller_a/StoragePools", Kind: redfishmock.FaultLatency,
+		Latency: 400 * time.Millisecond, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ep.Post(ctx, PoolsURI("controller_a"), map[string]any{"Name": "x"})
+	if !errors.Is(err, ErrUncertain) {
+		t.Errorf("slow POST: err = %v, want ErrUncertain", err)
+	}
+}
