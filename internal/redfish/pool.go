@@ -66,9 +66,16 @@ func (p *Pool) Close(ctx context.Context) error {
 		eps = append(eps, ep)
 	}
 	p.mu.Unlock()
-	var errs []error
-	for _, ep := range eps {
-		errs = append(errs, ep.Close(ctx))
+	// In parallel: the process may have only a moment left before it is killed.
+	errs := make([]error, len(eps))
+	var wg sync.WaitGroup
+	for i, ep := range eps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ep.Close(ctx)
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
