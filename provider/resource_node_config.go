@@ -110,112 +110,6 @@ func (r *nodeConfigResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	}
 }
 
-// nodeItemAttributes are the typed agent items, shared by the resource
-// and (as their types) the tuning profile data source.
-func nodeItemAttributes() map[string]schema.Attribute {
-	str := func(desc string, v ...validator.String) schema.StringAttribute {
-		return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: append(v, stringvalidator.LengthAtLeast(1))}
-	}
-	notify := schema.ListAttribute{Optional: true, ElementType: types.StringType,
-		MarkdownDescription: "Services (in `services`) to restart once, after all items, when this item changes."}
-	positive := []validator.Int64{int64validator.AtLeast(0)}
-	return map[string]schema.Attribute{
-		nodeconfig.AttrPackageFloors: schema.MapAttribute{Optional: true, ElementType: types.StringType,
-			MarkdownDescription: "Minimum installed package versions, by package name (`lvm2 = \"2.02.180-10.el7_6.2\"`). " +
-				"Checked before anything changes: a node below a floor is not touched.",
-		},
-		nodeconfig.AttrSysctl: schema.MapAttribute{Optional: true, ElementType: types.StringType,
-			MarkdownDescription: "Kernel parameters by dotted name (`vm.dirty_ratio = \"20\"`), set live and persisted in " +
-				"this owner's `/etc/sysctl.d` drop-in. The agent warns when tuned or another sysctl.d file would override a value.",
-		},
-		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
-			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",
-			Attributes: map[string]schema.Attribute{
-				"enabled": str("One of "+backtickList(protocol.THPEnabled)+".", stringvalidator.OneOf(protocol.THPEnabled...)),
-				"defrag":  str("One of "+backtickList(protocol.THPDefrag)+".", stringvalidator.OneOf(protocol.THPDefrag...)),
-			},
-		},
-		nodeconfig.AttrBlockQueues: schema.ListNestedAttribute{Optional: true,
-			MarkdownDescription: "Request-queue settings of the disks a match selects, set live and persisted by a udev " +
-				"rule (so disks that appear later get them too). The scheduler must be one the disks offer: checked at plan time.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"match": schema.SingleNestedAttribute{Required: true,
-					MarkdownDescription: "Which disks: every attribute given must match.",
-					Attributes: map[string]schema.Attribute{
-						"name":       str("Glob on the kernel name, e.g. `sd*`."),
-						"wwn":        str("World wide name, e.g. `0x600c0ff000...` (see `hpcstorage_node_facts`)."),
-						"model":      str("Glob on the device model, e.g. `ME4084*`."),
-						"rotational": schema.BoolAttribute{Optional: true, MarkdownDescription: "`true` for HDDs, `false` for SSD and NVMe."},
-					},
-				},
-				"scheduler":      str("I/O scheduler, e.g. `mq-deadline` or `none` (blk-mq names)."),
-				"nr_requests":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Queue depth.", Validators: positive},
-				"read_ahead_kb":  schema.Int64Attribute{Optional: true, MarkdownDescription: "Read-ahead in KiB.", Validators: positive},
-				"max_sectors_kb": schema.Int64Attribute{Optional: true, MarkdownDescription: "Largest request in KiB (at most the disk's max_hw_sectors_kb).", Validators: positive},
-			}},
-		},
-		nodeconfig.AttrKernelModules: schema.MapNestedAttribute{Optional: true,
-			MarkdownDescription: "Kernel modules by name: loaded, with options (modprobe.d) and loaded at boot (modules-load.d).",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"options": str("Module options, e.g. `max_queue_depth=10000`."),
-				"load":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Load it now. Default true."},
-				"boot":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Load it at boot. Default: as `load`."},
-				"notify":  notify,
-			}},
-		},
-		nodeconfig.AttrUdevRules: schema.MapNestedAttribute{Optional: true,
-			MarkdownDescription: "udev rules files in `/etc/udev/rules.d`, by file name (`.rules` is added); udev is reloaded and triggered when one changes.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"content": schema.StringAttribute{Required: true, MarkdownDescription: "The rules."},
-				"notify":  notify,
-			}},
-		},
-		nodeconfig.AttrFiles: schema.MapNestedAttribute{Optional: true,
-			MarkdownDescription: "Files by absolute path: the whole `content`, or `set` keys laid over the existing " +
-				"`key = value` file (its comments and other keys are kept), plus mode and ownership.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"content": schema.StringAttribute{Optional: true, MarkdownDescription: "Whole file content. Conflicts with `set`."},
-				"set": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-					MarkdownDescription: "Keys to set in a `key = value` file (BeeGFS `.conf` files). Conflicts with `content`."},
-				"mode":   str("Octal mode, e.g. `0644`."),
-				"owner":  str("User name or uid."),
-				"group":  str("Group name or gid."),
-				"notify": notify,
-			}},
-		},
-		nodeconfig.AttrMounts: schema.MapNestedAttribute{Optional: true,
-			MarkdownDescription: "Mounted file systems by mount point.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"device":  schema.StringAttribute{Required: true, MarkdownDescription: "Device path (`/dev/disk/by-id/wwn-0x...`), `LABEL=` or `UUID=`."},
-				"fstype":  schema.StringAttribute{Required: true, MarkdownDescription: "File system type, e.g. `xfs`."},
-				"options": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Mount options, one per element."},
-				"persist": str("One of "+backtickList(protocol.MountPersist)+". Default `fstab`; `none` for mounts a cluster manager owns.", stringvalidator.OneOf(protocol.MountPersist...)),
-				"notify":  notify,
-			}},
-		},
-		nodeconfig.AttrCommands: schema.ListNestedAttribute{Optional: true,
-			MarkdownDescription: "One-time commands (e.g. `beegfs-setup-storage`), each guarded by `creates` or `unless` so a second apply runs nothing.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"name":    str("Name in the item ID. Default: the program."),
-				"argv":    schema.ListAttribute{Required: true, ElementType: types.StringType, MarkdownDescription: "Program and arguments (no shell).", Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
-				"creates": str("Skip the command when this path exists."),
-				"unless":  schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Skip the command when this command succeeds."},
-				"notify":  notify,
-			}},
-		},
-		nodeconfig.AttrServices: schema.MapNestedAttribute{Optional: true,
-			MarkdownDescription: "systemd units by name (`.service` is implied).",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Enabled at boot."},
-				"state":   str("One of "+backtickList(protocol.ServiceStates)+".", stringvalidator.OneOf(protocol.ServiceStates...)),
-				"masked":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Masked."},
-				"dropins": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Drop-in files by name (`.conf` is added) and content."},
-				"notify":  notify,
-			}},
-		},
-	}
-}
-
 func (r *nodeConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
 		r.nodes = d.Nodes
@@ -420,6 +314,112 @@ func (r *nodeConfigResource) ValidateConfig(ctx context.Context, req resource.Va
 	}
 }
 
+// nodeItemAttributes are the typed agent items, shared by the resource
+// and (as their types) the tuning profile data source.
+func nodeItemAttributes() map[string]schema.Attribute {
+	str := func(desc string, v ...validator.String) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, MarkdownDescription: desc, Validators: append(v, stringvalidator.LengthAtLeast(1))}
+	}
+	notify := schema.ListAttribute{Optional: true, ElementType: types.StringType,
+		MarkdownDescription: "Services (in `services`) to restart once, after all items, when this item changes."}
+	positive := []validator.Int64{int64validator.AtLeast(0)}
+	return map[string]schema.Attribute{
+		nodeconfig.AttrPackageFloors: schema.MapAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Minimum installed package versions, by package name (`lvm2 = \"2.02.180-10.el7_6.2\"`). " +
+				"Checked before anything changes: a node below a floor is not touched.",
+		},
+		nodeconfig.AttrSysctl: schema.MapAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Kernel parameters by dotted name (`vm.dirty_ratio = \"20\"`), set live and persisted in " +
+				"this owner's `/etc/sysctl.d` drop-in. The agent warns when tuned or another sysctl.d file would override a value.",
+		},
+		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
+			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",
+			Attributes: map[string]schema.Attribute{
+				"enabled": str("One of "+backtickList(protocol.THPEnabled)+".", stringvalidator.OneOf(protocol.THPEnabled...)),
+				"defrag":  str("One of "+backtickList(protocol.THPDefrag)+".", stringvalidator.OneOf(protocol.THPDefrag...)),
+			},
+		},
+		nodeconfig.AttrBlockQueues: schema.ListNestedAttribute{Optional: true,
+			MarkdownDescription: "Request-queue settings of the disks a match selects, set live and persisted by a udev " +
+				"rule (so disks that appear later get them too). The scheduler must be one the disks offer: checked at plan time.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"match": schema.SingleNestedAttribute{Required: true,
+					MarkdownDescription: "Which disks: every attribute given must match.",
+					Attributes: map[string]schema.Attribute{
+						"name":       str("Glob on the kernel name, e.g. `sd*`."),
+						"wwn":        str("World wide name, e.g. `0x600c0ff000...` (see `hpcstorage_node_facts`)."),
+						"model":      str("Glob on the device model, e.g. `ME4084*`."),
+						"rotational": schema.BoolAttribute{Optional: true, MarkdownDescription: "`true` for HDDs, `false` for SSD and NVMe."},
+					},
+				},
+				"scheduler":      str("I/O scheduler, e.g. `mq-deadline` or `none` (blk-mq names)."),
+				"nr_requests":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Queue depth.", Validators: positive},
+				"read_ahead_kb":  schema.Int64Attribute{Optional: true, MarkdownDescription: "Read-ahead in KiB.", Validators: positive},
+				"max_sectors_kb": schema.Int64Attribute{Optional: true, MarkdownDescription: "Largest request in KiB (at most the disk's max_hw_sectors_kb).", Validators: positive},
+			}},
+		},
+		nodeconfig.AttrKernelModules: schema.MapNestedAttribute{Optional: true,
+			MarkdownDescription: "Kernel modules by name: loaded, with options (modprobe.d) and loaded at boot (modules-load.d).",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"options": str("Module options, e.g. `max_queue_depth=10000`."),
+				"load":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Load it now. Default true."},
+				"boot":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Load it at boot. Default: as `load`."},
+				"notify":  notify,
+			}},
+		},
+		nodeconfig.AttrUdevRules: schema.MapNestedAttribute{Optional: true,
+			MarkdownDescription: "udev rules files in `/etc/udev/rules.d`, by file name (`.rules` is added); udev is reloaded and triggered when one changes.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"content": schema.StringAttribute{Required: true, MarkdownDescription: "The rules."},
+				"notify":  notify,
+			}},
+		},
+		nodeconfig.AttrFiles: schema.MapNestedAttribute{Optional: true,
+			MarkdownDescription: "Files by absolute path: the whole `content`, or `set` keys laid over the existing " +
+				"`key = value` file (its comments and other keys are kept), plus mode and ownership.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"content": schema.StringAttribute{Optional: true, MarkdownDescription: "Whole file content. Conflicts with `set`."},
+				"set": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+					MarkdownDescription: "Keys to set in a `key = value` file (BeeGFS `.conf` files). Conflicts with `content`."},
+				"mode":   str("Octal mode, e.g. `0644`."),
+				"owner":  str("User name or uid."),
+				"group":  str("Group name or gid."),
+				"notify": notify,
+			}},
+		},
+		nodeconfig.AttrMounts: schema.MapNestedAttribute{Optional: true,
+			MarkdownDescription: "Mounted file systems by mount point.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"device":  schema.StringAttribute{Required: true, MarkdownDescription: "Device path (`/dev/disk/by-id/wwn-0x...`), `LABEL=` or `UUID=`."},
+				"fstype":  schema.StringAttribute{Required: true, MarkdownDescription: "File system type, e.g. `xfs`."},
+				"options": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Mount options, one per element."},
+				"persist": str("One of "+backtickList(protocol.MountPersist)+". Default `fstab`; `none` for mounts a cluster manager owns.", stringvalidator.OneOf(protocol.MountPersist...)),
+				"notify":  notify,
+			}},
+		},
+		nodeconfig.AttrCommands: schema.ListNestedAttribute{Optional: true,
+			MarkdownDescription: "One-time commands (e.g. `beegfs-setup-storage`), each guarded by `creates` or `unless` so a second apply runs nothing.",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":    str("Name in the item ID. Default: the program."),
+				"argv":    schema.ListAttribute{Required: true, ElementType: types.StringType, MarkdownDescription: "Program and arguments (no shell).", Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
+				"creates": str("Skip the command when this path exists."),
+				"unless":  schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Skip the command when this command succeeds."},
+				"notify":  notify,
+			}},
+		},
+		nodeconfig.AttrServices: schema.MapNestedAttribute{Optional: true,
+			MarkdownDescription: "systemd units by name (`.service` is implied).",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Enabled at boot."},
+				"state":   str("One of "+backtickList(protocol.ServiceStates)+".", stringvalidator.OneOf(protocol.ServiceStates...)),
+				"masked":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Masked."},
+				"dropins": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Drop-in files by name (`.conf` is added) and content."},
+				"notify":  notify,
+			}},
+		},
+	}
+}
+
 // config converts the model's items; known is false when a value is not
 // known yet (plan time).
 func (r *nodeConfigResource) config(m *nodeConfigModel, diags *diag.Diagnostics) (nodeconfig.Config, bool) {
@@ -448,7 +448,7 @@ func (r *nodeConfigResource) config(m *nodeConfigModel, diags *diag.Diagnostics)
 func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, diags *diag.Diagnostics) bool {
 	_, locs := cfg.Items()
 	var applyDiags diag.Diagnostics
-	res, ok := r.run(ctx, m, cfg, false, locs, &applyDiags)
+	res, ok, applyErr := r.runErr(ctx, m, cfg, false, locs, &applyDiags)
 	if ok && res.Failed {
 		ok = false
 	}
@@ -480,7 +480,11 @@ func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, c
 		return true
 	}
 	diags.Append(applyDiags...)
-	if res != nil || applyDiags.HasError() {
+	// Nothing ran when the node could not be reached or the agent not
+	// started: there is nothing to roll back then.
+	var se *transport.StepError
+	notRun := res == nil && errors.As(applyErr, &se) && se.Step != transport.StepRun
+	if !notRun {
 		var rb diag.Diagnostics
 		if back, rok := r.run(ctx, m, rollback, false, nil, &rb); !rok || back.Failed {
 			diags.AddError("Rollback Failed", fmt.Sprintf("Host %s: the previous configuration of owner %q could not be "+
@@ -498,14 +502,21 @@ func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, c
 // one error naming the host. ok is false when diags got an error.
 func (r *nodeConfigResource) run(ctx context.Context, m *nodeConfigModel, cfg nodeconfig.Config, check bool,
 	locs []nodeconfig.Locator, diags *diag.Diagnostics) (*protocol.Result, bool) {
+	res, ok, _ := r.runErr(ctx, m, cfg, check, locs, diags)
+	return res, ok
+}
+
+// runErr is run that also returns the transport error, if any.
+func (r *nodeConfigResource) runErr(ctx context.Context, m *nodeConfigModel, cfg nodeconfig.Config, check bool,
+	locs []nodeconfig.Locator, diags *diag.Diagnostics) (*protocol.Result, bool, error) {
 	if r.nodes == nil {
 		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
-		return nil, false
+		return nil, false, nil
 	}
 	spec, _, err := cfg.SpecJSON(m.Owner.ValueString())
 	if err != nil {
 		diags.AddError("Internal Error", err.Error())
-		return nil, false
+		return nil, false, err
 	}
 	over := parseSSH(m.SSH, path.Root("ssh"), diags)
 	opts := r.nodes.defaults.merge(over).options(m.Host.ValueString())
@@ -516,7 +527,7 @@ func (r *nodeConfigResource) run(ctx context.Context, m *nodeConfigModel, cfg no
 	}
 	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
 		addNodeError(diags, m.Host.ValueString(), err)
-		return res, false
+		return res, false, err
 	}
 	if res != nil && res.Failed && locs != nil {
 		for i, ir := range res.Items {
@@ -536,9 +547,9 @@ func (r *nodeConfigResource) run(ctx context.Context, m *nodeConfigModel, cfg no
 			}
 			addError(diags, at, summary, fmt.Sprintf("Host %s, %s: %s", m.Host.ValueString(), ir.ID, ir.Error), nil)
 		}
-		return res, false
+		return res, false, nil
 	}
-	return res, true
+	return res, true, nil
 }
 
 // addNodeError explains a transport failure, naming the host.
