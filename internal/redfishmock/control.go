@@ -375,9 +375,11 @@ func (s *Service) serveControl(w http.ResponseWriter, r *http.Request, path stri
 		w.WriteHeader(http.StatusNoContent)
 	case "POST /config":
 		var in struct {
-			RequireIfMatch *bool `json:"require_if_match"`
-			PageSize       *int  `json:"page_size"`
-			SessionLimit   *int  `json:"session_limit"`
+			RequireIfMatch  *bool `json:"require_if_match"`
+			PageSize        *int  `json:"page_size"`
+			SessionLimit    *int  `json:"session_limit"`
+			FailNextBiosJob *bool `json:"fail_next_bios_job"`
+			IgnoreGraceful  *bool `json:"ignore_graceful_shutdown"`
 		}
 		if !decode(&in) {
 			return
@@ -390,6 +392,24 @@ func (s *Service) serveControl(w http.ResponseWriter, r *http.Request, path stri
 		}
 		if in.SessionLimit != nil {
 			s.SetSessionLimit(*in.SessionLimit)
+		}
+		if in.FailNextBiosJob != nil || in.IgnoreGraceful != nil {
+			s.mu.Lock()
+			failJob, ignore := false, false
+			if s.sys != nil {
+				failJob, ignore = s.sys.failNextJob, s.sys.ignoreGraceful
+			}
+			s.mu.Unlock()
+			if in.FailNextBiosJob != nil {
+				failJob = *in.FailNextBiosJob
+			}
+			if in.IgnoreGraceful != nil {
+				ignore = *in.IgnoreGraceful
+			}
+			if err := s.SetServerFaults(failJob, ignore); err != nil {
+				fail(http.StatusBadRequest, err)
+				return
+			}
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case "GET /events":

@@ -349,3 +349,31 @@ func TestDellCommittedJobBlocksPatch(t *testing.T) {
 		t.Errorf("PATCH after the job completed: %d", r.status)
 	}
 }
+
+func TestServerFaults(t *testing.T) {
+	s, clk := testService(t, "r1", "stor2-bmc", nil)
+	if err := s.SetServerFaults(true, true); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, s, http.MethodPatch, s.sys.settingsPath, map[string]any{"Attributes": map[string]any{"LogicalProc": "Disabled"},
+		"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
+	job := r.header.Get("Location")
+	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "GracefulRestart"})
+	clk.Advance(time.Minute)
+	if s.PowerState() != PowerOn || call(t, s, http.MethodGet, job, nil).body["JobState"] != "New" {
+		t.Fatalf("graceful restart was not ignored")
+	}
+	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
+	clk.Advance(time.Minute)
+	j := call(t, s, http.MethodGet, job, nil).body
+	if j["JobState"] != "Exception" || j["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Failed" {
+		t.Errorf("job after failed boot: %v", j["JobState"])
+	}
+	if cur, pend := s.BiosAttributes(); cur["LogicalProc"] != "Enabled" || pend["LogicalProc"] != "Disabled" {
+		t.Errorf("failed job applied values: current %v pending %v", cur["LogicalProc"], pend["LogicalProc"])
+	}
+	a, _ := testService(t, "r1", "me4084-1", nil)
+	if err := a.SetServerFaults(true, false); !errors.Is(err, ErrBadFault) {
+		t.Errorf("server faults on an array: %v", err)
+	}
+}

@@ -39,6 +39,8 @@ type system struct {
 	immediate                                *task // generic: Immediate apply task
 	settingsTime                             time.Time
 	jobSeq                                   int
+	failNextJob                              bool // fault: the next BIOS job ends in Exception
+	ignoreGraceful                           bool // fault: the OS ignores ACPI shutdown requests
 	spec                                     ServerSpec
 }
 
@@ -343,6 +345,19 @@ func attrsCopy(m map[string]any) map[string]any {
 	return out
 }
 
+// SetServerFaults makes the next BIOS job (or Immediate task) fail at boot,
+// leaving its values pending, and/or makes the host ignore graceful
+// shutdown and restart requests (the OS does not react to ACPI).
+func (s *Service) SetServerFaults(failNextBiosJob, ignoreGracefulShutdown bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sys == nil {
+		return fmt.Errorf("%w: %s is not a server", ErrBadFault, s.spec.Name)
+	}
+	s.sys.failNextJob, s.sys.ignoreGraceful = failNextBiosJob, ignoreGracefulShutdown
+	return nil
+}
+
 // PowerState returns the current power state of a server (for tests).
 func (s *Service) PowerState() string {
 	s.mu.Lock()
@@ -468,7 +483,7 @@ func (s *Service) reset(t string) {
 			s.powerOn()
 		}
 	case "ForceOff", "GracefulShutdown":
-		if on {
+		if on && !(t == "GracefulShutdown" && sys.ignoreGraceful) {
 			s.powerOff(nil)
 		}
 	case "PushPowerButton":
@@ -480,6 +495,9 @@ func (s *Service) reset(t string) {
 	case "ForceRestart", "GracefulRestart", "PowerCycle":
 		// A restart goes through Off before booting again; a restart of a
 		// host that is off just boots it.
+		if on && t == "GracefulRestart" && sys.ignoreGraceful {
+			break
+		}
 		if on {
 			s.powerOff(s.powerOn)
 		} else {
@@ -521,6 +539,16 @@ func (s *Service) boot() {
 	if s.spec.Personality == PersonalityDell && sys.biosJob == nil {
 		// iDRAC leaves pending values alone unless a config job was created.
 		applies = false
+	}
+	if sys.failNextJob && (sys.biosJob != nil || sys.immediate != nil) {
+		sys.failNextJob = false
+		for _, t := range []*task{sys.biosJob, sys.immediate} {
+			if t != nil {
+				s.setTask(t, TaskException, 100, message("OperationFailed"))
+			}
+		}
+		sys.biosJob, sys.immediate = nil, nil
+		applies = false // the values stay pending, as after a failed BIOS job
 	}
 	if applies {
 		if sys.resetBiosPending {
