@@ -224,7 +224,9 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if r.nodes == nil {
 		return
 	}
-	clash := r.nodes.claims.claim(plan.Host.ValueString(), "beegfs_target "+plan.WWN.ValueString(),
+	// The claimant names the mount point too: two targets on one device
+	// would share an agent owner and silently override each other.
+	clash := r.nodes.claims.claim(plan.Host.ValueString(), "hpcstorage_beegfs_target mounting "+t.MountPoint+" from "+beegfs.NormWWN(t.WWN),
 		[]string{"device:" + beegfs.NormWWN(t.WWN), "mount:" + t.MountPoint})
 	for id, other := range clash {
 		at := path.Root("wwn")

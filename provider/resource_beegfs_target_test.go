@@ -466,3 +466,151 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
+
+// TestBeegfsBadInput: each mistake fails the plan with a clear error on the
+// attribute, and no node is touched.
+func TestBeegfsBadInput(t *testing.T) {
+	r := startR1Lab(t, 0)
+	nodes := []string{"meta1", "stor1", "stor2"}
+	before := map[string]map[string]string{}
+	for _, n := range nodes {
+		before[n] = r.tree(t, n)
+	}
+	p := r.providerBlock()
+	stor1, stor2, meta1 := r.node("stor1").Host, r.node("stor2").Host, r.node("meta1").Host
+	storage := func(name, host string, ids ...int) string {
+		var tg []string
+		for _, id := range ids {
+			tg = append(tg, fmt.Sprintf(`{ id = %d, directory = "/data/st%02d/storage" }`, id, id))
+		}
+		return fmt.Sprintf(`
+resource "hpcstorage_beegfs_storage" %q {
+  host             = %q
+  mgmtd_host       = "meta1"
+  node_id          = %d
+  targets          = [%s]
+  conn_auth_secret = %q
+}
+`, name, host, len(name), strings.Join(tg, ", "), testSecret)
+	}
+	target := func(name, host, wwn, mount string) string {
+		return fmt.Sprintf(`
+resource "hpcstorage_beegfs_target" %q {
+  host         = %q
+  wwn          = %q
+  kind         = "storage"
+  mount_point  = %q
+  segment_size = 524288
+  data_drives  = 8
+}
+`, name, host, wwn, mount)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{ // a storage volume is not mapped to the metadata server
+				Config:      p + target("t", meta1, r.sts[0], "/data/st01"),
+				ExpectError: regexp.MustCompile(`(?s)Attribute mount_point.*wwn-0x` + r.sts[0] + `.*mapped`),
+			},
+			{ // duplicate target ids in one storage server
+				Config:      p + storage("a", stor1, 101, 102, 101),
+				ExpectError: regexp.MustCompile(`(?s)Attribute targets\[2\]\.id.*duplicate\s+target\s+id`),
+			},
+			{ // the same target id on two storage servers
+				Config:      p + storage("a", stor1, 101, 102) + storage("bb", stor2, 102, 103),
+				ExpectError: regexp.MustCompile(`(?s)BeeGFS ID Used Twice.*storage\s+target\s+id\s+102`),
+			},
+			{ // one device, two targets
+				Config:      p + target("t1", stor1, r.sts[0], "/data/st01") + target("t2", stor1, r.sts[0], "/data/st99"),
+				ExpectError: regexp.MustCompile(`(?s)Target Used Twice.*device:` + r.sts[0]),
+			},
+			{ // storage geometry missing
+				Config: p + `
+resource "hpcstorage_beegfs_target" "t" {
+  host        = "` + stor1 + `"
+  wwn         = "` + r.sts[0] + `"
+  kind        = "storage"
+  mount_point = "/data/st01"
+}
+`,
+				ExpectError: regexp.MustCompile(`(?s)Attribute segment_size.*Storage\s+targets\s+need\s+segment_size`),
+			},
+			{ // a secret too short
+				Config:      p + strings.Replace(storage("a", stor1, 101), testSecret, "short", 1),
+				ExpectError: regexp.MustCompile(`(?s)conn_auth_secret.*at\s+least\s+16`),
+			},
+		},
+	})
+	for _, n := range nodes {
+		if err := sameTree(before[n], r.tree(t, n)); err != nil {
+			t.Errorf("%s touched by failed plans: %v", n, err)
+		}
+		if cmds := r.commands(t, n); len(cmds) > 0 {
+			t.Errorf("%s ran commands: %v", n, cmds)
+		}
+	}
+}
+
+// TestBeegfsDrift: a config key changed by hand shows in the plan and the
+// next apply puts it back.
+func TestBeegfsDrift(t *testing.T) {
+	r := startR1Lab(t, 0)
+	conf := r.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_beegfs_target" "st" {
+  count        = 2
+  host         = %[1]q
+  wwn          = ["%[2]s", "%[3]s"][count.index]
+  kind         = "storage"
+  mount_point  = "/data/st0${count.index + 1}"
+  segment_size = 524288
+  data_drives  = 8
+}
+
+resource "hpcstorage_beegfs_storage" "s" {
+  host             = %[1]q
+  mgmtd_host       = "meta1"
+  node_id          = 1
+  targets          = [for t in hpcstorage_beegfs_target.st : { id = 100 + tonumber(substr(t.mount_point, -1, 1)), directory = "${t.mount_point}/storage" }]
+  settings         = { tuneNumWorkers = "24" }
+  conn_auth_secret = %[4]q
+}
+`, r.node("stor1").Host, r.sts[0], r.sts[1], testSecret)
+	cfg := "etc/beegfs/beegfs-storage.conf"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: conf,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				},
+			},
+			{
+				PreConfig: func() {
+					c := r.read(t, "stor1", cfg)
+					p := filepath.Join(r.node("stor1").Root, cfg)
+					if err := os.WriteFile(p, []byte(regexp.MustCompile(`(?m)^tuneNumWorkers\s*=.*$`).ReplaceAllString(c, "tuneNumWorkers = 4")), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: conf,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("hpcstorage_beegfs_storage.s", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("hpcstorage_beegfs_target.st[0]", plancheck.ResourceActionNoop),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{stateCheck(func(*tfjson.State) error {
+					if c := r.read(t, "stor1", cfg); !regexp.MustCompile(`(?m)^tuneNumWorkers\s*=\s*24$`).MatchString(c) {
+						return fmt.Errorf("hand change not put back:\n%s", c)
+					}
+					return nil
+				})},
+			},
+		},
+	})
+}

@@ -3,6 +3,9 @@ package beegfs
 import (
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -260,5 +263,54 @@ func TestAuthUnread(t *testing.T) {
 	}
 	if a := items[0].File; a.Content != nil || a.Mode != "0400" || a.Path != "/etc/beegfs/beegfs-client.auth" {
 		t.Errorf("unread auth item %+v", a)
+	}
+}
+
+// TestFormatGuardScript runs the format guard with stand-in blkid, wipefs
+// and mkfs.xfs: a device with a signature is refused without wipe, wiped
+// first with it, and formatted as is when blank.
+func TestFormatGuardScript(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	stub := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\necho \""+name+" $*\" >> "+log+"\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// blkid finds a signature when $SIG is set (exit 2 = nothing, as blkid -p).
+	stub("blkid", `if [ -n "$SIG" ]; then case "$*" in *TYPE*) echo "$SIG";; esac; exit 0; fi; exit 2`)
+	stub("wipefs", "exit 0")
+	stub("mkfs.xfs", "exit 0")
+	tg := Target{WWN: wwn, Kind: KindStorage, MountPoint: "/data/st01", SegmentBytes: 512 << 10, DataDrives: 8}
+	run := func(wipe bool, sig string) (string, string, error) {
+		os.Remove(log)
+		tg.Wipe = wipe
+		argv := tg.FormatCommand().Argv
+		marker := filepath.Join(t.TempDir(), "formatted", "wwn")
+		argv[5] = marker
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "SIG="+sig)
+		out, err := cmd.CombinedOutput()
+		b, _ := os.ReadFile(log)
+		if _, serr := os.Stat(marker); (serr == nil) != (err == nil) {
+			t.Errorf("marker present %v with exit %v", serr == nil, err)
+		}
+		return string(out), string(b), err
+	}
+	out, calls, err := run(false, "ext4")
+	if err == nil || !strings.Contains(out, "already has a signature (ext4)") || strings.Contains(calls, "mkfs.xfs") || strings.Contains(calls, "wipefs") {
+		t.Errorf("signature without wipe: err %v, out %q, calls %q", err, out, calls)
+	}
+	_, calls, err = run(true, "xfs")
+	if err != nil || !strings.Contains(calls, "wipefs -a /dev/disk/by-id/wwn-0x") || !strings.Contains(calls, "mkfs.xfs -q -d su=512k,sw=8") ||
+		strings.Index(calls, "wipefs") > strings.Index(calls, "mkfs.xfs") {
+		t.Errorf("signature with wipe: err %v, calls %q", err, calls)
+	}
+	_, calls, err = run(false, "")
+	if err != nil || strings.Contains(calls, "wipefs") || !strings.Contains(calls, "mkfs.xfs -q -d su=512k,sw=8 -l version=2,su=256k -i size=512 /dev/disk/by-id/wwn-0x600c0ff0") {
+		t.Errorf("blank device: err %v, calls %q", err, calls)
 	}
 }
