@@ -2,7 +2,6 @@ package redfishmock
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,7 +243,6 @@ func TestGofishReadsCaptures(t *testing.T) {
 				t.Errorf("bios: %v", err)
 			}
 			t.Logf("%s: %d documents, %d read with typed parsers", e.Name(), len(docs), n)
-			fmt.Fprint(os.Stderr, "")
 		})
 	}
 }

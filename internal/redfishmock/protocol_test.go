@@ -139,7 +139,7 @@ func TestFaults(t *testing.T) {
 }
 
 func testFaults(t *testing.T, useTLS bool) {
-	s, clk := testService(t, "r1", "meta1-bmc", nil)
+	s, _ := testService(t, "r1", "meta1-bmc", nil)
 	var ca *CA
 	if useTLS {
 		var err error
@@ -216,7 +216,6 @@ func testFaults(t *testing.T, useTLS bool) {
 	if len(s.Faults()) != 0 {
 		t.Errorf("spent faults still listed: %+v", s.Faults())
 	}
-	_ = clk
 }
 
 // TestControlHTTP drives the control API over HTTP.

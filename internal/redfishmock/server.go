@@ -724,7 +724,7 @@ func (s *Service) expand(v any, mode byte, levels int, inLinks bool) any {
 	}
 }
 
-// decode turns a JSON sub-value into a Go value (for typed checks).
+// asString and asInt read decoded JSON values for type checks.
 func asString(v any) (string, bool) { s, ok := v.(string); return s, ok }
 
 func asInt(v any) (int64, bool) {

@@ -90,7 +90,7 @@ func TestDellBiosJobAppliesOnReboot(t *testing.T) {
 	if r := call(t, s, http.MethodPost, sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "GracefulRestart"}); r.status != 204 {
 		t.Fatalf("reset %d %s", r.status, r.raw)
 	}
-	wantPower(PowerPoweringOf)
+	wantPower(PowerPoweringOff)
 	wantError(t, call(t, s, http.MethodPost, sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "On"}), 409, "ResourceInUse")
 	clk.Advance(5 * time.Second)
 	wantPower(PowerPoweringOn)

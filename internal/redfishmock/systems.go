@@ -11,10 +11,10 @@ import (
 
 // Power states of ComputerSystem.PowerState.
 const (
-	PowerOn         = "On"
-	PowerOff        = "Off"
-	PowerPoweringOn = "PoweringOn"
-	PowerPoweringOf = "PoweringOff"
+	PowerOn          = "On"
+	PowerOff         = "Off"
+	PowerPoweringOn  = "PoweringOn"
+	PowerPoweringOff = "PoweringOff"
 )
 
 var (
@@ -466,7 +466,7 @@ func postReset(s *Service, r *request) (*reply, error) {
 	if !isStr || !contains(sys.resetTypes, t) {
 		return nil, rfErr(http.StatusBadRequest, "ActionParameterValueNotInList", fmt.Sprint(rt), "ResetType", action)
 	}
-	if sys.power == PowerPoweringOn || sys.power == PowerPoweringOf {
+	if sys.power == PowerPoweringOn || sys.power == PowerPoweringOff {
 		return nil, rfErr(http.StatusConflict, "ResourceInUse").withSummary("the system is %s; retry when the transition ends", sys.power)
 	}
 	s.reset(t)
@@ -509,7 +509,7 @@ func (s *Service) reset(t string) {
 }
 
 func (s *Service) powerOff(then func()) {
-	s.sys.power = PowerPoweringOf
+	s.sys.power = PowerPoweringOff
 	s.after(s.opts.PowerDelay, func() {
 		s.sys.power = PowerOff
 		s.renderSystem()
