@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -21,12 +22,13 @@ import (
 var (
 	_ datasource.DataSource                     = (*arrayLayoutDataSource)(nil)
 	_ datasource.DataSourceWithConfigValidators = (*arrayLayoutDataSource)(nil)
+	_ datasource.DataSourceWithConfigure        = (*arrayLayoutDataSource)(nil)
 )
 
 // NewArrayLayoutDataSource returns the pure array layout planner.
 func NewArrayLayoutDataSource() datasource.DataSource { return &arrayLayoutDataSource{} }
 
-type arrayLayoutDataSource struct{}
+type arrayLayoutDataSource struct{ data *providerData }
 
 type arrayLayoutModel struct {
 	// Inputs: exactly one drive source.
@@ -36,6 +38,8 @@ type arrayLayoutModel struct {
 	DriveMediaType     types.String       `tfsdk:"drive_media_type"`
 	DriveCapacityBytes types.Int64        `tfsdk:"drive_capacity_bytes"`
 	Drives             []layoutDriveModel `tfsdk:"drives"`
+	Endpoint           types.String       `tfsdk:"endpoint"`
+	StorageID          types.String       `tfsdk:"storage_id"`
 	Policy             *layoutPolicyModel `tfsdk:"policy"`
 	// Outputs.
 	DiskGroups     []layoutGroupModel `tfsdk:"disk_groups"`
@@ -84,11 +88,11 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		rules = append(rules, fmt.Sprintf("`%s`: %s", l, layout.DriveCountRule(l)))
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Plans how an array's drives are carved into disk groups and global spares, without " +
-			"contacting anything: the same inputs always give the same plan, so it can feed `hpcstorage_disk_group` " +
+		MarkdownDescription: "Plans how an array's drives are carved into disk groups and global spares. Unless " +
+			"`endpoint` is set it contacts nothing: the same inputs always give the same plan, so it can feed `hpcstorage_disk_group` " +
 			"and `hpcstorage_spare_drives` with `for_each`. Groups stay inside one drawer while a drawer has room for " +
 			"a whole group, and leftovers go to the end of each drawer. Give the drives as a `model` preset, a " +
-			"`drive_count`, or a `drives` list (for example from `data.hpcstorage_drives`).",
+			"`drive_count`, a `drives` list (for example from `data.hpcstorage_drives`), or an array `endpoint`.",
 		Attributes: map[string]schema.Attribute{
 			// Inputs: the drives.
 			"model": schema.StringAttribute{
@@ -128,6 +132,16 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"drawer":         schema.Int64Attribute{Optional: true, MarkdownDescription: "Drawer or enclosure number (default 0)."},
 					"slot":           schema.Int64Attribute{Optional: true, MarkdownDescription: "Bay number (default: position in the list)."},
 				}},
+			},
+			"endpoint": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Read the drives from this array (a name in the provider's `endpoints` map) instead; " +
+					"the only input that makes the data source contact anything.",
+			},
+			"storage_id": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Storage id on `endpoint`. Default: the only one.",
+				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("endpoint"))},
 			},
 			"policy": schema.SingleNestedAttribute{
 				Required:            true,
@@ -199,7 +213,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 
 func (d *arrayLayoutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
-		datasourcevalidator.ExactlyOneOf(path.MatchRoot("model"), path.MatchRoot("drive_count"), path.MatchRoot("drives")),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("model"), path.MatchRoot("drive_count"), path.MatchRoot("drives"), path.MatchRoot("endpoint")),
 	}
 }
 
@@ -210,6 +224,11 @@ func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	drives := m.driveList()
+	if !m.Endpoint.IsNull() {
+		if drives = d.arrayDrives(ctx, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	pol := m.Policy.policy()
 	plan, err := layout.Make(drives, pol)
 	if err != nil {
@@ -238,6 +257,35 @@ func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadReq
 	m.UnusedDriveIDs = append([]string{}, plan.Unused...)
 	m.Diagram = types.StringValue(plan.Diagram)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (d *arrayLayoutDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+// arrayDrives reads the drives of the array; drawers are numbered in order
+// across enclosures (an ME4084 and its ME484 give drawers 0 to 3).
+func (d *arrayLayoutDataSource) arrayDrives(ctx context.Context, m *arrayLayoutModel, diags *diag.Diagnostics) []layout.Drive {
+	ep, sid := arrayOf(ctx, d.data, m.Endpoint, m.StorageID, diags)
+	if ep == nil {
+		return nil
+	}
+	drives, err := ep.CachedDrives(ctx, sid)
+	if err != nil {
+		redfishError(diags, path.Root("endpoint"), "Cannot List The Drives", err)
+		return nil
+	}
+	type key struct{ encl, drawer int }
+	index := map[key]int{}
+	out := make([]layout.Drive, 0, len(drives))
+	for i, dr := range drives {
+		k := key{dr.Enclosure, dr.Drawer}
+		if _, ok := index[k]; !ok {
+			index[k] = len(index)
+		}
+		out = append(out, layout.Drive{ID: dr.ID, MediaType: dr.MediaType, CapacityBytes: dr.CapacityBytes, Drawer: index[k], Slot: i})
+	}
+	return out
 }
 
 // driveList turns whichever drive source is set into planner drives.

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
 )
 
 func strList(ids ...string) knownvalue.Check {
@@ -150,4 +152,30 @@ data "hpcstorage_array_layout" "t" {
 			})
 		})
 	}
+}
+
+// Planning straight from an array: the R1 ME4084 the mock serves.
+func TestArrayLayoutDataSourceFromEndpoint(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "me4084-1")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{
+			Config: lab.providerBlock() + `
+data "hpcstorage_array_layout" "st" {
+  endpoint = "me4084-1"
+  policy = {
+    raid_level       = "RAID6"
+    drives_per_group = 10
+  }
+}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("disk_groups"), knownvalue.ListSizeExact(8)),
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("disk_groups").AtSliceIndex(4).AtMapKey("drawers"),
+					knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(1)})),
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("disk_groups").AtSliceIndex(0).AtMapKey("capacity_bytes"),
+					knownvalue.Int64Exact(96_000_000_000_000)),
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("spare_drive_ids"), strList("0.40", "0.41", "0.82", "0.83")),
+			},
+		}},
+	})
 }

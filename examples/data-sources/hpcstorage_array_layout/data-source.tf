@@ -18,7 +18,16 @@ data "hpcstorage_array_layout" "metadata" {
   }
 }
 
-# Or plan over the drives the array reports.
+# Or plan over the drives the array reports, straight from its endpoint...
+data "hpcstorage_array_layout" "me4084_2" {
+  endpoint = "me4084-2"
+  policy = {
+    raid_level       = "RAID6"
+    drives_per_group = 10
+  }
+}
+
+# ... or through data.hpcstorage_drives, to filter or reorder them first.
 data "hpcstorage_array_layout" "live" {
   drives = [for d in data.hpcstorage_drives.me4084.drives : {
     id             = d.id
