@@ -2,6 +2,7 @@ package transport
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -90,6 +91,19 @@ func TestCommands(t *testing.T) {
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("got  %s\nwant %s", tt.got, tt.want)
+		}
+	}
+}
+
+func TestOptionsNeverPrintSecrets(t *testing.T) {
+	o := Options{Host: "n1", PrivateKey: "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEY", Passphrase: "SECRETPASS", Password: "SECRETPW",
+		Bastion: &Options{Host: "jump", Password: "SECRETJUMP"}}
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		for _, v := range []any{o, &o} {
+			out := fmt.Sprintf(f, v)
+			if strings.Contains(out, "SECRET") || !strings.Contains(out, "n1") || !strings.Contains(out, "jump") {
+				t.Errorf("Sprintf(%q) = %s", f, out)
+			}
 		}
 	}
 }

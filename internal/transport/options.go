@@ -204,3 +204,25 @@ type PoolOptions struct {
 	// provider (internal/agentbin).
 	Agent AgentSource
 }
+
+// String describes the options with every secret redacted, so logging an
+// Options value never leaks a key, passphrase or password.
+func (o Options) String() string {
+	red := func(s string) string {
+		if s == "" {
+			return `""`
+		}
+		return "(redacted)"
+	}
+	b := "<nil>"
+	if o.Bastion != nil {
+		b = o.Bastion.String()
+	}
+	return fmt.Sprintf("{Host:%s Port:%d User:%s PrivateKey:%s PrivateKeyFile:%s Passphrase:%s UseAgent:%t Password:%s KnownHostsFiles:%v HostKeys:%v InsecureIgnoreHostKey:%t Bastion:%s Sudo:%t DialTimeout:%s HandshakeTimeout:%s RunTimeout:%s KeepaliveInterval:%s KeepaliveCountMax:%d AgentPath:%s AgentPreinstalled:%t}",
+		o.Host, o.Port, o.User, red(o.PrivateKey), o.PrivateKeyFile, red(o.Passphrase), o.UseAgent, red(o.Password),
+		o.KnownHostsFiles, o.HostKeys, o.InsecureIgnoreHostKey, b, o.Sudo, o.DialTimeout, o.HandshakeTimeout, o.RunTimeout,
+		o.KeepaliveInterval, o.KeepaliveCountMax, o.AgentPath, o.AgentPreinstalled)
+}
+
+// GoString is String, for %#v.
+func (o Options) GoString() string { return "transport.Options" + o.String() }
