@@ -850,3 +850,46 @@ resource "hpcstorage_node_config" "a" {
 		t.Errorf("after the refused apply: %v", err)
 	}
 }
+
+// The resource's ssh block overrides the provider's: here the provider
+// knows no host key and the resource brings its own known_hosts.
+func TestNodeConfigSSHOverride(t *testing.T) {
+	l := startNodeLab(t, 1)
+	empty := filepath.Join(t.TempDir(), "known_hosts")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	provider := fmt.Sprintf(`
+provider "hpcstorage" {
+  ssh = {
+    private_key_file  = %q
+    known_hosts_files = [%q]
+  }
+}
+`, l.keyFile, empty)
+	res := func(override string) string {
+		return fmt.Sprintf(`
+resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "override"
+  sysctl = { "vm.dirty_ratio" = "23" }
+  %s
+}
+`, l.host(0), override)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: provider + res(""), ExpectError: regexp.MustCompile(`SSH Host Key Unknown`)},
+			{
+				Config: provider + res(fmt.Sprintf("ssh = { known_hosts_files = [%q] }", l.knownHosts)),
+				ConfigStateChecks: []statecheck.StateCheck{nodeCheck(func() error {
+					if got := l.read(t, 0, "/proc/sys/vm/dirty_ratio"); got != "23" {
+						return fmt.Errorf("dirty_ratio %q", got)
+					}
+					return nil
+				})},
+			},
+		},
+	})
+}
