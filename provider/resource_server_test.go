@@ -192,6 +192,30 @@ resource "hpcstorage_server" "s" {
 			},
 			{Config: cfg("On"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("hpcstorage_server.s", tfjsonpath.New("power_state"), knownvalue.StringExact("On"))}},
+			// Someone else changed the BIOS settings between our read and our
+			// PATCH (412): the provider reads again and the apply converges.
+			{
+				PreConfig: func() {
+					if err := svc.InjectFault(redfishmock.Fault{Method: "PATCH", Path: "/redfish/v1/Systems/System.Embedded.1/Bios/Settings",
+						Kind: redfishmock.FaultStatus, Status: 412, Count: 1}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg("On") + "\n" + `resource "hpcstorage_server" "t" {
+  endpoint        = "stor1-bmc"
+  bios_attributes = { NodeInterleave = "Enabled" }
+}`,
+				ConfigPlanChecks: empty,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_server.t", tfjsonpath.New("bios_attributes").AtMapKey("NodeInterleave"), knownvalue.StringExact("Enabled")),
+					mockCheck(func() error {
+						if n := svc.RequestCount("PATCH", "/redfish/v1/Systems/System.Embedded.1/Bios/Settings"); n != 2 {
+							return fmt.Errorf("%d BIOS PATCHes, want 2 (the 412 and the retry)", n)
+						}
+						return nil
+					}),
+				},
+			},
 		},
 	})
 }

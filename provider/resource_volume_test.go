@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -274,6 +275,18 @@ resource "hpcstorage_spare_drives" "s" {
 			ResourceName: "hpcstorage_volume.v", ImportState: true, ImportStateId: "me4024-1/controller_a/mdt01", ImportStateVerify: true,
 		}, {
 			ResourceName: "hpcstorage_spare_drives.s", ImportState: true, ImportStateId: "me4024-1/controller_a", ImportStateVerify: true,
+		}, {
+			// A new name is a new volume: the plan says replace.
+			Config: strings.Replace(cfg, `name       = "mdt01"
+}`, `name       = "mdt01b"
+}`, 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("hpcstorage_volume.v", plancheck.ResourceActionReplace)},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("hpcstorage_volume.v", tfjsonpath.New("id"), knownvalue.StringExact("me4024-1/controller_a/mdt01b")),
+			},
 		}},
 	})
 }
