@@ -3,6 +3,10 @@ package redfish
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +233,53 @@ func TestApplyBiosConvergesAfter412(t *testing.T) {
 	}
 	if n := svc.RequestCount("PATCH", "/redfish/v1/Systems/System.Embedded.1/Bios/Settings"); n != 2 {
 		t.Errorf("PATCHes = %d, want 2 (412, then the retry)", n)
+	}
+}
+
+// A BMC that accepts the settings and reboots but never applies them: the
+// apply fails with ErrPending naming what did not land, after one reboot.
+func TestApplyBiosReportsPending(t *testing.T) {
+	var resets int
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/SessionService/Sessions", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	mux.HandleFunc("/redfish/v1/Systems/1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"@odata.id":"/redfish/v1/Systems/1","Id":"1","PowerState":"On","Bios":{"@odata.id":"/redfish/v1/Systems/1/Bios"},
+			"Actions":{"#ComputerSystem.Reset":{"target":"/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Bios", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Attributes":{"LogicalProc":"Enabled"},"@Redfish.Settings":{"SettingsObject":{"@odata.id":"/redfish/v1/Systems/1/Bios/Settings"},"SupportedApplyTimes":["OnReset"]}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Bios/Settings", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPatch {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		fmt.Fprint(w, `{"Attributes":{"LogicalProc":"Disabled"}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Actions/ComputerSystem.Reset", func(w http.ResponseWriter, _ *http.Request) {
+		resets++
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "stuck", URL: ts.URL, Username: "root", Password: "x", HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ep.ApplyBios(ctx, sys, map[string]any{"LogicalProc": "Disabled"}, Waiter{Interval: time.Millisecond, Timeout: 50 * time.Millisecond})
+	if !errors.Is(err, ErrPending) || !strings.Contains(err.Error(), "LogicalProc=Disabled (now Enabled)") {
+		t.Errorf("err = %v, want ErrPending naming LogicalProc", err)
+	}
+	if resets != 1 {
+		t.Errorf("%d resets, want exactly 1", resets)
+	}
+	b, err := ep.GetBios(ctx, sys.BiosURI)
+	if err != nil || FormatValue(b.Pending["LogicalProc"]) != "Disabled" {
+		t.Errorf("pending = %v, %v", b, err)
 	}
 }
