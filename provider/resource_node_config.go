@@ -829,11 +829,17 @@ func specPath(p string, locs []nodeconfig.Locator) path.Path {
 		return path.Empty()
 	}
 	at := locPath(locs[i])
+	inMatch := false
 	for _, part := range strings.Split(m[2], ".") {
 		name, idx, hasIdx := strings.Cut(part, "[")
+		if inMatch {
+			at = at.AtName(name) // match.name, match.wwn, ...
+			break
+		}
 		if name == "" || !isItemField(locs[i].Attr, name) {
 			break
 		}
+		inMatch = name == "match"
 		at = at.AtName(name)
 		if hasIdx {
 			n, err := strconv.Atoi(strings.TrimSuffix(idx, "]"))

@@ -25,10 +25,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -42,6 +45,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -892,4 +896,74 @@ resource "hpcstorage_node_config" "a" {
 			},
 		},
 	})
+}
+
+func TestSpecPath(t *testing.T) {
+	locs := []nodeconfig.Locator{
+		{Attr: nodeconfig.AttrSysctl, Key: "vm/x", Index: -1},
+		{Attr: nodeconfig.AttrBlockQueues, Index: 0},
+		{Attr: nodeconfig.AttrFiles, Key: "/etc/x", Index: -1},
+		{Attr: nodeconfig.AttrServices, Key: "beegfs-storage", Index: -1},
+	}
+	tests := []struct{ in, want string }{
+		{"items[0].sysctl.key", `sysctl["vm/x"]`},
+		{"items[1].block_queue.match.name", `block_queues[0].match.name`},
+		{"items[1].block_queue.scheduler", `block_queues[0].scheduler`},
+		{"items[2].file.path", `files["/etc/x"]`},
+		{"items[2].file.mode", `files["/etc/x"].mode`},
+		{"items[2].file.set.bad key", `files["/etc/x"].set`},
+		{"items[3].service.notify[1]", `services["beegfs-storage"].notify[1]`},
+		{"owner", `owner`},
+		{"items[9].file.mode", ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			if got := specPath(tt.in, locs).String(); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// Config -> attribute values -> config keeps every field, and empty
+// optional strings come back as null (so state matches configuration).
+func TestItemValuesRoundTrip(t *testing.T) {
+	yes, n := true, 2048
+	content := ""
+	cfg := nodeconfig.Config{
+		Sysctl:      map[string]string{"vm.dirty_ratio": "20"},
+		THP:         &nodeconfig.THP{Enabled: "never"},
+		BlockQueues: []nodeconfig.BlockQueue{{Match: protocol.DiskMatch{Name: "sd*", Rotational: &yes}, NrRequests: &n}},
+		Files: map[string]nodeconfig.File{
+			"/etc/empty": {Content: &content},
+			"/etc/b":     {Set: map[string]string{"k": ""}, Mode: "0644"},
+		},
+		Services: map[string]nodeconfig.Service{"x": {Enabled: &yes, DropIns: map[string]string{"10-a": "[Service]\n"}}},
+		Commands: []nodeconfig.Command{{Argv: []string{"true"}, Creates: "/x"}},
+	}
+	vals, err := itemValues(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !vals[nodeconfig.AttrTHP].(types.Object).Attributes()["defrag"].IsNull() {
+		t.Error("unset thp.defrag is not null")
+	}
+	if vals[nodeconfig.AttrFiles].(types.Map).Elements()["/etc/empty"].(types.Object).Attributes()["content"].IsNull() {
+		t.Error("empty file content became null")
+	}
+	if !vals[nodeconfig.AttrMounts].IsNull() {
+		t.Error("no mounts is not null")
+	}
+	var m nodeConfigModel
+	if d := setItems(context.Background(), &m, cfg); d.HasError() {
+		t.Fatal(d)
+	}
+	var diags diag.Diagnostics
+	back, known := (&nodeConfigResource{}).config(&m, &diags)
+	if !known || diags.HasError() {
+		t.Fatal(diags)
+	}
+	if d := cmp.Diff(cfg, back); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
 }
