@@ -44,6 +44,8 @@ type testHooks struct {
 // sources.
 type providerData struct {
 	Redfish *redfish.Pool
+	// Deferred endpoints have settings not known until apply.
+	Deferred map[string]bool
 	Nodes   *nodeAccess // SSH to nodes (provider_ssh.go)
 	// Now and Sleep drive every wait (reboots, tasks), so tests can shorten them.
 	Now          func() time.Time
@@ -168,7 +170,14 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	sort.Strings(names)
 	var cfgs []redfish.Config
+	deferred := map[string]bool{}
 	for _, name := range names {
+		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() {
+			// Settings that come from resources not applied yet: the plan
+			// skips this endpoint's checks; apply configures it for real.
+			deferred[name] = true
+			continue
+		}
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
 		c.Timeout = time.Duration(timeout) * time.Second
 		c.Retry.MaxAttempts = int(retries)
@@ -184,7 +193,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	registerPool(pool)
-	data := &providerData{Redfish: pool, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	data := &providerData{Redfish: pool, Deferred: deferred, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}

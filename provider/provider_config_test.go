@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -96,4 +98,40 @@ func TestEndpointConfigErrors(t *testing.T) {
 			})
 		})
 	}
+}
+
+// An endpoint URL known only after apply (here from terraform_data) does
+// not fail the plan; the apply configures the endpoint and converges.
+func TestEndpointKnownAfterApply(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc")
+	c := lab.eps["meta1-bmc"]
+	cfg := fmt.Sprintf(`
+resource "terraform_data" "bmc_url" {
+  input = %[1]q
+}
+provider "hpcstorage" {
+  endpoints = {
+    "meta1-bmc" = {
+      url            = terraform_data.bmc_url.output
+      username       = %[2]q
+      password       = %[3]q
+      ca_certificate = %[4]q
+    }
+  }
+}
+resource "hpcstorage_server" "m" {
+  endpoint        = "meta1-bmc"
+  bios_attributes = { LogicalProc = "Disabled" }
+}
+`, c.URL, c.Username, c.Password, string(c.CACertPEM))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{
+			Config:           cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("hpcstorage_server.m", tfjsonpath.New("bios_attributes").AtMapKey("LogicalProc"), knownvalue.StringExact("Disabled")),
+			},
+		}},
+	})
 }

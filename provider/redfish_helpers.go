@@ -17,6 +17,11 @@ func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnosti
 		diags.AddError("Provider Not Configured", "The provider was not configured before use; please report this issue.")
 		return nil
 	}
+	if d.Deferred[name] {
+		diags.AddAttributeError(at, "Endpoint Not Known Yet",
+			fmt.Sprintf("The settings of endpoint %q depend on values known only after apply; apply what they depend on first.", name))
+		return nil
+	}
 	ep, err := d.Redfish.Endpoint(name)
 	if err != nil {
 		addError(diags, at, "Unknown Endpoint", advice(err), err)
@@ -42,4 +47,13 @@ func splitImportID(id, want string) (string, string, error) {
 		return "", "", fmt.Errorf("import id %q must look like %s", id, want)
 	}
 	return ep, rest, nil
+}
+
+// planEndpoint is endpoint for plan-time checks: an endpoint whose
+// settings are not known yet is skipped (nil, no diagnostic).
+func (d *providerData) planEndpoint(name string, at path.Path, diags *diag.Diagnostics) *redfish.Endpoint {
+	if d == nil || d.Deferred[name] {
+		return nil
+	}
+	return d.endpoint(name, at, diags)
 }

@@ -250,7 +250,7 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
 		return
 	}
-	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil || plan.DriveIDs.IsUnknown() || plan.DriveIDs.IsNull() {
 		return
 	}

@@ -274,7 +274,7 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	// A misspelt endpoint name fails the plan, without any request.
-	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil || plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() {
 		return
 	}

@@ -158,7 +158,7 @@ func (r *spareDrivesResource) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 	}
-	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
 		return
 	}

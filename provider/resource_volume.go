@@ -272,7 +272,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
 		return
 	}
-	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
+	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil || plan.CapacityBytes.IsUnknown() || plan.CapacityBytes.IsNull() {
 		return
 	}
