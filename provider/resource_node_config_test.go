@@ -726,6 +726,18 @@ resource "hpcstorage_node_config" "storage" {
 		}
 		return s
 	}
+	// The transport's agent probe (uname and checksum) opens every new
+	// connection.
+	probes := func() (s int) {
+		for _, n := range l.Nodes {
+			for _, c := range n.Commands() {
+				if strings.HasPrefix(c, "sh -c 'uname -m") {
+					s++
+				}
+			}
+		}
+		return s
+	}
 	plan := func(ri tfexec.ReattachInfo) {
 		changes, err := tf.Plan(ctx, tfexec.Reattach(ri))
 		if err != nil {
@@ -737,7 +749,7 @@ resource "hpcstorage_node_config" "storage" {
 	}
 	for _, mode := range []string{"warm", "cold"} {
 		b.Run(mode, func(b *testing.B) {
-			e0, c0 := execs(), conns()
+			e0, c0, p0 := execs(), conns(), probes()
 			b.ResetTimer()
 			for range b.N {
 				if mode == "warm" {
@@ -769,6 +781,7 @@ resource "hpcstorage_node_config" "storage" {
 			}
 			b.ReportMetric(float64(sum)/float64(nodes*b.N), "execs/node/plan")
 			b.ReportMetric(float64(conns()-c0)/float64(nodes*b.N), "dials/node/plan")
+			b.ReportMetric(float64(probes()-p0)/float64(nodes*b.N), "probes/node/plan")
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/plan")
 			// Delivery: once per node for this agent version, over the
 			// apply and every plan so far.
