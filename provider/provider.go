@@ -46,7 +46,7 @@ type providerData struct {
 	Redfish *redfish.Pool
 	// Deferred endpoints have settings not known until apply.
 	Deferred map[string]bool
-	Nodes   *nodeAccess // SSH to nodes (provider_ssh.go)
+	Nodes    *nodeAccess // SSH to nodes (provider_ssh.go)
 	// Now and Sleep drive every wait (reboots, tasks), so tests can shorten them.
 	Now          func() time.Time
 	Sleep        func(ctx context.Context, d time.Duration) error
