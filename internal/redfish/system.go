@@ -149,7 +149,8 @@ func (e *Endpoint) NICMACs(ctx context.Context, id string) ([]string, error) {
 	}
 	uri := SystemURI(id) + "/EthernetInterfaces"
 	if _, err := e.Get(ctx, uri+"?$expand=.($levels=1)", &coll); err != nil {
-		if !IsGone(err) && !strings.Contains(err.Error(), "400") {
+		var he *HTTPError
+		if !IsGone(err) && (!asHTTP(err, &he) || he.Status != http.StatusBadRequest && he.Status != http.StatusNotImplemented) {
 			return nil, err
 		}
 		if _, err := e.Get(ctx, uri, &coll); err != nil {
