@@ -291,7 +291,7 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 			return
 		}
 	}
-	if plan.DiskGroup.IsUnknown() || plan.StorageID.IsUnknown() && !req.State.Raw.IsNull() {
+	if plan.DiskGroup.IsUnknown() {
 		return
 	}
 	sid := ""
