@@ -270,9 +270,7 @@ func TestUnreachableHosts(t *testing.T) {
 		targets = append(targets, transport.Target{Options: mk(b.addr), Request: transport.Request{Spec: spec("unreach")}})
 	}
 	p := newPool(t, transport.PoolOptions{})
-	start := time.Now()
 	outs := p.ApplyAll(t.Context(), targets)
-	elapsed := time.Since(start)
 	for i := range lab.Nodes {
 		if outs[i].Err != nil {
 			t.Errorf("healthy node %d failed beside unreachable ones: %v", i, outs[i].Err)
@@ -284,9 +282,17 @@ func TestUnreachableHosts(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v at step %s naming %s", b.name, err, b.wantErr, b.step, b.addr)
 		}
 	}
-	// A correctness bound, not a speed target: the timeouts were honoured.
-	if elapsed > bads[0].within {
-		t.Errorf("fan-out with unreachable hosts took %s; the dial/handshake timeouts are 300/400 ms", elapsed)
+	// A correctness bound, not a speed target: the timeouts are honoured
+	// (the unreachable hosts alone, so the healthy nodes' work on a busy
+	// machine does not count).
+	start := time.Now()
+	for _, o := range p.ApplyAll(t.Context(), targets[len(lab.Nodes):]) {
+		if o.Err == nil {
+			t.Error("an unreachable host succeeded")
+		}
+	}
+	if elapsed := time.Since(start); elapsed > bads[0].within {
+		t.Errorf("unreachable hosts took %s to fail; the dial/handshake timeouts are 300/400 ms", elapsed)
 	}
 }
 

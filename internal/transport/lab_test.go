@@ -138,7 +138,7 @@ func TestFanOutBounds(t *testing.T) {
 			lab.ResetMaxActive()
 			targets = targets[:0]
 			for _, n := range lab.Nodes {
-				n.SetFaults(labnode.Faults{RunDelay: 150 * time.Millisecond})
+				n.SetFaults(labnode.Faults{RunDelay: 300 * time.Millisecond})
 				for range tt.callsPerNode {
 					targets = append(targets, transport.Target{Options: nodeOptions(t, n, kh), Request: transport.Request{Spec: spec("fan"), Check: true}})
 				}
@@ -148,7 +148,7 @@ func TestFanOutBounds(t *testing.T) {
 					t.Fatal(o.Err)
 				}
 			}
-			// With every run held 150 ms, the limits are reached, never passed.
+			// With every run held 300 ms, the limits are reached, never passed.
 			if got := lab.MaxActive(); got != tt.wantLab {
 				t.Errorf("lab-wide concurrency %d, want %d", got, tt.wantLab)
 			}

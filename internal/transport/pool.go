@@ -262,7 +262,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		}
 		nc, err = bc.client.DialContext(dctx, "tcp", addr)
 		if err != nil {
-			err = dialError(dctx, o, err)
+			err = dialError(ctx, dctx, o, err)
 			cancel()
 			return nil, fail(StepDial, fmt.Errorf("through bastion %s: %w", o.Bastion.name(), err))
 		}
@@ -270,7 +270,7 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		var d net.Dialer
 		nc, err = d.DialContext(dctx, "tcp", addr)
 		if err != nil {
-			err = dialError(dctx, o, err)
+			err = dialError(ctx, dctx, o, err)
 			cancel()
 			return nil, fail(StepDial, err)
 		}
@@ -315,12 +315,15 @@ func isAuthError(err error) bool {
 	return err != nil && (containsAny(err.Error(), "unable to authenticate", "no supported methods remain"))
 }
 
-func dialError(ctx context.Context, o *Options, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no TCP connection to %s within dial_timeout %s: %w", o.Addr(), o.DialTimeout, errors.Join(ErrUnreachable, ErrTimeout))
+// dialError tells a dial_timeout from the caller's own deadline
+// (run_timeout) and from a refused or unroutable host.
+func dialError(parent, dctx context.Context, o *Options, err error) error {
+	if parent.Err() != nil {
+		return fmt.Errorf("%v: %w", err, ctxErr(parent, parent.Err()))
 	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%v: %w", err, ctx.Err())
+	var ne net.Error
+	if errors.Is(dctx.Err(), context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return fmt.Errorf("no TCP connection to %s within dial_timeout %s: %w", o.Addr(), o.DialTimeout, errors.Join(ErrUnreachable, ErrTimeout))
 	}
 	return fmt.Errorf("%v: %w", err, ErrUnreachable)
 }
