@@ -47,7 +47,8 @@ func buildAgent(dir string) {
 	agentBin = os.Getenv("HPCSTORAGE_TEST_AGENT")
 	if agentBin == "" {
 		agentBin = filepath.Join(dir, "hpcstorage-agent")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", agentBin, "./agent")
+		// As make agent-dist builds it (stripped), so sizes match production.
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", agentBin, "./agent")
 		cmd.Dir = moduleRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
@@ -387,5 +389,30 @@ func TestAgentVanishesMidSession(t *testing.T) {
 	}
 	if p.Dials() != 1 {
 		t.Errorf("dials = %d, want the same connection", p.Dials())
+	}
+}
+
+// The provider's own embedded builds (make agent-dist), with the pool's
+// default agent source.
+func TestEmbeddedAgentBuilds(t *testing.T) {
+	data, sum, err := agentbin.For(runtime.GOARCH)
+	if errors.Is(err, agentbin.ErrNotBuilt) {
+		t.Skipf("provider built without agents (run make agent-dist): %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	p := transport.NewPool(transport.PoolOptions{Warn: func(m string) { t.Log(m) }})
+	t.Cleanup(func() { p.Close() })
+	r, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("embedded"), Check: true})
+	if err != nil || !r.Delivered {
+		t.Fatalf("embedded agent: err=%v", err)
+	}
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	got, _ := os.ReadFile(hp)
+	if !bytes.Equal(got, data) {
+		t.Errorf("node has %d bytes, the embedded build (sha256 %s) has %d", len(got), sum, len(data))
 	}
 }
