@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -194,11 +195,11 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 	r.apply(ctx, ep, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		// Keep what was done in state so the next plan starts from the truth.
-		r.read(ctx, ep, &plan, &resp.Diagnostics)
+		r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.read(ctx, ep, &plan, &resp.Diagnostics)
+	r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -212,7 +213,7 @@ func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if ep == nil {
 		return
 	}
-	if !r.read(ctx, ep, &state, &resp.Diagnostics) {
+	if !r.read(ctx, ep, &state, resp.Private, &resp.Diagnostics) {
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -232,7 +233,7 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	plan.NICMACs = state.NICMACs
 	r.apply(ctx, ep, &plan, &resp.Diagnostics)
-	r.read(ctx, ep, &plan, &resp.Diagnostics)
+	r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -405,17 +406,40 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 	}
 }
 
+// privateState is the resource's private state (framework privatestate).
+type privateState interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// biosURIsKey remembers where the BIOS and its settings live, so the next
+// refresh sends its three GETs at once.
+const biosURIsKey = "bios_uris"
+
+type biosURIs struct {
+	Bios     string `json:"bios"`
+	Settings string `json:"settings"`
+}
+
 // read refreshes m from the BMC (three GETs: system, BIOS, pending BIOS);
 // false when the system is gone.
-func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serverResourceModel, diags *diag.Diagnostics) bool {
+func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serverResourceModel, priv privateState, diags *diag.Diagnostics) bool {
 	id := m.SystemID.ValueString()
-	sys, err := ep.GetSystem(ctx, id)
-	if redfish.IsGone(err) {
+	var uris biosURIs
+	if raw, d := priv.GetKey(ctx, biosURIsKey); !d.HasError() && len(raw) > 0 {
+		_ = json.Unmarshal(raw, &uris)
+	}
+	sys, b, err := ep.SystemAndBios(ctx, id, uris.Bios, uris.Settings)
+	if redfish.IsGone(err) && sys == nil {
 		return false
 	}
 	if err != nil {
 		redfishError(diags, path.Empty(), "Cannot Read The Server", err)
 		return true
+	}
+	if b != nil {
+		raw, _ := json.Marshal(biosURIs{Bios: b.URI, Settings: b.SettingsURI})
+		diags.Append(priv.SetKey(ctx, biosURIsKey, raw)...)
 	}
 	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + id)
 	m.PowerState = types.StringValue(sys.PowerState)
@@ -444,10 +468,8 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 		diags.Append(d...)
 		m.NICMACs = lv
 	}
-	b, err := ep.GetBios(ctx, sys.BiosURI)
-	if err != nil {
-		redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
-		return true
+	if b == nil {
+		b = &redfish.Bios{}
 	}
 	pending := map[string]attr.Value{}
 	for k, v := range b.Pending {

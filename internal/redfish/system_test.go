@@ -283,3 +283,39 @@ func TestApplyBiosReportsPending(t *testing.T) {
 		t.Errorf("pending = %v, %v", b, err)
 	}
 }
+
+// With the URIs of an earlier read the system and BIOS are read in one
+// round of parallel GETs, with the same result as the plain way.
+func TestSystemAndBiosParallel(t *testing.T) {
+	for _, p := range []string{redfishmock.PersonalityDell, redfishmock.PersonalityHPE, redfishmock.PersonalityGeneric} {
+		t.Run(p, func(t *testing.T) {
+			ep, svc := mockEndpoint(t, "r1", "meta1-bmc", redfishmock.Options{ServerPersonality: p})
+			ctx := context.Background()
+			id, err := ep.FindSystem(ctx, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sys1, b1, err := ep.SystemAndBios(ctx, id, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc.ResetStats()
+			sys2, b2, err := ep.SystemAndBios(ctx, id, b1.URI, b1.SettingsURI)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sys2.BiosURI != sys1.BiosURI || fmt.Sprint(b2.Current) != fmt.Sprint(b1.Current) || b2.SettingsETag != b1.SettingsETag {
+				t.Errorf("parallel read differs:\n%+v\n%+v", b1, b2)
+			}
+			gets := 0
+			for k, n := range svc.Stats() {
+				if strings.HasPrefix(k, "GET ") {
+					gets += n
+				}
+			}
+			if gets != 3 {
+				t.Errorf("%d GETs, want 3: %v", gets, svc.Stats())
+			}
+		})
+	}
+}
