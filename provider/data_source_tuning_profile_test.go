@@ -1,8 +1,13 @@
 package provider
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -10,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/profiles"
 )
 
@@ -85,4 +92,54 @@ func exampleFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Every preset's items pass the real agent's check on a fake node of its
+// role: keys exist, schedulers are offered, files and units are there.
+// Only the R2 package floors fail, on purpose, on a node without them.
+func TestPresetsCheckOnFakeNodes(t *testing.T) {
+	needAgent(t)
+	roles := map[string]fakenode.Profile{
+		"beegfs-storage": fakenode.Storage, "beegfs-metadata": fakenode.Metadata, "beegfs-client": fakenode.Client,
+		"nfs-server": fakenode.Storage, "gpfs-nsd-server": fakenode.Storage, "ceph-osd": fakenode.Storage, "ceph-mon": fakenode.Storage,
+	}
+	for _, name := range profiles.Names() {
+		t.Run(name, func(t *testing.T) {
+			role, ok := roles[name]
+			if !ok {
+				t.Fatalf("no fake node role for preset %s", name)
+			}
+			root := t.TempDir()
+			if err := fakenode.SeedWith(root, role, fakenode.Options{Disks: fakenode.ArrayVolumes("n01", 2)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := addArpFilter(root); err != nil {
+				t.Fatal(err)
+			}
+			_, items, err := profiles.Resolve(name, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec, err := json.Marshal(protocol.Spec{APIVersion: protocol.APIVersion, Owner: "preset", Items: items})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(filepath.Join(agentDir, "hpcstorage-agent"), "apply", "-f", "-", "--check", "--root", root)
+			cmd.Stdin = bytes.NewReader(spec)
+			out, _ := cmd.Output()
+			var res protocol.Result
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatalf("agent output %q: %v", out, err)
+			}
+			for _, ir := range res.Items {
+				if ir.Error == "" {
+					continue
+				}
+				if name == "nfs-server" && strings.HasPrefix(ir.ID, "package_version:") || ir.Skipped {
+					continue
+				}
+				t.Errorf("%s: %s", ir.ID, ir.Error)
+			}
+		})
+	}
 }

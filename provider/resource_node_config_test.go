@@ -163,7 +163,11 @@ func seedStorageNode(root string, i int) error {
 	if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, 4)}); err != nil {
 		return err
 	}
-	// A real kernel has arp_filter; the fake root does not yet.
+	return addArpFilter(root)
+}
+
+// addArpFilter adds a key a real kernel has and the fake root does not yet.
+func addArpFilter(root string) error {
 	p := filepath.Join(root, "proc/sys/net/ipv4/conf/all/arp_filter")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
