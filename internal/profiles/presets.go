@@ -91,7 +91,7 @@ var presets = []Preset{
 		Conf:        "/etc/nfs.conf.d/hpcstorage-nfsd.conf",
 		ConfSection: "nfsd",
 		Settings: []Setting{
-			{"package:kernel", "3.10.0-957.5.1.el7", "R2", "3.10.0-957.el7 hangs NFS shares (kworker at 100 % CPU)"},
+			{"package:kernel", "3.10.0-957.5.1.el7", "R2", "3.10.0-957.el7 hangs NFS shares (kworker at 100 % CPU). Drop this floor on distributions without an rpm `kernel` package"},
 			{"package:resource-agents", "4.1.1-12.el7_6.4", "R2", "older: nfs-idmapd fails to start, so the nfsserver cluster resource fails"},
 			{"package:lvm2", "2.02.180-10.el7_6.2", "R2", "older: corrupts the first 128 KiB of a physical volume's allocatable space"},
 			{"block_queue:scheduler", "mq-deadline", "R2", "R2 says deadline: its name on blk-mq kernels (see conflict scheduler-names)"},
@@ -131,7 +131,7 @@ var presets = []Preset{
 			{"sysctl:vm.zone_reclaim_mode", "0", "cephans", "BeeGFS uses 1 (see conflict zone-reclaim)"},
 			{"sysctl:vm.min_free_kbytes", "4194303", "cephans", "ceph-ansible sets it on nodes with at least 48 GiB of RAM; drop it on smaller ones"},
 			{"block_queue:scheduler", "none", "netapp", "NVMe needs no I/O scheduler (the NetApp NVMe default; R4's OSDs are all NVMe)"},
-			{"service:chronyd", "started", "cephadm", "cephadm's host check requires an active time-sync unit"},
+			{"service:chronyd", "started", "cephadm", "cephadm's host check requires an active time-sync unit (on Debian and Ubuntu the unit is `chrony`: drop this setting and list `chrony` in the resource's services)"},
 		},
 		Conflicts: []string{"thp", "zone-reclaim", "aio-max-nr"},
 	},
