@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
@@ -219,15 +220,23 @@ func beegfsDriftAttribute() schema.MapAttribute {
 
 func beegfsSecretAttributes(attrs map[string]schema.Attribute) {
 	attrs["conn_auth_secret"] = schema.StringAttribute{
-		Required: true, WriteOnly: true, Sensitive: true,
+		Optional: true, WriteOnly: true, Sensitive: true,
 		MarkdownDescription: fmt.Sprintf("Shared secret of the file system's connection authentication (connAuthFile), at "+
 			"least %d characters, the same on every service and client. Write-only (Terraform 1.11 or later): never stored "+
-			"in state or plan; it is written on the node to a root-only file (mode `0400`) and state keeps only its SHA-256 "+
-			"in `conn_auth_secret_hash`, so changing the secret shows as an update.", beegfs.MinSecretLength),
-		Validators: []validator.String{stringvalidator.LengthAtLeast(beegfs.MinSecretLength)},
+			"in state or plan. It is written on the node to a root-only file (mode `0400`), and state keeps only its SHA-256 "+
+			"in `conn_auth_secret_hash`, so changing the secret shows as an update. Exactly one of this and "+
+			"`conn_auth_secret_file`.", beegfs.MinSecretLength),
+		Validators: []validator.String{stringvalidator.LengthAtLeast(beegfs.MinSecretLength),
+			stringvalidator.ExactlyOneOf(path.MatchRoot("conn_auth_secret_file"))},
+	}
+	attrs["conn_auth_secret_file"] = schema.StringAttribute{
+		Optional: true,
+		MarkdownDescription: "Path of a file holding the secret (first line), read on the machine running Terraform at " +
+			"plan and apply time; for Terraform before 1.11 and OpenTofu. Only the path and the hash reach state.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 	attrs["conn_auth_secret_hash"] = schema.StringAttribute{Computed: true,
-		MarkdownDescription: "`sha256:<hex>` of `conn_auth_secret`, so plans see a new secret without storing it."}
+		MarkdownDescription: "`sha256:<hex>` of the secret, so plans see a new secret without storing it."}
 }
 
 func beegfsSettingsAttribute(defaults map[string]string) schema.MapAttribute {
@@ -244,16 +253,33 @@ func settingsList(m map[string]string) string {
 	return strings.Join(out, ", ")
 }
 
-// secretFrom reads the write-only secret from the configuration: unknown
-// when it is not known yet, unread when there is no configuration (refresh).
+// secretFrom reads the secret from the configuration (the write-only
+// attribute, or the file it names): known is false while either is unknown;
+// Unread when there is no configuration (refresh).
 func secretFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) (beegfs.Auth, bool) {
 	if config.Raw.IsNull() {
 		return beegfs.Auth{Unread: true}, true
 	}
-	var s types.String
+	var s, f types.String
 	diags.Append(config.GetAttribute(ctx, path.Root("conn_auth_secret"), &s)...)
-	if s.IsUnknown() {
+	diags.Append(config.GetAttribute(ctx, path.Root("conn_auth_secret_file"), &f)...)
+	if s.IsUnknown() || f.IsUnknown() {
 		return beegfs.Auth{}, false
+	}
+	if !f.IsNull() {
+		b, err := os.ReadFile(expandHome(f.ValueString()))
+		if err != nil {
+			addError(diags, path.Root("conn_auth_secret_file"), "Unreadable Secret File", "Point conn_auth_secret_file at a readable file.", err)
+			return beegfs.Auth{}, false
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		line = strings.TrimSuffix(line, "\r")
+		if len(line) < beegfs.MinSecretLength {
+			addError(diags, path.Root("conn_auth_secret_file"), "Secret Too Short",
+				fmt.Sprintf("The first line of %s must hold at least %d characters.", f.ValueString(), beegfs.MinSecretLength), nil)
+			return beegfs.Auth{}, false
+		}
+		return beegfs.Auth{Secret: line}, true
 	}
 	if s.IsNull() {
 		return beegfs.Auth{Unread: true}, true
@@ -308,8 +334,9 @@ func (b *BeegfsNode) base() *BeegfsNode { return b }
 
 // BeegfsSecret is embedded by the resources that write a connAuthFile.
 type BeegfsSecret struct {
-	ConnAuthSecret types.String `tfsdk:"conn_auth_secret"`
-	SecretHash     types.String `tfsdk:"conn_auth_secret_hash"`
+	ConnAuthSecret     types.String `tfsdk:"conn_auth_secret"`
+	ConnAuthSecretFile types.String `tfsdk:"conn_auth_secret_file"`
+	SecretHash         types.String `tfsdk:"conn_auth_secret_hash"`
 }
 
 func (s *BeegfsSecret) secret() *BeegfsSecret { return s }
@@ -370,7 +397,7 @@ func beegfsCreate[M any, P interface {
 		return
 	}
 	if p.secret() != nil && auth.Unread {
-		addError(&resp.Diagnostics, path.Root("conn_auth_secret"), "Missing Secret", "conn_auth_secret is required.", nil)
+		addError(&resp.Diagnostics, path.Root("conn_auth_secret"), "Missing Secret", "Set conn_auth_secret or conn_auth_secret_file.", nil)
 		return
 	}
 	items, ok := renderItems(p, auth, &resp.Diagnostics)

@@ -35,11 +35,11 @@ type beegfsMetadataResource struct {
 type beegfsMetadataModel struct {
 	BeegfsNode
 	BeegfsSecret
-	MgmtdHost types.String        `tfsdk:"mgmtd_host"`
-	MgmtdPort types.Int64         `tfsdk:"mgmtd_port"`
-	Instances []metaInstanceModel `tfsdk:"instances"`
-	Settings  types.Map           `tfsdk:"settings"`
-	Services  types.List          `tfsdk:"services"`
+	MgmtdHost types.String `tfsdk:"mgmtd_host"`
+	MgmtdPort types.Int64  `tfsdk:"mgmtd_port"`
+	Instances types.List   `tfsdk:"instances"`
+	Settings  types.Map    `tfsdk:"settings"`
+	Services  types.List   `tfsdk:"services"`
 }
 
 type metaInstanceModel struct {
@@ -115,7 +115,8 @@ func (r *beegfsMetadataResource) Delete(ctx context.Context, req resource.Delete
 func (r *beegfsMetadataResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	beegfsModifyPlan[beegfsMetadataModel](ctx, r.nodes, req, resp, func(m *beegfsMetadataModel) map[string]string {
 		var ids []string
-		for _, in := range m.Instances {
+		ins, _ := m.instances()
+		for _, in := range ins {
 			ids = append(ids, fmt.Sprintf("metadata node_id %d", in.NodeID.ValueInt64()))
 		}
 		return r.nodes.claimIDs(m.MgmtdHost.ValueString(), "hpcstorage_beegfs_metadata on "+m.Host.ValueString(), ids)
@@ -124,11 +125,24 @@ func (r *beegfsMetadataResource) ModifyPlan(ctx context.Context, req resource.Mo
 
 func (m *beegfsMetadataModel) owner() string { return "beegfs-meta" }
 
+// instances converts the list; ok is false while it or a value is unknown.
+func (m *beegfsMetadataModel) instances() ([]metaInstanceModel, bool) {
+	var out []metaInstanceModel
+	if m.Instances.IsUnknown() || m.Instances.IsNull() {
+		return nil, false
+	}
+	if d := m.Instances.ElementsAs(context.Background(), &out, false); d.HasError() {
+		return nil, false
+	}
+	return out, true
+}
+
 func (m *beegfsMetadataModel) known() bool {
-	if m.MgmtdHost.IsUnknown() || m.MgmtdPort.IsUnknown() || m.Settings.IsUnknown() || m.Instances == nil {
+	ins, ok := m.instances()
+	if m.MgmtdHost.IsUnknown() || m.MgmtdPort.IsUnknown() || m.Settings.IsUnknown() || !ok {
 		return false
 	}
-	for _, in := range m.Instances {
+	for _, in := range ins {
 		if in.Name.IsUnknown() || in.Directory.IsUnknown() || in.NodeID.IsUnknown() || in.Port.IsUnknown() || in.NumaZone.IsUnknown() {
 			return false
 		}
@@ -139,7 +153,8 @@ func (m *beegfsMetadataModel) known() bool {
 func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 	settings, _ := settingsMap(m.Settings)
 	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: int(m.MgmtdPort.ValueInt64()), Auth: auth, Settings: settings}
-	for _, in := range m.Instances {
+	ins, _ := m.instances()
+	for _, in := range ins {
 		mi := beegfs.MetaInstance{Name: in.Name.ValueString(), Directory: in.Directory.ValueString(), NodeID: int(in.NodeID.ValueInt64()),
 			Port: int(in.Port.ValueInt64())}
 		if !in.NumaZone.IsNull() {
@@ -166,7 +181,8 @@ func (m *beegfsMetadataModel) itemPath(i int) path.Path {
 
 func (m *beegfsMetadataModel) fill() {
 	var units []string
-	for _, in := range m.Instances {
+	ins, _ := m.instances()
+	for _, in := range ins {
 		units = append(units, "beegfs-meta@"+in.Name.ValueString())
 	}
 	m.Services = stringList(units)

@@ -35,14 +35,14 @@ type beegfsStorageResource struct {
 type beegfsStorageModel struct {
 	BeegfsNode
 	BeegfsSecret
-	MgmtdHost types.String         `tfsdk:"mgmtd_host"`
-	MgmtdPort types.Int64          `tfsdk:"mgmtd_port"`
-	NodeID    types.Int64          `tfsdk:"node_id"`
-	Port      types.Int64          `tfsdk:"port"`
-	NumaZone  types.Int64          `tfsdk:"numa_zone"`
-	Targets   []storageTargetModel `tfsdk:"targets"`
-	Settings  types.Map            `tfsdk:"settings"`
-	Service   types.String         `tfsdk:"service"`
+	MgmtdHost types.String `tfsdk:"mgmtd_host"`
+	MgmtdPort types.Int64  `tfsdk:"mgmtd_port"`
+	NodeID    types.Int64  `tfsdk:"node_id"`
+	Port      types.Int64  `tfsdk:"port"`
+	NumaZone  types.Int64  `tfsdk:"numa_zone"`
+	Targets   types.List   `tfsdk:"targets"`
+	Settings  types.Map    `tfsdk:"settings"`
+	Service   types.String `tfsdk:"service"`
 }
 
 type storageTargetModel struct {
@@ -119,7 +119,8 @@ func (r *beegfsStorageResource) Delete(ctx context.Context, req resource.DeleteR
 func (r *beegfsStorageResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	beegfsModifyPlan[beegfsStorageModel](ctx, r.nodes, req, resp, func(m *beegfsStorageModel) map[string]string {
 		ids := []string{fmt.Sprintf("storage node_id %d", m.NodeID.ValueInt64())}
-		for _, t := range m.Targets {
+		tg, _ := m.targets()
+		for _, t := range tg {
 			ids = append(ids, fmt.Sprintf("storage target id %d", t.ID.ValueInt64()))
 		}
 		return r.nodes.claimIDs(m.MgmtdHost.ValueString(), "hpcstorage_beegfs_storage on "+m.Host.ValueString(), ids)
@@ -128,12 +129,25 @@ func (r *beegfsStorageResource) ModifyPlan(ctx context.Context, req resource.Mod
 
 func (m *beegfsStorageModel) owner() string { return "beegfs-storage" }
 
+// targets converts the list; ok is false while it or a value is unknown.
+func (m *beegfsStorageModel) targets() ([]storageTargetModel, bool) {
+	var out []storageTargetModel
+	if m.Targets.IsUnknown() || m.Targets.IsNull() {
+		return nil, false
+	}
+	if d := m.Targets.ElementsAs(context.Background(), &out, false); d.HasError() {
+		return nil, false
+	}
+	return out, true
+}
+
 func (m *beegfsStorageModel) known() bool {
+	tg, ok := m.targets()
 	if m.MgmtdHost.IsUnknown() || m.MgmtdPort.IsUnknown() || m.NodeID.IsUnknown() || m.Port.IsUnknown() || m.NumaZone.IsUnknown() ||
-		m.Settings.IsUnknown() || m.Targets == nil {
+		m.Settings.IsUnknown() || !ok {
 		return false
 	}
-	for _, t := range m.Targets {
+	for _, t := range tg {
 		if t.ID.IsUnknown() || t.Directory.IsUnknown() || t.Pool.IsUnknown() {
 			return false
 		}
@@ -149,7 +163,8 @@ func (m *beegfsStorageModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path
 		z := int(m.NumaZone.ValueInt64())
 		s.NumaZone = &z
 	}
-	for _, t := range m.Targets {
+	tg, _ := m.targets()
+	for _, t := range tg {
 		s.Targets = append(s.Targets, beegfs.StorageTarget{ID: int(t.ID.ValueInt64()), Directory: t.Directory.ValueString(), Pool: int(t.Pool.ValueInt64())})
 	}
 	items, err := s.Items()
@@ -163,7 +178,7 @@ func (m *beegfsStorageModel) itemPath(i int) path.Path {
 		return path.Root("conn_auth_secret")
 	case i == 1:
 		return path.Root("settings")
-	case i-2 < len(m.Targets):
+	case i-2 < len(m.Targets.Elements()):
 		return path.Root("targets").AtListIndex(i - 2)
 	}
 	return path.Root("host")

@@ -9,6 +9,7 @@ package lab
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -34,6 +35,7 @@ const (
 	KeyFile        = "id_ed25519"
 	KnownHostsFile = "known_hosts"
 	CAFile         = "ca.pem"
+	SecretFile     = "beegfs-connauth"
 	NodesDir       = "nodes"
 )
 
@@ -172,7 +174,10 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
+			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name}); err != nil {
+				return err
+			}
+			return seedExtras(root)
 		},
 	})
 	if err != nil {
@@ -204,6 +209,19 @@ func Up(cfg Config) (*Lab, error) {
 	return l, nil
 }
 
+// seedExtras adds what the presets tune and fakenode does not seed yet
+// (a real kernel has these).
+func seedExtras(root string) error {
+	p := filepath.Join(root, "proc/sys/net/ipv4/conf/all/arp_filter")
+	if _, err := os.Stat(p); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte("0\n"), 0o644)
+}
+
 // roleOf names a design server's role from its host name (r1: mgmt,
 // meta1, stor1; other designs: storage-like servers).
 func roleOf(node string) string {
@@ -231,19 +249,20 @@ func seedProfile(role string) fakenode.Profile {
 // tfvars is the variables file: everything a root module needs to reach the
 // lab. Passwords are in it, so it is written 0600.
 type tfvars struct {
-	LabDesign         string                `json:"lab_design"`
-	Endpoints         map[string]tfEndpoint `json:"endpoints"`
-	Servers           map[string]tfServer   `json:"servers"`
-	Arrays            map[string]tfArray    `json:"arrays"`
-	Clients           map[string]tfNode     `json:"clients"`
-	SSHUser           string                `json:"ssh_user"`
-	SSHPrivateKeyFile string                `json:"ssh_private_key_file"`
-	SSHKnownHostsFile string                `json:"ssh_known_hosts_file"`
-	HostKeys          map[string]string     `json:"host_keys"`
-	ArrayCabling      map[string][]string   `json:"array_cabling"`
-	NodeRoots         map[string]string     `json:"node_roots"`
-	EndpointsByNode   map[string]string     `json:"bmc_by_node"`
-	ServersByRole     map[string][]string   `json:"servers_by_role"`
+	LabDesign          string                `json:"lab_design"`
+	Endpoints          map[string]tfEndpoint `json:"endpoints"`
+	Servers            map[string]tfServer   `json:"servers"`
+	Arrays             map[string]tfArray    `json:"arrays"`
+	Clients            map[string]tfNode     `json:"clients"`
+	SSHUser            string                `json:"ssh_user"`
+	SSHPrivateKeyFile  string                `json:"ssh_private_key_file"`
+	SSHKnownHostsFile  string                `json:"ssh_known_hosts_file"`
+	HostKeys           map[string]string     `json:"host_keys"`
+	ArrayCabling       map[string][]string   `json:"array_cabling"`
+	NodeRoots          map[string]string     `json:"node_roots"`
+	EndpointsByNode    map[string]string     `json:"bmc_by_node"`
+	ServersByRole      map[string][]string   `json:"servers_by_role"`
+	BeegfsConnAuthFile string                `json:"beegfs_conn_auth_file"`
 }
 
 type tfEndpoint struct {
@@ -280,11 +299,19 @@ func (l *Lab) writeFiles(dir string, d *redfishmock.Design) error {
 	if err := l.nodes.WriteKnownHosts(filepath.Join(dir, KnownHostsFile)); err != nil {
 		return err
 	}
+	// A fresh BeeGFS connection secret per lab, for conn_auth_secret_file.
+	secret := make([]byte, 24)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, SecretFile), []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+		return err
+	}
 	v := tfvars{LabDesign: l.State.Design, Endpoints: map[string]tfEndpoint{}, Servers: map[string]tfServer{},
 		Arrays: map[string]tfArray{}, Clients: map[string]tfNode{}, SSHUser: "root",
 		SSHPrivateKeyFile: filepath.Join(dir, KeyFile), SSHKnownHostsFile: filepath.Join(dir, KnownHostsFile),
 		HostKeys: map[string]string{}, ArrayCabling: d.Cabling(), NodeRoots: map[string]string{},
-		EndpointsByNode: map[string]string{}, ServersByRole: map[string][]string{}}
+		EndpointsByNode: map[string]string{}, ServersByRole: map[string][]string{}, BeegfsConnAuthFile: filepath.Join(dir, SecretFile)}
 	for _, ep := range l.mock.Endpoints {
 		v.Endpoints[ep.Name] = tfEndpoint{URL: ep.URL, Username: ep.Username, Password: ep.Password, CACertificate: caPEM}
 		if ep.Kind == redfishmock.KindArray {

@@ -101,7 +101,13 @@ func readNode(n NodeInfo) (NodeStatus, error) {
 	ns := NodeStatus{Name: n.Name, Role: n.Role, Host: n.Host}
 	owners, _ := filepath.Glob(filepath.Join(n.Root, "var/lib/hpcstorage-agent/owners/*.json"))
 	for _, o := range owners {
-		ns.Owners = append(ns.Owners, strings.TrimSuffix(filepath.Base(o), ".json"))
+		// An owner that was removed keeps an empty state file.
+		var st struct {
+			Claims []string `json:"claims"`
+		}
+		if b, err := os.ReadFile(o); err == nil && json.Unmarshal(b, &st) == nil && len(st.Claims) > 0 {
+			ns.Owners = append(ns.Owners, strings.TrimSuffix(filepath.Base(o), ".json"))
+		}
 	}
 	byID, _ := os.ReadDir(filepath.Join(n.Root, "dev/disk/by-id"))
 	for _, e := range byID {
@@ -113,6 +119,11 @@ func readNode(n NodeInfo) (NodeStatus, error) {
 			continue
 		}
 		dev := filepath.Base(target)
+		// Only array volumes (the lab cables them with the array's model),
+		// not the node's own system disk.
+		if m, _ := os.ReadFile(filepath.Join(n.Root, "sys/block", dev, "device/model")); !strings.HasPrefix(string(m), "ME") {
+			continue
+		}
 		size := readInt(filepath.Join(n.Root, "sys/block", dev, "size")) * 512
 		kind := "ssd"
 		if readInt(filepath.Join(n.Root, "sys/block", dev, "queue/rotational")) == 1 {
@@ -188,6 +199,54 @@ func readInt(p string) int64 {
 	var v int64
 	fmt.Sscan(strings.TrimSpace(string(b)), &v)
 	return v
+}
+
+// WriteBrief prints one line per node.
+func WriteBrief(dir string, w io.Writer) error {
+	st, nodes, err := ReadStatus(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "lab %s: %d nodes, %d endpoints\n", st.Design, len(st.Nodes), len(st.Endpoints))
+	for _, n := range nodes {
+		var units []string
+		for _, s := range n.Services {
+			if strings.HasPrefix(s, "beegfs") {
+				units = append(units, strings.TrimSuffix(strings.Fields(s)[0], ".service"))
+			}
+		}
+		fmt.Fprintf(w, "  %-9s %-10s volumes %2d  formatted %2d  mounted %2d  owners %d  units: %s\n", n.Name, n.Role, len(n.Disks),
+			len(n.Formats), len(n.Mounts), len(n.Owners), summarizeUnits(units))
+	}
+	return nil
+}
+
+// summarizeUnits folds template instances: beegfs-meta@ x6.
+func summarizeUnits(units []string) string {
+	if len(units) == 0 {
+		return "none"
+	}
+	count := map[string]int{}
+	var order []string
+	for _, u := range units {
+		k := u
+		if i := strings.Index(u, "@"); i > 0 {
+			k = u[:i+1]
+		}
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	var out []string
+	for _, k := range order {
+		if strings.HasSuffix(k, "@") {
+			out = append(out, fmt.Sprintf("%s x%d", k, count[k]))
+		} else {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // WriteStatus prints, per node, what is configured.

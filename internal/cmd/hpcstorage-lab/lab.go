@@ -115,11 +115,15 @@ func labStatus(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "lab folder given to up")
+	brief := fs.Bool("brief", false, "one line per node")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" {
 		return errors.New("--dir is required")
+	}
+	if *brief {
+		return lab.WriteBrief(*dir, stdout)
 	}
 	return lab.WriteStatus(*dir, stdout)
 }

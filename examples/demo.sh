@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# make demo: the R1 BeeGFS design end to end on this machine, offline.
+#
+# Starts the lab (mock BMCs and arrays of R1, one SSH node per server and two
+# clients), applies examples/r1 with the provider from bin/ (a generated CLI
+# config with dev_overrides; your ~/.terraformrc is not read), prints what
+# each node now has and the array drawers, shows that a second plan is
+# empty, and stops the lab.
+#
+# Needs: bin/ from `make build`, and terraform (>= 1.5) or OpenTofu on PATH
+# or in $TERRAFORM. DEMO_KEEP=1 keeps the work folder (state, lab roots).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${BIN:-$root/bin}
+tf=${TERRAFORM:-terraform}
+
+for b in terraform-provider-hpcstorage hpcstorage-lab; do
+	[ -x "$bin/$b" ] || { echo "demo: $bin/$b is missing: run make build first" >&2; exit 1; }
+done
+command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform or OpenTofu, or set TERRAFORM" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hpcstorage-demo.XXXXXX")
+lab=$work/lab
+cleanup() {
+	"$bin/hpcstorage-lab" down --dir "$lab" >/dev/null 2>&1 || true
+	if [ "${DEMO_KEEP:-0}" = 1 ]; then
+		echo "demo: kept $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+section() { printf '\n=== %s\n' "$*"; }
+
+section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
+"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
+
+# The provider from bin/, without init, registry or network.
+cat >"$work/dev.tfrc" <<EOF
+provider_installation {
+  dev_overrides {
+    "registry.terraform.io/hpcstorage/hpcstorage" = "$bin"
+  }
+  direct {}
+}
+EOF
+export TF_CLI_CONFIG_FILE=$work/dev.tfrc CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
+
+# A copy of the examples, so no state lands in the source tree.
+mkdir -p "$work/examples"
+cp -R "$root/examples/r1" "$root/examples/modules" "$work/examples/"
+cfg=$work/examples/r1
+ln -s "$lab/lab.auto.tfvars.json" "$cfg/lab.auto.tfvars.json"
+
+quiet() { grep -v -e 'Provider development overrides are in effect' -e 'The following provider development overrides' \
+	-e 'hpcstorage/hpcstorage in ' -e 'to become incompatible with published releases' -e '^[│╷╵]\s*$' || true; }
+
+# Local modules only: `get` links them without asking any registry.
+"$tf" -chdir="$cfg" get >/dev/null
+
+section "terraform apply examples/r1"
+start=$(date +%s)
+"$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color 2>&1 | grep -E -e '^(Apply complete|Error|│ Error)' -e 'Plan:' || true
+"$tf" -chdir="$cfg" output -json targets >/dev/null 2>&1 || { echo "demo: apply failed; details:" >&2; "$tf" -chdir="$cfg" apply -auto-approve 2>&1 | tail -40 >&2; exit 1; }
+echo "applied in $(($(date +%s) - start)) s"
+
+section "what each node has now"
+"$bin/hpcstorage-lab" status --dir "$lab" --brief
+
+section "one storage target and one metadata target"
+"$tf" -chdir="$cfg" output -raw first_targets
+
+section "ME4084 drawers (S: global spare)"
+"$tf" -chdir="$cfg" output -raw storage_drawers
+
+section "terraform plan again (expect no changes)"
+set +e
+"$tf" -chdir="$cfg" plan -detailed-exitcode -compact-warnings -no-color 2>&1 | quiet | grep -E -e 'No changes' -e 'Plan:' -e 'Error'
+code=${PIPESTATUS[0]}
+set -e
+if [ "$code" -ne 0 ]; then
+	echo "demo: the second plan is not empty (exit $code)" >&2
+	exit 1
+fi
+echo "plan -detailed-exitcode: 0 (nothing to change)"
+
+section "stopping the lab"
+"$bin/hpcstorage-lab" down --dir "$lab"
+echo
+echo "The agent-only demo (no Terraform) is examples/agent/demo.sh."

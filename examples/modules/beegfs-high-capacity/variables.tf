@@ -1,0 +1,113 @@
+variable "metadata_servers" {
+  description = "The two metadata servers (R740, HA pair): name is the host name the arrays map volumes to and BeeGFS uses; host is how SSH reaches it (name or address, optionally name:port); bmc the Redfish endpoint of its BMC (optional)."
+  type = list(object({
+    name = string
+    host = string
+    bmc  = optional(string)
+  }))
+  validation {
+    condition     = length(var.metadata_servers) >= 1
+    error_message = "At least one metadata server (R1 has two)."
+  }
+}
+
+variable "storage_servers" {
+  description = "The two storage servers (R740, HA pair), as metadata_servers."
+  type = list(object({
+    name = string
+    host = string
+    bmc  = optional(string)
+  }))
+  validation {
+    condition     = length(var.storage_servers) >= 1
+    error_message = "At least one storage server (R1 has two)."
+  }
+}
+
+variable "management_server" {
+  description = "The management server (R640, monitoring), optional: only its BMC is managed here."
+  type = object({
+    name = string
+    host = string
+    bmc  = optional(string)
+  })
+  default = null
+}
+
+variable "metadata_array" {
+  description = "Redfish/Swordfish endpoint of the ME4024 holding the metadata targets (24 SSDs as 12 RAID1 pairs)."
+  type        = string
+}
+
+variable "storage_arrays" {
+  description = "Endpoints of the ME4084s holding the storage targets (R1: four, each 8 x RAID6 8+2 plus 4 global spares)."
+  type        = list(string)
+  validation {
+    condition     = length(var.storage_arrays) >= 1
+    error_message = "At least one storage array."
+  }
+}
+
+variable "drive_size_bytes" {
+  description = "Capacity of the ME4084 NL-SAS drives (R1: 4, 8, 10 or 12 TB). A disk group whose usable size is not 8 drives of this size fails the plan."
+  type        = number
+  default     = 12000000000000
+}
+
+variable "clients" {
+  description = "Client nodes: name and SSH host."
+  type = list(object({
+    name = string
+    host = string
+  }))
+  default = []
+}
+
+variable "client_count" {
+  description = "How many of clients to configure (default: all)."
+  type        = number
+  default     = null
+}
+
+variable "conn_auth_secret" {
+  description = "Shared secret of BeeGFS connection authentication (16 characters or more), passed to write-only attributes (Terraform 1.11+): never stored in state. Or use conn_auth_secret_file."
+  type        = string
+  sensitive   = true
+  default     = null
+}
+
+variable "conn_auth_secret_file" {
+  description = "Path of a file whose first line is the secret, read where Terraform runs (any Terraform or OpenTofu version)."
+  type        = string
+  default     = null
+}
+
+variable "mount_point" {
+  description = "Where clients mount the file system."
+  type        = string
+  default     = "/mnt/beegfs"
+}
+
+variable "numa_zones" {
+  description = "NUMA zones per metadata server; metadata instances are spread evenly over them (R1: 2)."
+  type        = number
+  default     = 2
+}
+
+variable "stripe_patterns" {
+  description = "Stripe patterns per directory (relative to the mount), set from the first client. Default: the R1 benchmarks' 1 MiB chunks on 1 target in `bench`."
+  type = map(object({
+    chunk_size  = number
+    num_targets = number
+    pool        = optional(number, 1)
+  }))
+  default = {
+    bench = { chunk_size = 1048576, num_targets = 1 }
+  }
+}
+
+variable "tune_nodes" {
+  description = "Apply the R1 kernel tuning (THP off, dirty ratios, min_free_kbytes, vfs_cache_pressure, mq-deadline with nr_requests 2048 and read_ahead_kb 4096 on the array volumes) with hpcstorage_node_config."
+  type        = bool
+  default     = true
+}

@@ -1,0 +1,71 @@
+# R1 (BeeGFS high capacity) against the lab: `hpcstorage-lab up --design r1
+# --dir DIR --clients 2` writes lab.auto.tfvars.json; copy or link it here
+# (examples/demo.sh does), then `terraform apply`.
+
+terraform {
+  required_version = ">= 1.5"
+  required_providers {
+    hpcstorage = {
+      source = "hpcstorage/hpcstorage"
+    }
+  }
+}
+
+provider "hpcstorage" {
+  endpoints = var.endpoints
+  ssh = {
+    user              = var.ssh_user
+    private_key_file  = var.ssh_private_key_file
+    known_hosts_files = [var.ssh_known_hosts_file]
+  }
+}
+
+locals {
+  server = { for name, s in var.servers : name => { name = name, host = s.host, bmc = s.endpoint } }
+}
+
+module "r1" {
+  source = "../modules/beegfs-high-capacity"
+
+  management_server = local.server["mgmt"]
+  metadata_servers  = [local.server["meta1"], local.server["meta2"]]
+  storage_servers   = [local.server["stor1"], local.server["stor2"]]
+  metadata_array    = "me4024-1"
+  storage_arrays    = ["me4084-1", "me4084-2", "me4084-3", "me4084-4"]
+  drive_size_bytes  = var.drive_size_bytes
+  clients           = [for name in sort(keys(var.clients)) : { name = name, host = var.clients[name].host }]
+  client_count      = var.client_count
+  # The lab writes a random secret file; or set conn_auth_secret instead.
+  conn_auth_secret_file = var.beegfs_conn_auth_file
+}
+
+output "targets" {
+  value = module.r1.targets
+}
+
+output "services" {
+  value = module.r1.services
+}
+
+output "mount_points" {
+  value = module.r1.mount_points
+}
+
+output "drawer_diagrams" {
+  value = module.r1.drawer_diagrams
+}
+
+output "raw_capacity_tb" {
+  value = module.r1.raw_capacity_bytes / 1e12
+}
+
+output "storage_drawers" {
+  description = "Drawers of the first ME4084."
+  value       = module.r1.drawer_diagrams["me4084-1"]
+}
+
+output "first_targets" {
+  description = "The first metadata and storage targets: node, mount point and the mkfs run."
+  value = join("\n", [for k in ["mdt01", "st01"] :
+  "${k}: ${module.r1.targets[k].fstype} on ${module.r1.targets[k].mount_point}\n  ${module.r1.targets[k].mkfs}"])
+}
