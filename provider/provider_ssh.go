@@ -343,6 +343,9 @@ type nodeAccess struct {
 	pool     *transport.Pool
 	defaults sshSettings
 	claims   *claimRegistry
+	// deferred: the ssh block holds values not known until apply, so
+	// plan-time node checks wait for them.
+	deferred bool
 }
 
 // sshAgentSource overrides the agent builds shipped to nodes. Nil means
@@ -359,7 +362,8 @@ func (p *hpcstorageProvider) configureNodes(_ context.Context, cfg types.Object,
 	s := parseSSH(cfg, path.Root("ssh"), diags)
 	opts := transport.PoolOptions{MaxParallel: s.ints["max_parallel"], MaxPerHost: s.ints["max_per_host"], Agent: sshAgentSource}
 	pool, _ := sshPools.LoadOrStore(p, transport.NewPool(opts))
-	return &nodeAccess{pool: pool.(*transport.Pool), defaults: s, claims: newClaimRegistry()}
+	_, known := attrToGo(cfg)
+	return &nodeAccess{pool: pool.(*transport.Pool), defaults: s, claims: newClaimRegistry(), deferred: !known}
 }
 
 // claimRegistry maps host -> item id -> owner for the resources planned

@@ -244,7 +244,7 @@ func (r *nodeConfigResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	cfg, known := r.config(&plan, &resp.Diagnostics)
-	if !known || resp.Diagnostics.HasError() || r.nodes == nil || plan.Host.IsUnknown() || plan.Owner.IsUnknown() {
+	if !known || resp.Diagnostics.HasError() || r.nodes == nil || r.nodes.deferred || plan.Host.IsUnknown() || plan.Owner.IsUnknown() {
 		return
 	}
 	if !req.State.Raw.IsNull() {
