@@ -26,12 +26,12 @@ func KnownHostsLine(addr string, k ssh.PublicKey) string {
 // hostKeyConfig returns the verifying callback for o and the host key
 // algorithms to ask for (nil: the library default). With
 // insecure_ignore_host_key the callback accepts anything and records the
-// key in *unverified, so every call on the connection can warn.
-func hostKeyConfig(o *Options, unverified *ssh.PublicKey) (ssh.HostKeyCallback, []string, error) {
+// key with record, so every call on the connection can warn.
+func hostKeyConfig(o *Options, record func(ssh.PublicKey)) (ssh.HostKeyCallback, []string, error) {
 	switch {
 	case o.InsecureIgnoreHostKey:
 		return func(addr string, _ net.Addr, key ssh.PublicKey) error {
-			*unverified = key
+			record(key)
 			return nil
 		}, nil, nil
 	case len(o.HostKeys) > 0:

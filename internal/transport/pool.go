@@ -235,8 +235,10 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		return nil, fail(StepConfig, err)
 	}
 	defer closeAgent()
+	// The callback also runs on re-keys, in the library's goroutine.
+	var keyMu sync.Mutex
 	var unverified ssh.PublicKey
-	hkcb, algos, err := hostKeyConfig(o, &unverified)
+	hkcb, algos, err := hostKeyConfig(o, func(k ssh.PublicKey) { keyMu.Lock(); unverified = k; keyMu.Unlock() })
 	if err != nil {
 		return nil, fail(StepConfig, err)
 	}
@@ -300,6 +302,8 @@ func (p *Pool) dial(ctx context.Context, o *Options) (*conn, error) {
 		return nil, fail(StepHandshake, err)
 	}
 	client := ssh.NewClient(sc, chans, reqs)
+	keyMu.Lock()
+	defer keyMu.Unlock()
 	c := &conn{name: name, client: client, done: make(chan struct{}), activity: ac, unverified: unverified}
 	go func() {
 		_ = client.Wait()
