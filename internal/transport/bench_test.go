@@ -4,9 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
@@ -165,4 +167,79 @@ func BenchmarkFleetNoopReused(b *testing.B) {
 	b.ReportMetric(perFleet, "s/fleet")
 	b.ReportMetric(perFleet*1000/float64(nodes), "ms/node")
 	b.ReportMetric(float64(totalExecs(lab)-e0)/float64(b.N*nodes), "execs/node")
+}
+
+// The fleet figure over real OpenSSH: one sshd per node on loopback (as the
+// Ansible baseline runs), each node a fakenode storage-server root, the
+// agent delivered into that root. Same steps and metrics as BenchmarkFleet;
+// compare with ../shared/bench/ansible/results.md (N=50, tuned).
+func BenchmarkFleetOpenSSH(b *testing.B) {
+	needAgent(b)
+	nodes := benchNodes()
+	spec := r1Spec(b)
+	type node struct {
+		srv  *sshd
+		root string
+	}
+	var fleet []node
+	var kh strings.Builder
+	for range nodes {
+		srv := startSSHD(b, "")
+		fleet = append(fleet, node{srv: srv, root: filepath.Join(b.TempDir(), "root")})
+		kh.WriteString(transport.KnownHostsLine(srv.addr, srv.hostKey) + "\n")
+	}
+	khFile := filepath.Join(b.TempDir(), "known_hosts")
+	if err := os.WriteFile(khFile, []byte(kh.String()), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var check, first, noop time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		for _, n := range fleet { // pristine roots (and no agent) every round
+			if err := os.RemoveAll(n.root); err != nil {
+				b.Fatal(err)
+			}
+			if err := fakenode.Seed(n.root, fakenode.Storage); err != nil {
+				b.Fatal(err)
+			}
+		}
+		step := func(req transport.Request, wantChanged int) time.Duration {
+			p := transport.NewPool(transport.PoolOptions{Agent: hostAgent})
+			defer p.Close()
+			var targets []transport.Target
+			for _, n := range fleet {
+				r := req
+				r.Root = n.root
+				targets = append(targets, transport.Target{Request: r, Options: transport.Options{
+					Host: "127.0.0.1", Port: n.srv.port(), PrivateKey: testKey(b).pem, KnownHostsFiles: []string{khFile},
+					AgentPath: filepath.Join(n.root, "opt", "hpcstorage-agent"),
+				}})
+			}
+			t0 := time.Now()
+			outs := p.ApplyAll(b.Context(), targets)
+			d := time.Since(t0)
+			changed := 0
+			for i, o := range outs {
+				if o.Err != nil {
+					b.Fatalf("node %d: %v", i, o.Err)
+				}
+				if o.Response.Result.Changed {
+					changed++
+				}
+			}
+			if changed != wantChanged {
+				b.Fatalf("%d of %d nodes changed, want %d", changed, nodes, wantChanged)
+			}
+			return d
+		}
+		b.StartTimer()
+		check += step(transport.Request{Spec: spec, Check: true, Diff: true}, nodes)
+		first += step(transport.Request{Spec: spec}, nodes)
+		noop += step(transport.Request{Spec: spec}, 0)
+	}
+	n := float64(b.N)
+	b.ReportMetric(check.Seconds()/n, "check_s")
+	b.ReportMetric(first.Seconds()/n, "first_s")
+	b.ReportMetric(noop.Seconds()/n, "noop_s")
+	b.ReportMetric(noop.Seconds()*1000/n/float64(nodes), "noop_ms/node")
 }

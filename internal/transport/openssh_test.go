@@ -35,7 +35,7 @@ func (s *sshd) port() int { _, p, _ := net.SplitHostPort(s.addr); v, _ := strcon
 // startSSHD runs a real OpenSSH server on a random 127.0.0.1 port with a
 // generated host key, authorizing testKey for root. Everything (config,
 // keys, pid file) is in a temp dir; the real /etc/ssh is not read.
-func startSSHD(t *testing.T, env string) *sshd {
+func startSSHD(t testing.TB, env string) *sshd {
 	t.Helper()
 	if _, err := os.Stat(sshdPath); err != nil {
 		t.Skipf("real OpenSSH test needs %s (Debian: apt-get install openssh-server): %v", sshdPath, err)
