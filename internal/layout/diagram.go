@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -62,26 +63,36 @@ func rowLength(n int) int {
 	return min(12, n)
 }
 
-// idRanges writes numeric ids as ranges ("0-9, 12") and other ids as a list.
+// idRanges writes runs of consecutive ids as ranges: "0-9, 12" for plain
+// numbers, "0.0-0.9" for enclosure.slot ids; other ids are listed.
 func idRanges(ids []string) string {
 	var parts []string
 	for i := 0; i < len(ids); {
-		var a int
-		if _, err := fmt.Sscan(ids[i], &a); err != nil || fmt.Sprint(a) != ids[i] {
-			parts = append(parts, ids[i])
-			i++
-			continue
-		}
+		prefix, n, ok := splitNumeric(ids[i])
 		j := i
-		for j+1 < len(ids) && ids[j+1] == fmt.Sprint(a+(j+1-i)) {
+		for ok && j+1 < len(ids) {
+			p2, n2, ok2 := splitNumeric(ids[j+1])
+			if !ok2 || p2 != prefix || n2 != n+(j+1-i) {
+				break
+			}
 			j++
 		}
 		if j > i {
-			parts = append(parts, fmt.Sprintf("%s-%s", ids[i], ids[j]))
+			parts = append(parts, ids[i]+"-"+ids[j])
 		} else {
 			parts = append(parts, ids[i])
 		}
 		i = j + 1
 	}
 	return strings.Join(parts, ", ")
+}
+
+// splitNumeric splits "0.12" into "0." and 12, "7" into "" and 7.
+func splitNumeric(id string) (string, int, bool) {
+	k := strings.LastIndexAny(id, ".:-_/") + 1
+	n, err := strconv.Atoi(id[k:])
+	if err != nil || strconv.Itoa(n) != id[k:] {
+		return "", 0, false
+	}
+	return id[:k], n, true
 }

@@ -225,7 +225,17 @@ func TestCheckDriveCountAndCapacity(t *testing.T) {
 }
 
 func TestIDRanges(t *testing.T) {
-	if got := idRanges([]string{"0", "1", "2", "5", "a", "7", "8"}); got != "0-2, 5, a, 7-8" {
-		t.Errorf("got %q", got)
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"0", "1", "2", "5", "a", "7", "8"}, "0-2, 5, a, 7-8"},
+		{[]string{"0.0", "0.1", "0.2", "1.3", "1.4", "0.5"}, "0.0-0.2, 1.3-1.4, 0.5"},
+		{[]string{"01", "02"}, "01, 02"},
+	}
+	for _, tc := range tests {
+		if got := idRanges(tc.in); got != tc.want {
+			t.Errorf("idRanges(%v) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
