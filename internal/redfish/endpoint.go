@@ -182,16 +182,30 @@ func (r *Response) Decode(v any) error {
 	return nil
 }
 
-// Get fetches path and decodes it into v (when v is not nil).
+// Get fetches path and decodes it into v (when v is not nil). A body that
+// is not valid JSON (a BMC cut the answer short) is fetched once more.
 func (e *Endpoint) Get(ctx context.Context, path string, v any) (*Response, error) {
-	resp, err := e.Do(ctx, http.MethodGet, path, nil, nil)
-	if err != nil {
-		return nil, err
+	for attempt := 1; ; attempt++ {
+		resp, err := e.Do(ctx, http.MethodGet, path, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if v == nil && json.Valid(resp.Body) || len(resp.Body) == 0 {
+			return resp, nil
+		}
+		if v == nil {
+			if attempt < 2 {
+				continue
+			}
+			return resp, fmt.Errorf("%w: GET %s on %s: answer is not JSON", ErrServer, path, e.cfg.Name)
+		}
+		err = resp.Decode(v)
+		if err != nil && attempt < 2 {
+			e.logf("%s: GET %s: %v; fetching again", e.cfg.Name, path, err)
+			continue
+		}
+		return resp, err
 	}
-	if v != nil {
-		return resp, resp.Decode(v)
-	}
-	return resp, nil
 }
 
 // Patch sends body to path with If-Match: etag. With an ETag the PATCH is

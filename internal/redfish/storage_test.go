@@ -188,3 +188,18 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("slow POST: err = %v, want ErrUncertain", err)
 	}
 }
+
+// A truncated answer is fetched again instead of failing the read.
+func TestTruncatedAnswerRefetched(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "me4024-1", redfishmock.Options{})
+	if err := svc.InjectFault(redfishmock.Fault{Method: "GET", Path: "/redfish/v1/Storage/controller_a", Kind: redfishmock.FaultTruncate, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	drives, err := ep.Drives(context.Background(), "controller_a")
+	if err != nil || len(drives) != 24 {
+		t.Fatalf("drives = %d, %v", len(drives), err)
+	}
+	if n := svc.RequestCount("GET", "/redfish/v1/Storage/controller_a"); n != 2 {
+		t.Errorf("%d GETs of the storage, want 2 (the cut one and the retry)", n)
+	}
+}
