@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,4 +170,158 @@ func TestR1ModuleExample(t *testing.T) {
 			t.Errorf("%s after destroy: volumes %v mounts %v owners %v services %v", n.Name, n.Disks, n.Mounts, n.Owners, n.Services)
 		}
 	}
+}
+
+// TestBuildingBlockModule applies two R3 building blocks to lab nodes: a
+// base block (mgmtd, metadata, storage) on the storage servers and a
+// storage-only block on the metadata servers, with volumes carved on the
+// lab's arrays.
+func TestBuildingBlockModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies two building blocks")
+	}
+	tfPath, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Skip("terraform CLI not on PATH")
+	}
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	vol := func(array, name, raid string, first, n int, hosts ...string) string {
+		var drives []string
+		for d := first; d < first+n; d++ {
+			drives = append(drives, fmt.Sprintf("0.%d", d))
+		}
+		w, err := l.ProvisionVolume(lab.VolumeRequest{Array: array, Pool: name, RAID: raid, Drives: drives, Volume: name,
+			SegmentBytes: 512 << 10, Hosts: hosts, LUN: first + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	// Block 1 (base) on stor1/stor2: 2 metadata and 4 storage volumes.
+	b1meta := []string{vol("me4084-1", "m1", "RAID1", 0, 2, "stor1", "stor2"), vol("me4084-1", "m2", "RAID1", 2, 2, "stor1", "stor2")}
+	var b1st []string
+	for i := 0; i < 4; i++ {
+		b1st = append(b1st, vol("me4084-2", fmt.Sprintf("s%d", i), "RAID6", 10*i, 10, "stor1", "stor2"))
+	}
+	// Block 2 (storage) on meta1/meta2: 2 volumes.
+	b2st := []string{vol("me4024-1", "s1", "RAID6", 0, 10, "meta1", "meta2"), vol("me4024-1", "s2", "RAID6", 10, 10, "meta1", "meta2")}
+	node := func(name string) string {
+		for _, n := range l.State.Nodes {
+			if n.Name == name {
+				return n.Host
+			}
+		}
+		t.Fatalf("no node %s", name)
+		return ""
+	}
+	_, file, _, _ := runtime.Caller(0)
+	mod := filepath.Join(filepath.Dir(file), "..", "examples", "modules", "beegfs-building-block")
+	cfg := fmt.Sprintf(`
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+
+provider "hpcstorage" {
+  ssh = {
+    private_key_file  = %[1]q
+    known_hosts_files = [%[2]q]
+  }
+}
+
+module "base" {
+  source                = %[3]q
+  profile               = "base"
+  block                 = 1
+  servers               = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
+  metadata_volumes      = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
+  storage_volumes       = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
+  conn_auth_secret_file = %[12]q
+}
+
+module "storage" {
+  source                = %[3]q
+  profile               = "storage"
+  block                 = 2
+  mgmtd_host            = module.base.mgmtd_host
+  servers               = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
+  storage_volumes       = [for i, w in %[11]s : { wwn = w, server = i }]
+  conn_auth_secret_file = %[12]q
+}
+
+output "ids" {
+  value = merge(module.base.storage_target_ids, module.storage.storage_target_ids)
+}
+`, filepath.Join(dir, "lab", lab.KeyFile), filepath.Join(dir, "lab", lab.KnownHostsFile), mod,
+		node("stor1"), node("stor2"), node("meta1"), node("meta2"), b1meta[0], b1meta[1],
+		hclList(b1st), hclList(b2st), filepath.Join(dir, "lab", lab.SecretFile))
+	work := filepath.Join(dir, "cfg")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	tf, err := tfexec.NewTerraform(work, tfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	ctx := context.Background()
+	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
+		t.Fatalf("second plan: changes %v, err %v", changes, err)
+	}
+	out, err := tf.Output(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids bytes.Buffer
+	if err := json.Compact(&ids, out["ids"].Value); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ids.String(), `{"meta1":[2001],"meta2":[2002],"stor1":[1001,1003],"stor2":[1002,1004]}`; got != want {
+		t.Errorf("target ids %s, want %s", got, want)
+	}
+	_, nodes, err := lab.ReadStatus(filepath.Join(dir, "lab"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		units := strings.Join(n.Services, " ")
+		switch n.Name {
+		case "stor1":
+			if !strings.Contains(units, "beegfs-mgmtd") || !strings.Contains(units, "beegfs-meta@b01-metaA-numa0-1") || len(n.Mounts) != 3 {
+				t.Errorf("stor1: units %s, mounts %v", units, n.Mounts)
+			}
+		case "meta2":
+			if strings.Contains(units, "beegfs-meta") || !strings.Contains(units, "beegfs-storage") || len(n.Mounts) != 1 {
+				t.Errorf("meta2: units %s, mounts %v", units, n.Mounts)
+			}
+		}
+	}
+	if err := tf.Destroy(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+}
+
+func hclList(l []string) string {
+	b, _ := json.Marshal(l)
+	return string(b)
 }

@@ -177,7 +177,7 @@ func Up(cfg Config) (*Lab, error) {
 			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name}); err != nil {
 				return err
 			}
-			return seedExtras(root)
+			return seedExtras(root, plan[i].role)
 		},
 	})
 	if err != nil {
@@ -209,17 +209,30 @@ func Up(cfg Config) (*Lab, error) {
 	return l, nil
 }
 
-// seedExtras adds what the presets tune and fakenode does not seed yet
-// (a real kernel has these).
-func seedExtras(root string) error {
-	p := filepath.Join(root, "proc/sys/net/ipv4/conf/all/arp_filter")
-	if _, err := os.Stat(p); err == nil {
-		return nil
+// seedExtras adds what the presets tune and fakenode does not seed yet (a
+// real kernel has these), and gives every server all BeeGFS server units,
+// as converged building blocks (R3) install them all.
+func seedExtras(root, role string) error {
+	files := map[string]string{"proc/sys/net/ipv4/conf/all/arp_filter": "0\n"}
+	if role != RoleClient {
+		for _, u := range []string{"beegfs-mgmtd", "beegfs-meta", "beegfs-meta@", "beegfs-storage", "beegfs-storage@"} {
+			files["usr/lib/systemd/system/"+u+".service"] = fmt.Sprintf("[Unit]\nDescription=%s\n\n[Service]\nExecStart=/opt/beegfs/sbin/%s\n\n"+
+				"[Install]\nWantedBy=multi-user.target\n", u, strings.TrimSuffix(u, "@"))
+		}
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	for rel, content := range files {
+		p := filepath.Join(root, rel)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(p, []byte("0\n"), 0o644)
+	return nil
 }
 
 // roleOf names a design server's role from its host name (r1: mgmt,

@@ -1,0 +1,25 @@
+output "mgmtd_host" {
+  description = "Management host name, for the other blocks and the clients."
+  value       = local.mgmtd
+}
+
+output "targets" {
+  description = "The block's targets: node, device, mount point, file system."
+  value = { for k, t in merge(hpcstorage_beegfs_target.mdt, hpcstorage_beegfs_target.st, { for i, t in hpcstorage_beegfs_target.mgmt : "mgmt" => t }) : k => {
+    host = t.host, device = t.device, mount_point = t.mount_point, fstype = t.fstype
+  } }
+}
+
+output "services" {
+  description = "systemd units per server."
+  value = { for s in var.servers : s.name => concat(
+    try(hpcstorage_beegfs_metadata.this[s.name].services, []),
+    try([hpcstorage_beegfs_storage.this[s.name].service], []),
+    local.with_mgmt && s.name == var.servers[0].name ? ["beegfs-mgmtd"] : [],
+  ) }
+}
+
+output "storage_target_ids" {
+  description = "Storage target IDs per server."
+  value       = { for k, s in hpcstorage_beegfs_storage.this : k => [for t in s.targets : t.id] }
+}

@@ -1,0 +1,86 @@
+variable "profile" {
+  description = "Building block profile (R3): `base` (management, metadata and storage), `metadata_storage`, or `storage`. Scale a file system by adding blocks; exactly one block is `base`."
+  type        = string
+  validation {
+    condition     = contains(["base", "metadata_storage", "storage"], var.profile)
+    error_message = "profile must be base, metadata_storage or storage."
+  }
+}
+
+variable "block" {
+  description = "Number of this block in the file system (1, 2, ...): node and target IDs are numbered from it so blocks never collide."
+  type        = number
+  validation {
+    condition     = var.block >= 1 && var.block <= 99 && floor(var.block) == var.block
+    error_message = "block must be a whole number from 1 to 99."
+  }
+}
+
+variable "servers" {
+  description = "The block's two servers (an HA pair): host name (what BeeGFS and the arrays call it) and SSH host."
+  type = list(object({
+    name = string
+    host = string
+  }))
+  validation {
+    condition     = length(var.servers) == 2
+    error_message = "A building block has two servers."
+  }
+}
+
+variable "metadata_volumes" {
+  description = "Metadata volumes (RAID1; R3: 4 drives, 128 KiB segment): WWN and the index (0 or 1) of the server that serves it. Required for base and metadata_storage."
+  type = list(object({
+    wwn    = string
+    server = number
+  }))
+  default = []
+}
+
+variable "storage_volumes" {
+  description = "Storage volumes (R3: RAID6 8+2, 512 KiB segment, 2 volumes per pool): WWN, serving server index, segment size and data drives."
+  type = list(object({
+    wwn          = string
+    server       = number
+    segment_size = optional(number, 524288)
+    data_drives  = optional(number, 8)
+  }))
+  validation {
+    condition     = length(var.storage_volumes) > 0
+    error_message = "Every block serves storage targets."
+  }
+}
+
+variable "management_volume" {
+  description = "base only: a volume of its own for the management store (R3); without it the store goes to the first metadata target."
+  type = object({
+    wwn    = string
+    server = number
+  })
+  default = null
+}
+
+variable "mgmtd_host" {
+  description = "Host name of the management service; default for base: its first server. Other blocks must set it to the base block's."
+  type        = string
+  default     = null
+}
+
+variable "numa_zones" {
+  description = "NUMA zones per server: metadata instances and the storage instance are bound to them."
+  type        = number
+  default     = 2
+}
+
+variable "conn_auth_secret" {
+  description = "BeeGFS connection authentication secret (write-only in the resources). Or conn_auth_secret_file."
+  type        = string
+  sensitive   = true
+  default     = null
+}
+
+variable "conn_auth_secret_file" {
+  description = "File whose first line is the secret."
+  type        = string
+  default     = null
+}
