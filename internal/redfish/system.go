@@ -273,6 +273,18 @@ func (e *Endpoint) SetPower(ctx context.Context, id, want string, w Waiter) erro
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(s.PowerState, "Powering") {
+		// A transition is under way (resets are refused meanwhile): let it end.
+		err := w.Until(ctx, "the power transition on "+e.cfg.Name, func() (bool, string, error) {
+			if s, err = e.GetSystem(ctx, id); err != nil {
+				return false, "", err
+			}
+			return !strings.HasPrefix(s.PowerState, "Powering"), "power " + s.PowerState, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if s.PowerState == want {
 		return nil
 	}

@@ -319,3 +319,23 @@ func TestSystemAndBiosParallel(t *testing.T) {
 		})
 	}
 }
+
+// Asking for a power state while the host is between states waits for the
+// transition instead of sending a reset the BMC would refuse.
+func TestSetPowerDuringTransition(t *testing.T) {
+	ep, svc := mockEndpoint(t, "r1", "stor2-bmc", redfishmock.Options{PowerDelay: 200 * time.Millisecond})
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "System.Embedded.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.Reset(ctx, sys, "ForceOff"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.SetPower(ctx, "System.Embedded.1", "On", fastWaiter()); err != nil {
+		t.Fatal(err)
+	}
+	if svc.PowerState() != "On" {
+		t.Errorf("power = %s", svc.PowerState())
+	}
+}
