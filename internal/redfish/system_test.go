@@ -339,3 +339,31 @@ func TestSetPowerDuringTransition(t *testing.T) {
 		t.Errorf("power = %s", svc.PowerState())
 	}
 }
+
+// A BMC with several systems (a multi-node chassis) or an endpoint with
+// several storage services never gets "the first one" picked.
+func TestFindNeverGuesses(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/Systems", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Members":[{"@odata.id":"/redfish/v1/Systems/Node1"},{"@odata.id":"/redfish/v1/Systems/Node2"}]}`)
+	})
+	mux.HandleFunc("/redfish/v1/Storage", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Members":[{"@odata.id":"/redfish/v1/Storage/a"},{"@odata.id":"/redfish/v1/Storage/b"}]}`)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "xr", URL: ts.URL, HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := ep.FindSystem(ctx, ""); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "Node1, Node2") {
+		t.Errorf("FindSystem: %v", err)
+	}
+	if id, err := ep.FindSystem(ctx, "Node2"); err != nil || id != "Node2" {
+		t.Errorf("FindSystem(Node2) = %q, %v", id, err)
+	}
+	if _, err := ep.FindStorage(ctx, ""); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "a, b") {
+		t.Errorf("FindStorage: %v", err)
+	}
+}
