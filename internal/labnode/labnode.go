@@ -516,7 +516,12 @@ func (n *Node) forward(nc ssh.NewChannel) {
 }
 
 func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ssh.Request) {
-	defer ch.Close()
+	defer func() {
+		ch.Close()
+		// Late requests (a signal after the exit) must not stall the
+		// connection's read loop.
+		go ssh.DiscardRequests(reqs)
+	}()
 	ctx, cancel := context.WithCancel(n.lab.ctx)
 	defer cancel()
 	var killMu sync.Mutex
