@@ -18,9 +18,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &beegfsClientResource{}
-	_ resource.ResourceWithConfigure  = &beegfsClientResource{}
-	_ resource.ResourceWithModifyPlan = &beegfsClientResource{}
+	_ resource.Resource                   = &beegfsClientResource{}
+	_ resource.ResourceWithConfigure      = &beegfsClientResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsClientResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsClientResource{}
 )
 
 // NewBeegfsClientResource is the hpcstorage_beegfs_client resource.
@@ -52,7 +53,7 @@ func (r *beegfsClientResource) Schema(_ context.Context, _ resource.SchemaReques
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 		"mgmtd_port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultMgmtPort),
 			MarkdownDescription: "Port of the management service.", Validators: []validator.Int64{int64validator.Between(1024, 65535)}},
-		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("/mnt/beegfs"),
+		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(beegfs.DefaultMountPoint),
 			MarkdownDescription: "Where the file system is mounted (listed in `/etc/beegfs/beegfs-mounts.conf`, not fstab)."},
 		"cache_type": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("buffered"),
 			MarkdownDescription: "`tuneFileCacheType`: " + backtickList(beegfs.CacheTypes) + ". R3: `native` uses the Linux page " +
@@ -105,8 +106,8 @@ func (m *beegfsClientModel) known() bool {
 
 func (m *beegfsClientModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
-	items, err := beegfs.Client{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: int(m.MgmtdPort.ValueInt64()), MountPoint: m.MountPoint.ValueString(),
-		CacheType: m.CacheType.ValueString(), Auth: auth, Settings: settings}.Items()
+	items, err := beegfs.Client{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint),
+		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: auth, Settings: settings}.Items()
 	return items, errorPath(err, "mount_point", "mgmtd_host", "mgmtd_port", "cache_type", "settings", "conn_auth_secret"), err
 }
 
@@ -124,4 +125,8 @@ func (m *beegfsClientModel) itemPath(i int) path.Path {
 
 func (m *beegfsClientModel) fill() {
 	m.Services = stringList([]string{"beegfs-helperd", "beegfs-client"})
+}
+
+func (r *beegfsClientResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	beegfsValidateConfig[beegfsClientModel](ctx, req, resp)
 }

@@ -506,6 +506,17 @@ func beegfsModifyPlan[M any, P interface {
 	}
 	p.fill()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
+	// IDs are claimed for every planned resource, changed or not, so a new
+	// resource cannot reuse the ID of one already applied.
+	if nodes != nil && claim != nil {
+		for id, other := range claim(p) {
+			addError(&resp.Diagnostics, path.Empty(), "BeeGFS ID Used Twice", fmt.Sprintf("%s is also used by %s in this "+
+				"configuration: ids must be unique in one file system.", id, other), nil)
+		}
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	if !req.State.Raw.IsNull() {
 		var state M
 		s := P(&state)
@@ -517,15 +528,6 @@ func beegfsModifyPlan[M any, P interface {
 	}
 	if nodes == nil {
 		return
-	}
-	if claim != nil {
-		for id, other := range claim(p) {
-			addError(&resp.Diagnostics, path.Empty(), "BeeGFS ID Used Twice", fmt.Sprintf("%s is also used by %s in this "+
-				"configuration: ids must be unique in one file system.", id, other), nil)
-		}
-		if resp.Diagnostics.HasError() {
-			return
-		}
 	}
 	if authKnown && !auth.Unread {
 		if items, ok = renderItems(p, auth, &resp.Diagnostics); !ok {
@@ -595,4 +597,36 @@ func errorPath(err error, names ...string) path.Path {
 		}
 	}
 	return at
+}
+
+// beegfsValidateConfig renders known configurations, so `terraform
+// validate` reports a bad value (a duplicate target id, a bad setting) on
+// its attribute without reaching any node.
+func beegfsValidateConfig[M any, P interface {
+	*M
+	beegfsModel
+}](ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg M
+	p := P(&cfg)
+	resp.Diagnostics.Append(req.Config.Get(ctx, p)...)
+	if resp.Diagnostics.HasError() || !p.known() || p.base().Host.IsUnknown() {
+		return
+	}
+	renderItems(p, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+}
+
+// intOr and stringOr read optional attributes whose defaults the framework
+// fills only at plan time (configurations see null).
+func intOr(v types.Int64, def int) int {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return int(v.ValueInt64())
+}
+
+func stringOr(v types.String, def string) string {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v.ValueString()
 }

@@ -16,9 +16,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &beegfsManagementResource{}
-	_ resource.ResourceWithConfigure  = &beegfsManagementResource{}
-	_ resource.ResourceWithModifyPlan = &beegfsManagementResource{}
+	_ resource.Resource                   = &beegfsManagementResource{}
+	_ resource.ResourceWithConfigure      = &beegfsManagementResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsManagementResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsManagementResource{}
 )
 
 // NewBeegfsManagementResource is the hpcstorage_beegfs_management resource.
@@ -97,7 +98,7 @@ func (m *beegfsManagementModel) known() bool {
 
 func (m *beegfsManagementModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
-	items, err := beegfs.Management{Directory: m.Directory.ValueString(), Port: int(m.Port.ValueInt64()), Auth: auth, Settings: settings}.Items()
+	items, err := beegfs.Management{Directory: m.Directory.ValueString(), Port: intOr(m.Port, beegfs.DefaultMgmtPort), Auth: auth, Settings: settings}.Items()
 	return items, errorPath(err, "directory", "port", "settings", "conn_auth_secret"), err
 }
 
@@ -112,3 +113,7 @@ func (m *beegfsManagementModel) itemPath(i int) path.Path {
 }
 
 func (m *beegfsManagementModel) fill() { m.Service = types.StringValue("beegfs-mgmtd") }
+
+func (r *beegfsManagementResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	beegfsValidateConfig[beegfsManagementModel](ctx, req, resp)
+}

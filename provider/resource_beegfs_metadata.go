@@ -19,9 +19,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &beegfsMetadataResource{}
-	_ resource.ResourceWithConfigure  = &beegfsMetadataResource{}
-	_ resource.ResourceWithModifyPlan = &beegfsMetadataResource{}
+	_ resource.Resource                   = &beegfsMetadataResource{}
+	_ resource.ResourceWithConfigure      = &beegfsMetadataResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsMetadataResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsMetadataResource{}
 )
 
 // NewBeegfsMetadataResource is the hpcstorage_beegfs_metadata resource.
@@ -152,7 +153,7 @@ func (m *beegfsMetadataModel) known() bool {
 
 func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 	settings, _ := settingsMap(m.Settings)
-	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: int(m.MgmtdPort.ValueInt64()), Auth: auth, Settings: settings}
+	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), Auth: auth, Settings: settings}
 	ins, _ := m.instances()
 	for _, in := range ins {
 		mi := beegfs.MetaInstance{Name: in.Name.ValueString(), Directory: in.Directory.ValueString(), NodeID: int(in.NodeID.ValueInt64()),
@@ -186,4 +187,8 @@ func (m *beegfsMetadataModel) fill() {
 		units = append(units, "beegfs-meta@"+in.Name.ValueString())
 	}
 	m.Services = stringList(units)
+}
+
+func (r *beegfsMetadataResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	beegfsValidateConfig[beegfsMetadataModel](ctx, req, resp)
 }

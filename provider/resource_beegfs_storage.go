@@ -19,9 +19,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &beegfsStorageResource{}
-	_ resource.ResourceWithConfigure  = &beegfsStorageResource{}
-	_ resource.ResourceWithModifyPlan = &beegfsStorageResource{}
+	_ resource.Resource                   = &beegfsStorageResource{}
+	_ resource.ResourceWithConfigure      = &beegfsStorageResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsStorageResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsStorageResource{}
 )
 
 // NewBeegfsStorageResource is the hpcstorage_beegfs_storage resource.
@@ -157,15 +158,15 @@ func (m *beegfsStorageModel) known() bool {
 
 func (m *beegfsStorageModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
-	s := beegfs.Storage{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: int(m.MgmtdPort.ValueInt64()), NodeID: int(m.NodeID.ValueInt64()),
-		Port: int(m.Port.ValueInt64()), Auth: auth, Settings: settings}
+	s := beegfs.Storage{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), NodeID: int(m.NodeID.ValueInt64()),
+		Port: intOr(m.Port, beegfs.DefaultStorPort), Auth: auth, Settings: settings}
 	if !m.NumaZone.IsNull() {
 		z := int(m.NumaZone.ValueInt64())
 		s.NumaZone = &z
 	}
 	tg, _ := m.targets()
 	for _, t := range tg {
-		s.Targets = append(s.Targets, beegfs.StorageTarget{ID: int(t.ID.ValueInt64()), Directory: t.Directory.ValueString(), Pool: int(t.Pool.ValueInt64())})
+		s.Targets = append(s.Targets, beegfs.StorageTarget{ID: int(t.ID.ValueInt64()), Directory: t.Directory.ValueString(), Pool: intOr(t.Pool, 1)})
 	}
 	items, err := s.Items()
 	return items, errorPath(err, "targets", "mgmtd_host", "mgmtd_port", "node_id", "port", "settings", "conn_auth_secret"), err
@@ -185,3 +186,7 @@ func (m *beegfsStorageModel) itemPath(i int) path.Path {
 }
 
 func (m *beegfsStorageModel) fill() { m.Service = types.StringValue("beegfs-storage") }
+
+func (r *beegfsStorageResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	beegfsValidateConfig[beegfsStorageModel](ctx, req, resp)
+}

@@ -19,9 +19,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = &beegfsStripePatternResource{}
-	_ resource.ResourceWithConfigure  = &beegfsStripePatternResource{}
-	_ resource.ResourceWithModifyPlan = &beegfsStripePatternResource{}
+	_ resource.Resource                   = &beegfsStripePatternResource{}
+	_ resource.ResourceWithConfigure      = &beegfsStripePatternResource{}
+	_ resource.ResourceWithModifyPlan     = &beegfsStripePatternResource{}
+	_ resource.ResourceWithValidateConfig = &beegfsStripePatternResource{}
 )
 
 // NewBeegfsStripePatternResource is the hpcstorage_beegfs_stripe_pattern resource.
@@ -48,7 +49,7 @@ func (r *beegfsStripePatternResource) Metadata(_ context.Context, req resource.M
 
 func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	attrs := beegfsServiceSchema("a BeeGFS client that mounts the file system", map[string]schema.Attribute{
-		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("/mnt/beegfs"),
+		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(beegfs.DefaultMountPoint),
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			MarkdownDescription: "The client's mount point."},
 		"path": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -103,7 +104,7 @@ func (m *beegfsStripePatternModel) secret() *BeegfsSecret { return nil }
 // owner is per directory, so patterns of several directories on one client
 // are separate resources.
 func (m *beegfsStripePatternModel) owner() string {
-	return "beegfs-stripe-" + beegfs.StripeOwnerSuffix(m.MountPoint.ValueString(), m.Path.ValueString())
+	return "beegfs-stripe-" + beegfs.StripeOwnerSuffix(stringOr(m.MountPoint, beegfs.DefaultMountPoint), m.Path.ValueString())
 }
 
 func (m *beegfsStripePatternModel) known() bool {
@@ -111,8 +112,8 @@ func (m *beegfsStripePatternModel) known() bool {
 }
 
 func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
-	return beegfs.Stripe{MountPoint: m.MountPoint.ValueString(), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
-		NumTargets: int(m.NumTargets.ValueInt64()), Pool: int(m.Pool.ValueInt64())}
+	return beegfs.Stripe{MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
+		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1)}
 }
 
 func (m *beegfsStripePatternModel) items(beegfs.Auth) ([]protocol.Item, path.Path, error) {
@@ -123,3 +124,7 @@ func (m *beegfsStripePatternModel) items(beegfs.Auth) ([]protocol.Item, path.Pat
 func (m *beegfsStripePatternModel) itemPath(int) path.Path { return path.Root("path") }
 
 func (m *beegfsStripePatternModel) fill() { m.Command = stringList(m.stripe().SetPatternArgv()) }
+
+func (r *beegfsStripePatternResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	beegfsValidateConfig[beegfsStripePatternModel](ctx, req, resp)
+}

@@ -213,14 +213,6 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	plan.computed(t)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	if !req.State.Raw.IsNull() {
-		var state beegfsTargetModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if s, ok := state.target(&resp.Diagnostics); ok && s.MountPoint == t.MountPoint && strings.Join(s.Options(), ",") == strings.Join(t.Options(), ",") &&
-			len(state.Drift.Elements()) == 0 {
-			return
-		}
-	}
 	if r.nodes == nil {
 		return
 	}
@@ -238,6 +230,14 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 	}
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if !req.State.Raw.IsNull() {
+		var state beegfsTargetModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if s, ok := state.target(&resp.Diagnostics); ok && s.MountPoint == t.MountPoint && strings.Join(s.Options(), ",") == strings.Join(t.Options(), ",") &&
+			len(state.Drift.Elements()) == 0 {
+			return
+		}
 	}
 	items, _ := t.Items()
 	r.run(&plan).check(ctx, items, &resp.Diagnostics)

@@ -13,14 +13,15 @@ import (
 
 // Where BeeGFS 7.x keeps its files.
 const (
-	ConfDir         = "/etc/beegfs"
-	SetupDir        = "/opt/beegfs/sbin"
-	MountsConf      = ConfDir + "/beegfs-mounts.conf"
-	ClientConf      = ConfDir + "/beegfs-client.conf"
-	DefaultMgmtPort = 8008
-	DefaultMetaPort = 8005
-	DefaultStorPort = 8003
-	MinSecretLength = 16
+	ConfDir           = "/etc/beegfs"
+	SetupDir          = "/opt/beegfs/sbin"
+	MountsConf        = ConfDir + "/beegfs-mounts.conf"
+	ClientConf        = ConfDir + "/beegfs-client.conf"
+	DefaultMgmtPort   = 8008
+	DefaultMetaPort   = 8005
+	DefaultStorPort   = 8003
+	DefaultMountPoint = "/mnt/beegfs"
+	MinSecretLength   = 16
 )
 
 // Client cache types (tuneFileCacheType).
