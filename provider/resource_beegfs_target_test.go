@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 )
 
@@ -613,4 +614,22 @@ resource "hpcstorage_beegfs_storage" "s" {
 			},
 		},
 	})
+}
+
+func TestBeegfsErrorPath(t *testing.T) {
+	for _, c := range []struct {
+		msg  string
+		want string
+	}{
+		{"targets[3].id 101: duplicate target id (also targets[0])", `targets[3].id`},
+		{"instances[0].port 80: want 1024 to 65535", `instances[0].port`},
+		{"settings key \"bad key\": want a BeeGFS option name", `settings`},
+		{"conn_auth_secret: at least 16 characters", `conn_auth_secret`},
+		{"something else", `targets`},
+	} {
+		err := fmt.Errorf("%w: %s", beegfs.ErrInvalid, c.msg)
+		if got := errorPath(err, "targets", "instances", "settings", "conn_auth_secret").String(); got != c.want {
+			t.Errorf("%q: path %s, want %s", c.msg, got, c.want)
+		}
+	}
 }

@@ -115,6 +115,9 @@ func TestUpCablesVolumes(t *testing.T) {
 	if fi, err := os.Stat(v.SSHPrivateKeyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("private key %v %v", fi, err)
 	}
+	if fi, err := os.Stat(v.BeegfsConnAuthFile); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 17 {
+		t.Errorf("BeeGFS secret file %v %v", fi, err)
+	}
 	kh, _ := os.ReadFile(v.SSHKnownHostsFile)
 	if strings.Count(string(kh), "ssh-ed25519") != 7 {
 		t.Errorf("known_hosts:\n%s", kh)
@@ -126,6 +129,14 @@ func TestUpCablesVolumes(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "stor1 (storage)") || !strings.Contains(out.String(), "sdb wwn-0x"+wwn) {
 		t.Errorf("status:\n%s", out.String())
+	}
+	out.Reset()
+	if err := WriteBrief(dir, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "stor1     storage    volumes  1") || !strings.Contains(out.String(), "meta1     metadata   volumes  1") ||
+		!strings.Contains(out.String(), "mgmt      management volumes  0") {
+		t.Errorf("brief status:\n%s", out.String())
 	}
 	if _, err := Up(Config{Design: "r1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second up in the same folder: %v", err)
