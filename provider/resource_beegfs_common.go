@@ -75,17 +75,23 @@ func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, 
 	return res, true
 }
 
-// itemErrors turns failed items into attribute errors.
+// itemErrors turns failed items into attribute errors (revert entries,
+// which follow the spec's items, name no attribute).
 func (b beegfsRun) itemErrors(res *protocol.Result, summary string, diags *diag.Diagnostics) {
+	n := 0
 	for i, ir := range res.Items {
 		if ir.Error == "" || ir.Skipped {
 			continue
 		}
 		at := path.Empty()
-		if b.at != nil && i < len(res.Items) && !strings.HasPrefix(ir.ID, "revert:") {
+		if b.at != nil && !strings.HasPrefix(ir.ID, "revert:") {
 			at = b.at(i)
 		}
 		addError(diags, at, summary, fmt.Sprintf("Host %s, %s: %s", b.host, ir.ID, ir.Error), nil)
+		n++
+	}
+	if n == 0 {
+		diags.AddError(summary, fmt.Sprintf("Host %s, owner %q: the agent reported a failure: %s", b.host, b.owner, failedItems(res)))
 	}
 }
 
