@@ -62,15 +62,19 @@ quiet() { grep -v -e 'Provider development overrides are in effect' -e 'The foll
 
 section "terraform apply examples/r1"
 start=$(date +%s)
-"$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color 2>&1 | grep -E -e '^(Apply complete|Error|│ Error)' -e 'Plan:' || true
-"$tf" -chdir="$cfg" output -json targets >/dev/null 2>&1 || { echo "demo: apply failed; details:" >&2; "$tf" -chdir="$cfg" apply -auto-approve 2>&1 | tail -40 >&2; exit 1; }
+if ! "$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1; then
+	echo "demo: terraform apply failed:" >&2
+	quiet <"$work/apply.log" | tail -40 >&2
+	exit 1
+fi
+grep -E -e '^Plan:' -e '^Apply complete' "$work/apply.log"
 echo "applied in $(($(date +%s) - start)) s"
 
 section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
 
 section "one storage target and one metadata target"
-"$tf" -chdir="$cfg" output -raw first_targets
+"$tf" -chdir="$cfg" output -raw first_targets && echo
 
 section "ME4084 drawers (S: global spare)"
 "$tf" -chdir="$cfg" output -raw storage_drawers
