@@ -211,3 +211,22 @@ func TestCommandUpStatusDown(t *testing.T) {
 		t.Errorf("second down: %v %s", err, out)
 	}
 }
+
+func TestUpEveryDesign(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts every design")
+	}
+	want := map[string]int{"r1": 5, "r2": 2, "r3": 6, "r4": 7, "r5": 5}
+	for design, servers := range want {
+		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", design, err)
+		}
+		if got := len(l.State.Nodes); got != servers+1 {
+			t.Errorf("%s: %d nodes, want %d servers and a client", design, got, servers)
+		}
+		if err := l.Close(); err != nil {
+			t.Errorf("%s close: %v", design, err)
+		}
+	}
+}
