@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
 )
 
@@ -218,4 +221,50 @@ resource "hpcstorage_server" "s" {
 			},
 		},
 	})
+}
+
+// Plan-time BIOS checks against captures of real BMCs: the registry is found
+// the way each vendor publishes it, typos fail on their key, valid values
+// plan an update.
+func TestServerPlanAgainstCaptures(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "mockups")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("captures not found at %s", root)
+	}
+	tests := []struct{ dir, attr, good, bad string }{
+		{"libredfish-dell", "SysProfile", "PerfPerWattOptimizedOs", "Turbo"},
+		{"libredfish-hpe", "WorkloadProfile", "HighPerformanceCompute(HPC)", "HighPerformanceCompute"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dir, func(t *testing.T) {
+			svc, err := redfishmock.NewReplay(filepath.Join(root, tc.dir), redfishmock.Options{Username: "root", Password: "replay-s3cret"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ca, err := redfishmock.NewCA()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := redfishmock.Start(svc, "127.0.0.1:0", ca)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = srv.Close() })
+			u, p := svc.Credentials()
+			lab := &mockLab{eps: map[string]redfish.Config{"bmc": {Name: "bmc", URL: srv.URL, Username: u, Password: p, CACertPEM: ca.PEM()}}}
+			cfg := func(v string) string {
+				return lab.providerBlock() + fmt.Sprintf(`resource "hpcstorage_server" "s" {
+  endpoint        = "bmc"
+  bios_attributes = { %s = %q }
+}`, tc.attr, v)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: fastFactories(),
+				Steps: []resource.TestStep{
+					{Config: cfg(tc.bad), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)bios_attributes\["` + tc.attr + `"\].*allowed:`)},
+					{Config: cfg(tc.good), PlanOnly: true, ExpectNonEmptyPlan: true},
+				},
+			})
+		})
+	}
 }

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/stmcginnis/gofish/schemas"
 )
 
 // BIOS validation errors.
@@ -152,7 +150,21 @@ func FormatValue(v any) string {
 // Registry is a BIOS attribute registry, indexed by attribute name.
 type Registry struct {
 	ID    string
-	Attrs map[string]schemas.Attributes
+	Attrs map[string]RegistryAttr
+}
+
+// RegistryAttr is one attribute of a registry. It is decoded here rather
+// than with gofish's schemas.Attributes, whose uint64 bounds reject the
+// 1.8e19 upper bounds real iDRAC registries publish.
+type RegistryAttr struct {
+	AttributeName string
+	Type          string
+	ReadOnly      bool
+	Immutable     bool
+	Value         []struct{ ValueName string }
+	LowerBound    *float64
+	UpperBound    *float64
+	MaxLength     *int
 }
 
 // Names lists the writable attribute names, sorted (for error messages).
@@ -177,7 +189,7 @@ func (r *Registry) Convert(name, value string) (any, error) {
 	if a.ReadOnly || a.Immutable {
 		return nil, fmt.Errorf("%w %q", ErrReadOnly, name)
 	}
-	switch strings.ToLower(string(a.Type)) {
+	switch strings.ToLower(a.Type) {
 	case "enumeration":
 		var allowed []string
 		for _, v := range a.Value {
@@ -192,7 +204,7 @@ func (r *Registry) Convert(name, value string) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s takes an integer, got %q", ErrBadValue, name, value)
 		}
-		if a.LowerBound != nil && n < int64(*a.LowerBound) || a.UpperBound != nil && n > int64(*a.UpperBound) {
+		if a.LowerBound != nil && float64(n) < *a.LowerBound || a.UpperBound != nil && float64(n) > *a.UpperBound {
 			return nil, fmt.Errorf("%w: %s = %d is outside %s..%s", ErrBadValue, name, n, bound(a.LowerBound), bound(a.UpperBound))
 		}
 		return n, nil
@@ -210,11 +222,11 @@ func (r *Registry) Convert(name, value string) (any, error) {
 	}
 }
 
-func bound(b *uint64) string {
+func bound(b *float64) string {
 	if b == nil {
 		return "any"
 	}
-	return strconv.FormatUint(*b, 10)
+	return strconv.FormatFloat(*b, 'f', -1, 64)
 }
 
 // suggest names a registry attribute that differs from name only in case.
@@ -260,7 +272,12 @@ func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error)
 	candidates = append(candidates, strings.TrimRight(b.URI, "/")+"/BiosRegistry")
 	var lastErr error
 	for _, uri := range candidates {
-		var doc schemas.AttributeRegistry
+		var doc struct {
+			ID              string `json:"Id"`
+			RegistryEntries struct {
+				Attributes []RegistryAttr
+			}
+		}
 		if _, err := e.Get(ctx, uri, &doc); err != nil {
 			lastErr = err
 			if IsGone(err) {
@@ -268,7 +285,7 @@ func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error)
 			}
 			return nil, err
 		}
-		r := &Registry{ID: doc.ID, Attrs: map[string]schemas.Attributes{}}
+		r := &Registry{ID: doc.ID, Attrs: map[string]RegistryAttr{}}
 		for _, a := range doc.RegistryEntries.Attributes {
 			r.Attrs[a.AttributeName] = a
 		}

@@ -367,3 +367,31 @@ func TestFindNeverGuesses(t *testing.T) {
 		t.Errorf("FindStorage: %v", err)
 	}
 }
+
+// iDRAC registries publish upper bounds of 2^64 as 18446744073709552000,
+// which gofish's uint64 field rejects; the registry must still load.
+func TestRegistryWithHugeBounds(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/Registries/R.v1", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	mux.HandleFunc("/redfish/v1/Systems/1/Bios/BiosRegistry", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Id":"R.v1","RegistryEntries":{"Attributes":[
+			{"AttributeName":"Big","Type":"Integer","LowerBound":0,"UpperBound":18446744073709552000},
+			{"AttributeName":"Mode","Type":"Enumeration","Value":[{"ValueName":"A"},{"ValueName":"B"}]}]}}`)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "idrac", URL: ts.URL, HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := ep.BiosRegistry(context.Background(), &Bios{URI: "/redfish/v1/Systems/1/Bios", RegistryID: "R.v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := reg.Convert("Big", "4096"); err != nil || v != int64(4096) {
+		t.Errorf("Big = %v, %v", v, err)
+	}
+	if _, err := reg.Convert("Mode", "C"); !errors.Is(err, ErrBadValue) {
+		t.Errorf("Mode=C: %v", err)
+	}
+}
