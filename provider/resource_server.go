@@ -301,6 +301,11 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		sysID = plan.SystemID.ValueString()
 	}
 	reg, err := registryFor(ctx, ep, sysID)
+	if errors.Is(err, redfish.ErrNotSupported) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
+			"The BMC publishes no BIOS attribute registry, so names and values are checked against the current BIOS at apply time, and by the BMC.")
+		return
+	}
 	if err != nil {
 		redfishError(&resp.Diagnostics, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
 		return
@@ -326,8 +331,18 @@ func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string) (*redf
 	return ep.BiosRegistry(ctx, b)
 }
 
-// convertAll types every wanted value by the registry, one diagnostic per bad key.
-func convertAll(reg *redfish.Registry, want map[string]string, diags *diag.Diagnostics) map[string]any {
+// converter types a BIOS value: the registry, or the current BIOS values
+// when the BMC has no registry.
+type converter interface {
+	Convert(name, value string) (any, error)
+}
+
+type likeCurrent struct{ b *redfish.Bios }
+
+func (l likeCurrent) Convert(name, value string) (any, error) { return l.b.ConvertLike(name, value) }
+
+// convertAll types every wanted value, one diagnostic per bad key.
+func convertAll(reg converter, want map[string]string, diags *diag.Diagnostics) map[string]any {
 	out := map[string]any{}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -368,12 +383,29 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 	id := plan.SystemID.ValueString()
 	w := r.data.waiter(plan.ApplyTimeoutSeconds.ValueInt64())
 	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
+		var conv converter
 		reg, err := registryFor(ctx, ep, id)
-		if err != nil {
+		switch {
+		case errors.Is(err, redfish.ErrNotSupported):
+			// No registry: type each value like its current value.
+			sys, err := ep.GetSystem(ctx, id)
+			if err != nil {
+				redfishError(diags, path.Empty(), "Cannot Read The Server", err)
+				return
+			}
+			b, err := ep.GetBios(ctx, sys.BiosURI)
+			if err != nil {
+				redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
+				return
+			}
+			conv = likeCurrent{b}
+		case err != nil:
 			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
 			return
+		default:
+			conv = reg
 		}
-		typed := convertAll(reg, want, diags)
+		typed := convertAll(conv, want, diags)
 		if diags.HasError() {
 			return
 		}

@@ -405,3 +405,27 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 	}
 	return ch, err
 }
+
+// ConvertLike types value like the attribute's current value, for BMCs that
+// publish no attribute registry: numbers stay numbers, booleans booleans.
+func (b *Bios) ConvertLike(name, value string) (any, error) {
+	cur, ok := b.Current[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q: the BIOS reports no such attribute", ErrUnknownAttribute, name)
+	}
+	switch cur.(type) {
+	case float64:
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s takes an integer, got %q", ErrBadValue, name, value)
+		}
+		return n, nil
+	case bool:
+		v, err := strconv.ParseBool(value)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s takes true or false, got %q", ErrBadValue, name, value)
+		}
+		return v, nil
+	}
+	return value, nil
+}

@@ -395,3 +395,25 @@ func TestRegistryWithHugeBounds(t *testing.T) {
 		t.Errorf("Mode=C: %v", err)
 	}
 }
+
+func TestConvertLikeCurrent(t *testing.T) {
+	b := &Bios{Current: map[string]any{"Cores": float64(8), "Flag": true, "Mode": "A"}}
+	tests := []struct {
+		name, value string
+		want        any
+		err         error
+	}{
+		{"Cores", "4", int64(4), nil},
+		{"Cores", "four", nil, ErrBadValue},
+		{"Flag", "false", false, nil},
+		{"Flag", "no", nil, ErrBadValue},
+		{"Mode", "B", "B", nil},
+		{"Missing", "x", nil, ErrUnknownAttribute},
+	}
+	for _, tc := range tests {
+		got, err := b.ConvertLike(tc.name, tc.value)
+		if !errors.Is(err, tc.err) || (tc.err == nil && got != tc.want) {
+			t.Errorf("ConvertLike(%s, %s) = %v, %v; want %v, %v", tc.name, tc.value, got, err, tc.want, tc.err)
+		}
+	}
+}
