@@ -38,8 +38,9 @@ type beegfsRun struct {
 	host  string
 	ssh   types.Object
 	owner string
-	// at maps an item index to the attribute that item comes from.
-	at func(i int) path.Path
+	// at maps a failed item (index, agent message) to the attribute it
+	// comes from.
+	at func(i int, msg string) path.Path
 }
 
 // exec sends items to the node. Item failures are returned in the result;
@@ -85,7 +86,7 @@ func (b beegfsRun) itemErrors(res *protocol.Result, summary string, diags *diag.
 		}
 		at := path.Empty()
 		if b.at != nil && !strings.HasPrefix(ir.ID, "revert:") {
-			at = b.at(i)
+			at = b.at(i, ir.Error)
 		}
 		addError(diags, at, summary, fmt.Sprintf("Host %s, %s: %s", b.host, ir.ID, ir.Error), nil)
 		n++
@@ -366,7 +367,8 @@ type beegfsModel interface {
 
 func beegfsRunFor(nodes *nodeAccess, m beegfsModel) beegfsRun {
 	b := m.base()
-	return beegfsRun{nodes: nodes, host: b.Host.ValueString(), ssh: b.SSH, owner: m.owner(), at: m.itemPath}
+	return beegfsRun{nodes: nodes, host: b.Host.ValueString(), ssh: b.SSH, owner: m.owner(),
+		at: func(i int, _ string) path.Path { return m.itemPath(i) }}
 }
 
 func renderItems(m beegfsModel, auth beegfs.Auth, diags *diag.Diagnostics) ([]protocol.Item, bool) {

@@ -264,8 +264,10 @@ func (r *beegfsTargetResource) ValidateConfig(ctx context.Context, req resource.
 
 func (r *beegfsTargetResource) run(m *beegfsTargetModel) beegfsRun {
 	return beegfsRun{nodes: r.nodes, host: m.Host.ValueString(), ssh: m.SSH, owner: "beegfs-target-" + beegfs.NormWWN(m.WWN.ValueString()),
-		at: func(i int) path.Path {
-			if i == 0 {
+		at: func(i int, msg string) path.Path {
+			// A missing device is the volume's fault (not mapped to this
+			// node), not the mount point's.
+			if i == 0 || strings.Contains(msg, "mapped") {
 				return path.Root("wwn")
 			}
 			return path.Root("mount_point")

@@ -511,7 +511,7 @@ resource "hpcstorage_beegfs_target" %q {
 		Steps: []resource.TestStep{
 			{ // a storage volume is not mapped to the metadata server
 				Config:      p + target("t", meta1, r.sts[0], "/data/st01"),
-				ExpectError: regexp.MustCompile(`(?s)Attribute mount_point.*wwn-0x` + r.sts[0] + `.*mapped`),
+				ExpectError: regexp.MustCompile(`(?s)Attribute wwn.*wwn-0x` + r.sts[0] + `.*mapped`),
 			},
 			{ // duplicate target ids in one storage server
 				Config:      p + storage("a", stor1, 101, 102, 101),
