@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/engine"
@@ -22,13 +23,14 @@ import (
 
 const usageText = `usage: hpcstorage-agent COMMAND [flags]
 
-  apply -f FILE|- [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D]
-  remove --owner ID [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D]
-  facts [--root DIR]
+  apply -f FILE|- [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
+  remove --owner ID [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
+  facts [--root DIR] [--expect-sha256 HEX]
   validate -f FILE|-
   version
 
-Exit status: 0 success, 2 an item failed, 1 invalid spec, misuse, or the run could not start.
+Exit status: 0 success, 2 an item failed, 1 invalid spec, misuse, or the run could not start,
+3 this executable is not the build --expect-sha256 names (nothing was done).
 See docs/agent.md.
 `
 
@@ -74,12 +76,16 @@ type common struct {
 	check, diff bool
 	output      string
 	lockTimeout time.Duration
+	// expectSHA256, when set, is the sha256 the running executable must
+	// have (the transport's single-exec run on a new connection).
+	expectSHA256 string
 }
 
 func newFlags(name string, stderr io.Writer, c *common, withRun bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; commands are simulated unless it is /)")
+	fs.StringVar(&c.expectSHA256, "expect-sha256", "", "exit 3 before doing anything unless this executable's sha256 is HEX")
 	if withRun {
 		fs.BoolVar(&c.check, "check", false, "plan only: report what would change and write nothing")
 		fs.BoolVar(&c.diff, "diff", false, "include a unified diff per changed item")
@@ -136,6 +142,9 @@ func cmdApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := c.validate(); err != nil {
 		return 0, err
 	}
+	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
+		return code, err
+	}
 	spec, err := readSpec(*file, stdin)
 	if err != nil {
 		return 0, err
@@ -164,6 +173,9 @@ func cmdRemove(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if err := c.validate(); err != nil {
 		return 0, err
+	}
+	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
+		return code, err
 	}
 	probe := protocol.Spec{APIVersion: protocol.APIVersion, Owner: *owner, Items: []protocol.Item{}}
 	if err := probe.Validate(); err != nil {
@@ -197,6 +209,9 @@ func cmdFacts(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
+	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
+		return code, err
+	}
 	root, err := fsroot.Open(c.root)
 	if err != nil {
 		return 0, err
@@ -226,16 +241,54 @@ func cmdValidate(args []string, stdin io.Reader, stdout, stderr io.Writer) (int,
 	return protocol.ExitOK, nil
 }
 
+// checkBuild enforces --expect-sha256: it hashes the running executable
+// (every run: nothing is cached) and, when that is another build, says so
+// on stderr and returns ExitWrongBuild before anything is read or written.
+func (c common) checkBuild(stderr io.Writer) (int, error) {
+	if c.expectSHA256 == "" {
+		return 0, nil
+	}
+	want := strings.ToLower(c.expectSHA256)
+	if len(want) != 64 || strings.Trim(want, "0123456789abcdef") != "" {
+		return 0, fmt.Errorf("%w: --expect-sha256 %q: want 64 hex digits", errUsage, c.expectSHA256)
+	}
+	got, err := selfSHA256()
+	if err != nil {
+		return 0, fmt.Errorf("--expect-sha256: hashing this executable: %w", err)
+	}
+	if got != want {
+		fmt.Fprintf(stderr, "hpcstorage-agent: this executable (linux/%s, version %s) has sha256 %s, expected %s (--expect-sha256): wrong build, nothing was done\n",
+			runtime.GOARCH, version.Version, got, want)
+		return protocol.ExitWrongBuild, nil
+	}
+	return 0, nil
+}
+
+// selfSHA256 hashes the running executable. /proc/self/exe is the file
+// this process runs even if its path was replaced since it started.
+func selfSHA256() (string, error) {
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		exe, err2 := os.Executable()
+		if err2 != nil {
+			return "", err
+		}
+		if f, err = os.Open(exe); err != nil {
+			return "", err
+		}
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 func cmdVersion(stdout io.Writer) (int, error) {
 	info := protocol.VersionInfo{Version: version.Version, GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
-	if exe, err := os.Executable(); err == nil {
-		if f, err := os.Open(exe); err == nil {
-			h := sha256.New()
-			if _, err := io.Copy(h, f); err == nil {
-				info.SHA256 = hex.EncodeToString(h.Sum(nil))
-			}
-			f.Close()
-		}
+	if sum, err := selfSHA256(); err == nil {
+		info.SHA256 = sum
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -188,5 +189,63 @@ func TestVersionChecksum(t *testing.T) {
 	sum := sha256.Sum256(data)
 	if v.SHA256 != hex.EncodeToString(sum[:]) || v.Version == "" || v.GOOS != "linux" {
 		t.Errorf("version %+v, want sha256 %x", v, sum)
+	}
+}
+
+// --expect-sha256: the built agent runs only when it is the named build;
+// otherwise it exits 3 before reading the spec or touching the root.
+func TestExpectSHA256(t *testing.T) {
+	data, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(data)
+	sum := hex.EncodeToString(s[:])
+	other := strings.Repeat("0", 64)
+	root := storageRoot(t, t.TempDir())
+	spec := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.dirty_ratio, value: 20}\n"
+	run := func(stdin string, args ...string) (int, string, string) {
+		t.Helper()
+		cmd := exec.Command(agentBin, args...)
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), out.String(), errb.String()
+	}
+	dirty := func() string {
+		return strings.TrimSpace(string(mustRead(t, filepath.Join(root, "proc/sys/vm/dirty_ratio"))))
+	}
+
+	for _, args := range [][]string{
+		{"apply", "-f", "-", "--root", root, "--expect-sha256", other},
+		{"remove", "--owner", "x", "--root", root, "--expect-sha256", other},
+		{"facts", "--root", root, "--expect-sha256", other},
+	} {
+		code, out, errOut := run(spec, args...)
+		if code != protocol.ExitWrongBuild || out != "" || !strings.Contains(errOut, "expected "+other) || !strings.Contains(errOut, sum) {
+			t.Errorf("%s with another build's sha: exit %d, stdout %q, stderr %q", args[0], code, out, errOut)
+		}
+	}
+	if dirty() != "40" {
+		t.Fatal("a wrong-build run changed the node")
+	}
+	if _, err := os.Stat(filepath.Join(root, "var/lib/hpcstorage-agent")); !os.IsNotExist(err) {
+		t.Errorf("a wrong-build run created agent state: %v", err)
+	}
+	// The right build (hex case does not matter) runs as usual.
+	code, out, errOut := run(spec, "apply", "-f", "-", "--root", root, "--expect-sha256", strings.ToUpper(sum))
+	if code != 0 || !strings.Contains(out, `"changed": true`) || dirty() != "20" {
+		t.Fatalf("right build: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := run("", "facts", "--root", root, "--expect-sha256", sum); code != 0 {
+		t.Errorf("facts with the right sha: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := run(spec, "apply", "-f", "-", "--root", root, "--expect-sha256", "abc"); code != protocol.ExitUsage || !strings.Contains(errOut, "64 hex") {
+		t.Errorf("malformed sha: exit %d %s", code, errOut)
 	}
 }

@@ -41,6 +41,10 @@ const (
 	ExitOK         = 0
 	ExitUsage      = 1 // invalid spec or command misuse
 	ExitItemFailed = 2
+	// ExitWrongBuild: --expect-sha256 named another build than the running
+	// executable. Nothing was read or changed; the caller ships the right
+	// agent and runs again.
+	ExitWrongBuild = 3
 )
 
 // ExitCode is the process exit code for a result.
