@@ -312,12 +312,13 @@ type BiosChange struct {
 func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]any, w Waiter) (BiosChange, error) {
 	var ch BiosChange
 	var diff map[string]any
+	var b *Bios
 	applyNow := false
 	// A 412 means someone changed the settings since we read them: read
 	// again, recompute the difference, and PATCH once more.
 	for attempt := 1; ; attempt++ {
-		b, err := e.GetBios(ctx, sys.BiosURI)
-		if err != nil {
+		var err error
+		if b, err = e.GetBios(ctx, sys.BiosURI); err != nil {
 			return ch, err
 		}
 		diff = map[string]any{}
@@ -357,6 +358,16 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 			ch.Task = sessionLocation(resp)
 		}
 		break
+	}
+	if ch.Task == "" && !applyNow {
+		// iDRAC firmware that took the PATCH without an apply time applies
+		// nothing at reboot unless a configuration job exists (the
+		// "settings stay pending" trap): create it when the BMC has a job queue.
+		task, err := e.dellConfigJob(ctx, sys, b.SettingsURI)
+		if err != nil {
+			return ch, err
+		}
+		ch.Task = task
 	}
 	if !applyNow {
 		s, err := e.GetSystem(ctx, sys.ID)
@@ -428,4 +439,36 @@ func (b *Bios) ConvertLike(name, value string) (any, error) {
 		return v, nil
 	}
 	return value, nil
+}
+
+// dellConfigJob creates the BIOS configuration job on BMCs with a Dell job
+// queue (Manager Links.Oem.Dell.Jobs); elsewhere it does nothing.
+func (e *Endpoint) dellConfigJob(ctx context.Context, sys *System, settingsURI string) (string, error) {
+	if sys.ManagerURI == "" {
+		return "", nil
+	}
+	var mgr struct {
+		Links struct {
+			Oem struct {
+				Dell struct {
+					Jobs schemasLink `json:"Jobs"`
+				} `json:"Dell"`
+			} `json:"Oem"`
+		} `json:"Links"`
+	}
+	if _, err := e.Get(ctx, sys.ManagerURI, &mgr); err != nil {
+		if IsGone(err) {
+			return "", nil
+		}
+		return "", err
+	}
+	jobs := mgr.Links.Oem.Dell.Jobs.ID
+	if jobs == "" {
+		return "", nil
+	}
+	resp, err := e.Post(ctx, jobs, map[string]string{"TargetSettingsURI": settingsURI})
+	if err != nil {
+		return "", fmt.Errorf("creating the BIOS configuration job: %w", err)
+	}
+	return sessionLocation(resp), nil
 }

@@ -35,6 +35,7 @@ type System struct {
 	ResetTypes   []string
 	ResetTarget  string
 	BiosURI      string
+	ManagerURI   string // first manager of the system, "" when not linked
 }
 
 // BootOverride is the one-time or continuous boot source override.
@@ -54,6 +55,9 @@ type systemDoc struct {
 			Allowed []string `json:"ResetType@Redfish.AllowableValues"`
 		} `json:"#ComputerSystem.Reset"`
 	} `json:"Actions"`
+	Links struct {
+		ManagedBy []schemasLink `json:"ManagedBy"`
+	} `json:"Links"`
 	EthernetInterfaces schemasLink                `json:"EthernetInterfaces"`
 	OEM                map[string]json.RawMessage `json:"Oem"`
 }
@@ -112,6 +116,9 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 			Mode: string(cs.Boot.BootSourceOverrideMode),
 		},
 		ResetTypes: doc.Actions.Reset.Allowed, ResetTarget: doc.Actions.Reset.Target, BiosURI: doc.Bios.ID,
+	}
+	if len(doc.Links.ManagedBy) > 0 {
+		s.ManagerURI = doc.Links.ManagedBy[0].ID
 	}
 	for _, t := range cs.Boot.AllowableBootSourceOverrideTargetValues {
 		s.BootTargets = append(s.BootTargets, string(t))

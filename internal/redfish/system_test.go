@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -415,5 +416,73 @@ func TestConvertLikeCurrent(t *testing.T) {
 		if !errors.Is(err, tc.err) || (tc.err == nil && got != tc.want) {
 			t.Errorf("ConvertLike(%s, %s) = %v, %v; want %v, %v", tc.name, tc.value, got, err, tc.want, tc.err)
 		}
+	}
+}
+
+// An iDRAC that publishes no apply times takes the PATCH but applies nothing
+// at reboot without a configuration job: the provider creates one.
+func TestApplyBiosCreatesDellJob(t *testing.T) {
+	var mu sync.Mutex
+	current, pending, jobs := "Enabled", "", 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/SessionService/Sessions", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	mux.HandleFunc("/redfish/v1/Systems/S1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Id":"S1","PowerState":"On","Bios":{"@odata.id":"/redfish/v1/Systems/S1/Bios"},
+			"Links":{"ManagedBy":[{"@odata.id":"/redfish/v1/Managers/M1"}]},
+			"Actions":{"#ComputerSystem.Reset":{"target":"/redfish/v1/Systems/S1/Actions/ComputerSystem.Reset"}}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Managers/M1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Links":{"Oem":{"Dell":{"Jobs":{"@odata.id":"/redfish/v1/Managers/M1/Jobs"}}}}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Managers/M1/Jobs", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		jobs++
+		mu.Unlock()
+		w.Header().Set("Location", "/redfish/v1/Managers/M1/Jobs/JID_1")
+		w.WriteHeader(http.StatusOK)
+	})
+	mux.HandleFunc("/redfish/v1/Managers/M1/Jobs/JID_1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"JobState":"Scheduled","PercentComplete":0}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/S1/Bios", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, `{"Attributes":{"LogicalProc":%q},"@Redfish.Settings":{"SettingsObject":{"@odata.id":"/redfish/v1/Systems/S1/Bios/Settings"}}}`, current)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/S1/Bios/Settings", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodPatch {
+			pending = "Disabled"
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		fmt.Fprint(w, `{"Attributes":{}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/S1/Actions/ComputerSystem.Reset", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if jobs > 0 && pending != "" { // only a scheduled job applies settings
+			current, pending = pending, ""
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "idrac8", URL: ts.URL, Username: "root", Password: "x", HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "S1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := ep.ApplyBios(ctx, sys, map[string]any{"LogicalProc": "Disabled"}, Waiter{Interval: time.Millisecond, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 1 || ch.Task != "/redfish/v1/Managers/M1/Jobs/JID_1" || current != "Disabled" {
+		t.Errorf("jobs %d, task %q, LogicalProc %s", jobs, ch.Task, current)
 	}
 }
