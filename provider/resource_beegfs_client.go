@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -39,6 +41,7 @@ type beegfsClientModel struct {
 	MgmtdPort  types.Int64  `tfsdk:"mgmtd_port"`
 	MountPoint types.String `tfsdk:"mount_point"`
 	CacheType  types.String `tfsdk:"cache_type"`
+	Version    types.Int64  `tfsdk:"beegfs_version"`
 	Settings   types.Map    `tfsdk:"settings"`
 	Services   types.List   `tfsdk:"services"`
 }
@@ -59,6 +62,10 @@ func (r *beegfsClientResource) Schema(_ context.Context, _ resource.SchemaReques
 			MarkdownDescription: "`tuneFileCacheType`: " + backtickList(beegfs.CacheTypes) + ". R3: `native` uses the Linux page " +
 				"cache, so re-reads (deep-learning epochs) are served from local memory.",
 			Validators: []validator.String{stringvalidator.OneOf(beegfs.CacheTypes...)}},
+		"beegfs_version": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(7),
+			MarkdownDescription: "BeeGFS major version of the client packages, one of " + intList(beegfs.Versions) + ": `7` runs " +
+				"beegfs-helperd beside the client; `8` has no helperd.",
+			Validators: []validator.Int64{int64validator.OneOf(beegfs.Versions...)}},
 		"settings": beegfsSettingsAttribute(beegfs.ClientTuning),
 		"services": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`beegfs-helperd`, `beegfs-client`."},
 	}, true)
@@ -67,7 +74,7 @@ func (r *beegfsClientResource) Schema(_ context.Context, _ resource.SchemaReques
 			"(keys overlaid on the packaged files, R1 tuning `connMaxInternodeNum=24`, `connBufSize=720896`), " +
 			"`beegfs-mounts.conf`, the connection authentication file, and the running, enabled beegfs-helperd and " +
 			"beegfs-client units (the client unit builds the kernel module after kernel updates and mounts the file " +
-			"system). Destroy stops the units and puts the files back. BeeGFS 8 has no helperd.",
+			"system). Destroy stops the units and puts the files back. With `beegfs_version = 8` there is no helperd.",
 		Attributes: attrs,
 	}
 }
@@ -101,14 +108,14 @@ func (r *beegfsClientResource) ModifyPlan(ctx context.Context, req resource.Modi
 func (m *beegfsClientModel) owner() string { return "beegfs-client" }
 
 func (m *beegfsClientModel) known() bool {
-	return !m.MgmtdHost.IsUnknown() && !m.MgmtdPort.IsUnknown() && !m.MountPoint.IsUnknown() && !m.CacheType.IsUnknown() && !m.Settings.IsUnknown()
+	return !m.MgmtdHost.IsUnknown() && !m.MgmtdPort.IsUnknown() && !m.MountPoint.IsUnknown() && !m.CacheType.IsUnknown() && !m.Settings.IsUnknown() && !m.Version.IsUnknown()
 }
 
 func (m *beegfsClientModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
 	items, err := beegfs.Client{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint),
-		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: auth, Settings: settings}.Items()
-	return items, errorPath(err, "mount_point", "mgmtd_host", "mgmtd_port", "cache_type", "settings", "conn_auth_secret"), err
+		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: auth, Settings: settings, Version: intOr(m.Version, 7)}.Items()
+	return items, errorPath(err, "mount_point", "mgmtd_host", "mgmtd_port", "cache_type", "beegfs_version", "settings", "conn_auth_secret"), err
 }
 
 func (m *beegfsClientModel) itemPath(i int) path.Path {
@@ -121,6 +128,14 @@ func (m *beegfsClientModel) itemPath(i int) path.Path {
 		return path.Root("mount_point")
 	}
 	return path.Root("host")
+}
+
+func intList(l []int64) string {
+	out := make([]string, len(l))
+	for i, v := range l {
+		out[i] = fmt.Sprintf("`%d`", v)
+	}
+	return strings.Join(out, ", ")
 }
 
 func (m *beegfsClientModel) fill() {

@@ -201,11 +201,12 @@ resource "hpcstorage_beegfs_storage" "stor" {
 		fmt.Fprintf(&b, `
 resource "hpcstorage_beegfs_client" "c%[1]d" {
   host             = %[2]q
+  beegfs_version   = %[3]d
   mgmtd_host       = local.mgmtd
   conn_auth_secret = var.secret
   depends_on       = [hpcstorage_beegfs_metadata.meta, hpcstorage_beegfs_storage.stor]
 }
-`, i, r.node(fmt.Sprintf("client%02d", i)).Host)
+`, i, r.node(fmt.Sprintf("client%02d", i)).Host, 6+i) // client01: 7.x, client02: 8.x
 	}
 	if clients > 0 {
 		fmt.Fprintf(&b, `
@@ -445,8 +446,9 @@ func (r *r1Lab) checkR1(t *testing.T, s *tfjson.State) error {
 				return fmt.Errorf("%s client conf lacks %s:\n%s", n, want, c)
 			}
 		}
-		if sd := r.read(t, n, "run/hpcstorage-sim/systemd.json"); !strings.Contains(sd, "beegfs-client") || !strings.Contains(sd, "beegfs-helperd") {
-			return fmt.Errorf("%s units %s", n, sd)
+		sd := r.read(t, n, "run/hpcstorage-sim/systemd.json")
+		if !strings.Contains(sd, "beegfs-client") || strings.Contains(sd, "beegfs-helperd") != (n == "client01") {
+			return fmt.Errorf("%s units (helperd on 7.x only) %s", n, sd)
 		}
 	}
 	var setpattern bool

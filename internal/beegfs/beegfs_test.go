@@ -213,19 +213,30 @@ func TestClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		valid(t, items)
-		set := items[2].File.Set
+		set := items[1].File.Set
 		if set["connMaxInternodeNum"] != "24" || set["connBufSize"] != "720896" || string(set["tuneFileCacheType"]) != cache || set["sysMgmtdHost"] != "meta1" {
 			t.Errorf("client conf %v", set)
 		}
-		if *items[3].File.Content != "/mnt/beegfs /etc/beegfs/beegfs-client.conf\n" {
-			t.Errorf("mounts %q", *items[3].File.Content)
+		if *items[2].File.Content != "/mnt/beegfs /etc/beegfs/beegfs-client.conf\n" {
+			t.Errorf("mounts %q", *items[2].File.Content)
 		}
-		if items[4].Service.Name != "beegfs-helperd" || items[5].Service.Name != "beegfs-client" {
-			t.Errorf("services %+v %+v", items[4].Service, items[5].Service)
+		if items[3].File.Path != "/etc/beegfs/beegfs-helperd.conf" || items[4].Service.Name != "beegfs-helperd" || items[5].Service.Name != "beegfs-client" {
+			t.Errorf("7.x helperd and services %+v %+v %+v", items[3].File, items[4].Service, items[5].Service)
 		}
+	}
+	v8, err := Client{MgmtdHost: "meta1", MgmtdPort: 8008, MountPoint: "/mnt/beegfs", CacheType: "buffered", Auth: auth, Version: 8}.Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid(t, v8)
+	if len(v8) != 4 || v8[3].Service.Name != "beegfs-client" || strings.Join(v8[0].File.Notify, ",") != "beegfs-client" {
+		t.Errorf("8.x client has helperd or wrong notify: %+v", v8)
 	}
 	if _, err := (Client{MgmtdHost: "meta1", MgmtdPort: 8008, MountPoint: "/mnt/beegfs", CacheType: "paged", Auth: auth}).Items(); err == nil || !strings.Contains(err.Error(), "cache_type") {
 		t.Errorf("bad cache: %v", err)
+	}
+	if _, err := (Client{MgmtdHost: "meta1", MgmtdPort: 8008, MountPoint: "/mnt/beegfs", CacheType: "native", Auth: auth, Version: 6}).Items(); err == nil || !strings.Contains(err.Error(), "beegfs_version") {
+		t.Errorf("bad version: %v", err)
 	}
 }
 

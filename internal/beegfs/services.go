@@ -372,7 +372,13 @@ type Client struct {
 	CacheType  string
 	Auth       Auth
 	Settings   map[string]string
+	// Version is the BeeGFS major version: 7 (default) runs beegfs-helperd
+	// beside the client; 8 has no helperd.
+	Version int
 }
+
+// Versions lists the BeeGFS major versions the client renders.
+var Versions = []int64{7, 8}
 
 // Items: auth file, client and helperd config overlays, beegfs-mounts.conf,
 // helperd and client services (the client service builds the kernel module
@@ -393,6 +399,12 @@ func (c Client) Items() ([]protocol.Item, error) {
 	if err := c.Auth.validate(); err != nil {
 		return nil, err
 	}
+	if c.Version == 0 {
+		c.Version = 7
+	}
+	if c.Version != 7 && c.Version != 8 {
+		return nil, fmt.Errorf("%w: beegfs_version %d: want 7 or 8", ErrInvalid, c.Version)
+	}
 	base := map[string]string{"sysMgmtdHost": c.MgmtdHost, "connMgmtdPortTCP": itoa(c.MgmtdPort), "connMgmtdPortUDP": itoa(c.MgmtdPort),
 		"connAuthFile": authPath("beegfs-client"), "tuneFileCacheType": c.CacheType}
 	for k, v := range ClientTuning {
@@ -404,16 +416,21 @@ func (c Client) Items() ([]protocol.Item, error) {
 	}
 	mounts := c.MountPoint + " " + ClientConf + "\n"
 	auth := authItem("beegfs-client", c.Auth)
-	auth.File.Notify = []string{"beegfs-helperd", "beegfs-client"}
-	return []protocol.Item{
+	items := []protocol.Item{
 		auth,
-		{File: &protocol.File{Path: ConfDir + "/beegfs-helperd.conf", Set: toSet(map[string]string{"connAuthFile": authPath("beegfs-client")}),
-			Notify: []string{"beegfs-helperd"}}},
 		{File: &protocol.File{Path: ClientConf, Set: toSet(conf), Notify: []string{"beegfs-client"}}},
 		{File: &protocol.File{Path: MountsConf, Content: &mounts, Mode: "0644", Notify: []string{"beegfs-client"}}},
+	}
+	if c.Version == 8 {
+		auth.File.Notify = []string{"beegfs-client"}
+		return append(items, serviceItem("beegfs-client")), nil
+	}
+	auth.File.Notify = []string{"beegfs-helperd", "beegfs-client"}
+	return append(items,
+		protocol.Item{File: &protocol.File{Path: ConfDir + "/beegfs-helperd.conf", Set: toSet(map[string]string{"connAuthFile": authPath("beegfs-client")}),
+			Notify: []string{"beegfs-helperd"}}},
 		serviceItem("beegfs-helperd"),
-		serviceItem("beegfs-client"),
-	}, nil
+		serviceItem("beegfs-client")), nil
 }
 
 func contains(l []string, s string) bool {
