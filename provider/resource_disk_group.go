@@ -314,9 +314,28 @@ func (r *diskGroupResource) fill(ctx context.Context, m *diskGroupModel, p *redf
 	m.Name = types.StringValue(p.Name)
 	m.RAIDLevel = types.StringValue(p.RAIDLevel)
 	m.CapacityBytes = types.Int64Value(p.AllocatedBytes)
+	// The array lists members in its own order: keep the configured order
+	// when the members are the same, so only a real change shows.
+	var prior []string
+	if !m.DriveIDs.IsNull() && !m.DriveIDs.IsUnknown() {
+		diags.Append(m.DriveIDs.ElementsAs(ctx, &prior, false)...)
+	}
+	if sameMembers(prior, p.DriveIDs) {
+		return
+	}
 	lv, d := types.ListValueFrom(ctx, types.StringType, nonNil(p.DriveIDs))
 	diags.Append(d...)
 	m.DriveIDs = lv
+}
+
+func sameMembers(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 // arrayOf resolves the endpoint and storage id of an array resource.

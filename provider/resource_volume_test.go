@@ -313,7 +313,8 @@ resource "hpcstorage_spare_drives" "s" {
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: fastFactories(),
 		Steps: []resource.TestStep{
-			{Config: cfg("RAID1", `["0.10", "0.11"]`, `["0.20"]`), ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: empty}},
+			// Drives listed out of bay order: no perpetual diff.
+			{Config: cfg("RAID1", `["0.11", "0.10"]`, `["0.20"]`), ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: empty}},
 			{
 				Config: cfg("RAID10", `["0.10", "0.11", "0.12", "0.13"]`, `["0.20", "0.21"]`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
