@@ -69,7 +69,8 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 			"drives). A device that carries any signature (file system, partition table, RAID member) is never formatted " +
 			"unless `wipe = true`; a device this provider formatted is recorded on the node (`" + beegfs.MarkerDir + "`) and " +
 			"never formatted again. The mount is persisted in `/etc/fstab`.\n\nDestroy unmounts the target and removes its " +
-			"fstab line, but never wipes it: the data stays on the volume, and creating the resource again mounts it as it is.",
+			"fstab line, but never wipes it: the data stays on the volume, and creating the resource again mounts it as it is." +
+			"\n\nOn the lab's fake nodes commands are recorded rather than run, so the signature check happens on real nodes only.",
 		Attributes: map[string]schema.Attribute{
 			// Required
 			"host": beegfsHostAttribute("the target"),
