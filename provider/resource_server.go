@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -276,12 +277,30 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	// A misspelt endpoint name fails the plan, without any request.
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
-	if ep == nil || plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() {
+	if ep == nil {
 		return
 	}
+	var state *serverResourceModel
 	if !req.State.Raw.IsNull() {
-		var state serverResourceModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		state = &serverResourceModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	sysID := ""
+	if !plan.SystemID.IsUnknown() {
+		sysID = plan.SystemID.ValueString()
+	}
+	r.planBios(ctx, ep, sysID, &plan, state, resp)
+	r.planBoot(ctx, ep, sysID, &plan, state, resp)
+}
+
+// helpers
+
+// planBios checks changed BIOS attributes against the registry.
+func (r *serverResource) planBios(ctx context.Context, ep *redfish.Endpoint, sysID string, plan, state *serverResourceModel, resp *resource.ModifyPlanResponse) {
+	if plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() {
+		return
+	}
+	if state != nil {
 		if state.BiosAttributes.Equal(plan.BiosAttributes) {
 			return
 		}
@@ -296,10 +315,6 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !ok {
 		return // unknown values: checked at apply
 	}
-	sysID := ""
-	if !plan.SystemID.IsUnknown() {
-		sysID = plan.SystemID.ValueString()
-	}
 	reg, err := registryFor(ctx, ep, sysID)
 	if errors.Is(err, redfish.ErrNotSupported) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
@@ -313,7 +328,28 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	convertAll(reg, want, &resp.Diagnostics)
 }
 
-// helpers
+// planBoot checks a changed boot target against the ones the BMC offers.
+func (r *serverResource) planBoot(ctx context.Context, ep *redfish.Endpoint, sysID string, plan, state *serverResourceModel, resp *resource.ModifyPlanResponse) {
+	b := plan.BootSourceOverride
+	if b == nil || b.Target.IsUnknown() {
+		return
+	}
+	if state != nil && state.BootSourceOverride != nil && state.BootSourceOverride.Target.Equal(b.Target) {
+		return
+	}
+	id, err := ep.FindSystem(ctx, sysID)
+	if err != nil {
+		return // reported by apply
+	}
+	sys, err := ep.GetSystem(ctx, id)
+	if err != nil || len(sys.BootTargets) == 0 {
+		return
+	}
+	if !slices.Contains(sys.BootTargets, b.Target.ValueString()) {
+		addError(&resp.Diagnostics, path.Root("boot_source_override").AtName("target"), "Boot Target Not Offered",
+			fmt.Sprintf("This BMC offers %s; choose one of them.", enumDoc(sys.BootTargets)), nil)
+	}
+}
 
 func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string) (*redfish.Registry, error) {
 	id, err := ep.FindSystem(ctx, sysID)

@@ -195,6 +195,14 @@ resource "hpcstorage_server" "s" {
 			},
 			{Config: cfg("On"), ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue("hpcstorage_server.s", tfjsonpath.New("power_state"), knownvalue.StringExact("On"))}},
+			// A boot target the BMC does not offer fails the plan on that attribute.
+			{
+				Config: cfg("On") + "\n" + `resource "hpcstorage_server" "u" {
+  endpoint             = "stor1-bmc"
+  boot_source_override = { target = "Usb", enabled = "Once" }
+}`,
+				ExpectError: regexp.MustCompile(`(?s)Boot Target Not Offered.*boot_source_override.target.*` + "`Pxe`"),
+			},
 			// Someone else changed the BIOS settings between our read and our
 			// PATCH (412): the provider reads again and the apply converges.
 			{
