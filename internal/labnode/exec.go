@@ -3,6 +3,7 @@ package labnode
 import (
 	"context"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -284,6 +286,10 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "sh: %s: Permission denied\n", w[0])
 		return 126, nil
 	}
+	if msg, ok := s.node.archMismatch(r); !ok {
+		fmt.Fprintf(stderr, "sh: %s: %s\n", w[0], msg)
+		return 126, nil
+	}
 	args, err := s.node.mapRootArgs(w[1:])
 	if err != nil {
 		fmt.Fprintf(stderr, "lab node: %v\n", err)
@@ -400,4 +406,33 @@ func (n *Node) hostPath(p string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(n.Root, filepath.FromSlash(r)), nil
+}
+
+// ELF machine numbers of the architectures a node can claim.
+var elfMachines = map[string]elf.Machine{"x86_64": elf.EM_X86_64, "aarch64": elf.EM_AARCH64, "arm64": elf.EM_AARCH64}
+
+// archMismatch plays the kernel's exec for a node whose `uname -m` is not
+// this machine's: an ELF built for another architecture than the node's
+// fails as "Exec format error" (126), like on a real node; one built for
+// the node's architecture cannot run here either, and says so. Scripts and
+// non-ELF files are left to the real exec.
+func (n *Node) archMismatch(rel string) (string, bool) {
+	f, err := n.root.Open(rel)
+	if err != nil {
+		return "", true
+	}
+	defer f.Close()
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		return "", true
+	}
+	nodeM, known := elfMachines[n.Arch()]
+	hostM := elfMachines[UnameM(runtime.GOARCH)]
+	switch {
+	case known && ef.Machine != nodeM:
+		return "cannot execute binary file: Exec format error", false
+	case ef.Machine != hostM:
+		return fmt.Sprintf("lab node (%s) cannot run a %s binary on this %s machine", n.Arch(), ef.Machine, runtime.GOARCH), false
+	}
+	return "", true
 }

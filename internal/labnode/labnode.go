@@ -3,8 +3,9 @@
 // ed25519 host key, accepts the given client keys, and runs the real
 // hpcstorage-agent as a subprocess with --root at the node's own folder
 // (seeded as a storage server). It understands exactly the commands
-// internal/transport sends (probe, upload, run, sudo -n) and maps every
-// absolute path into the node folder, so nothing outside it is touched.
+// internal/transport sends (the single-exec agent run with --expect-sha256,
+// probe, upload, run, each also under sudo -n) and maps every absolute path
+// into the node folder, so nothing outside it is touched.
 package labnode
 
 import (
@@ -44,7 +45,10 @@ type Config struct {
 	Password string
 	// Seed lays out node i's folder. Default: a fakenode storage server.
 	Seed func(root string, i int) error
-	// Arch is what `uname -m` answers (default: this machine's).
+	// Arch is what `uname -m` answers (default: this machine's). A node
+	// refuses ELF binaries of another architecture than its own with
+	// "Exec format error" (126), as the kernel would; binaries of its own
+	// architecture that this machine cannot run fail with 126 too.
 	Arch string
 	// HostCA, when set, signs each node's host key into a host certificate
 	// (principals 127.0.0.1 and localhost) that the node also presents.

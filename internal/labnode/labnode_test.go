@@ -179,3 +179,73 @@ func TestStartValidates(t *testing.T) {
 		}
 	}
 }
+
+// The transport's single-exec run on a new connection: the agent at its
+// path, straight away, with --expect-sha256; with and without sudo -n.
+func TestDirectRunForm(t *testing.T) {
+	n := newTestNode(t)
+	const p = "/var/lib/hpcstorage-agent/bin/hpcstorage-agent"
+	sum := strings.Repeat("ab", 32)
+	for _, prefix := range []string{"", "sudo -n "} {
+		cmd := prefix + p + " apply -f - --output json --expect-sha256 " + sum
+		st, _, stderr, err := runIn(t, n, cmd, "{}")
+		if err != nil || st != 127 || !strings.Contains(stderr, "not found") {
+			t.Errorf("%q on a node without agent: %d %q %v", cmd, st, stderr, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(n.Root, filepath.Dir(p)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(n.Root, p), []byte("#!/bin/sh\necho \"$@\"\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{"", "sudo -n "} {
+		st, out, _, err := runIn(t, n, prefix+p+" facts --expect-sha256 "+sum, "")
+		if err != nil || st != 3 || out != "facts --expect-sha256 "+sum+" --root "+n.Root+"\n" {
+			t.Errorf("%sdirect run: %d %q %v", prefix, st, out, err)
+		}
+	}
+}
+
+// A node that claims another architecture than this machine's refuses
+// binaries of a third one as the kernel would (exec format error), and says
+// that it cannot run its own architecture's binaries here.
+func TestArchOfBinaries(t *testing.T) {
+	self, err := os.ReadFile("/proc/self/exe") // an ELF for this machine
+	if err != nil {
+		t.Skip(err)
+	}
+	other := append([]byte{}, self...)
+	other[18], other[19] = 183, 0 // EM_AARCH64
+	if self[18] == 183 {
+		other[18] = 62 // EM_X86_64 on an arm64 machine
+	}
+	n := newTestNode(t)
+	for name, data := range map[string][]byte{"own": self, "other": other} {
+		if err := os.WriteFile(filepath.Join(n.Root, name), data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hostArch := n.Arch() // newTestNode plays an x86_64 node
+	if UnameM("amd64") != hostArch {
+		t.Skip("test node arch is not this machine's")
+	}
+	n.SetArch("aarch64")
+	st, _, stderr, err := runIn(t, n, "/own -test.run=NoSuchTest", "")
+	if err != nil || st != 126 || !strings.Contains(stderr, "Exec format error") {
+		t.Errorf("x86_64 binary on an aarch64 node: %d %q %v", st, stderr, err)
+	}
+	st, _, stderr, err = runIn(t, n, "sudo -n /other version", "")
+	if err != nil || st != 126 || !strings.Contains(stderr, "cannot run") || !strings.Contains(stderr, "aarch64") {
+		t.Errorf("aarch64 binary on an aarch64 node: %d %q %v", st, stderr, err)
+	}
+	n.SetArch("x86_64")
+	st, _, stderr, _ = runIn(t, n, "/other version", "")
+	if st != 126 || !strings.Contains(stderr, "Exec format error") {
+		t.Errorf("aarch64 binary on an x86_64 node: %d %q", st, stderr)
+	}
+	st, _, _, err = runIn(t, n, "/own -test.run=NoSuchTest", "")
+	if err != nil || st != 0 {
+		t.Errorf("own binary on its own arch: %d %v", st, err)
+	}
+}

@@ -39,7 +39,9 @@ func UploadCommand(agentPath, tmpSuffix string, sudo bool) string {
 }
 
 // AgentCommand runs the agent with args (sudo without a shell: the agent
-// is the only thing started).
+// is the only thing started). On a connection that has not probed the node
+// yet, args end with --expect-sha256 of the expected build: one exec when
+// the node already has it (see Pool).
 func AgentCommand(agentPath string, sudo bool, args ...string) string {
 	words := []string{ShellQuote(agentPath)}
 	for _, a := range args {

@@ -39,24 +39,37 @@ func TestSudo(t *testing.T) {
 			t.Errorf("command not run through sudo -n: %q", c)
 		}
 	}
-	if len(cmds) != 3 {
-		t.Errorf("commands %q, want probe, upload, run", cmds)
+	if len(cmds) != 4 || !strings.Contains(cmds[0], " --expect-sha256 ") {
+		t.Errorf("commands %q, want the single-exec run (no agent yet), probe, upload, run", cmds)
 	}
 
-	// Preinstalled: only the agent itself goes through sudo.
+	// Preinstalled: only the agent itself goes through sudo, and on a new
+	// connection it is the only command.
 	pre := o
 	pre.AgentPreinstalled = true
 	if _, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), pre, transport.Request{Spec: spec("sudo")}); err != nil {
 		t.Fatal(err)
 	}
-	cmds = n.Commands()[3:]
-	if len(cmds) != 2 || !strings.HasPrefix(cmds[0], "sh -c 'uname -m") || !strings.HasPrefix(cmds[1], "sudo -n "+transport.DefaultAgentPath+" apply") {
-		t.Errorf("preinstalled agent with sudo: commands %q, want a plain probe and a sudo run", cmds)
+	cmds = n.Commands()[4:]
+	if len(cmds) != 1 || !strings.HasPrefix(cmds[0], "sudo -n "+transport.DefaultAgentPath+" apply") || strings.Contains(cmds[0], "expect-sha256") {
+		t.Errorf("preinstalled agent with sudo: commands %q, want one sudo run", cmds)
+	}
+	// A missing preinstalled agent: the probe that names the problem runs
+	// without sudo, as before.
+	missing := pre
+	missing.AgentPath = "/opt/none/hpcstorage-agent"
+	_, err := newPool(t, transport.PoolOptions{}).Apply(t.Context(), missing, transport.Request{Spec: spec("sudo")})
+	if !errors.Is(err, transport.ErrAgentMissing) || !strings.Contains(err.Error(), missing.AgentPath) {
+		t.Errorf("missing preinstalled agent with sudo: %v", err)
+	}
+	cmds = n.Commands()[5:]
+	if len(cmds) != 2 || !strings.HasPrefix(cmds[1], "sh -c 'uname -m") {
+		t.Errorf("missing preinstalled agent with sudo: commands %q, want the run and a plain probe", cmds)
 	}
 
 	n.SetFaults(labnode.Faults{SudoPassword: true})
 	p2 := newPool(t, transport.PoolOptions{})
-	_, err := p2.Apply(t.Context(), o, transport.Request{Spec: spec("sudo")})
+	_, err = p2.Apply(t.Context(), o, transport.Request{Spec: spec("sudo")})
 	if !errors.Is(err, transport.ErrSudoPassword) {
 		t.Fatalf("err = %v, want ErrSudoPassword", err)
 	}

@@ -69,8 +69,10 @@ func TestApplyDeliversOnceAndConverges(t *testing.T) {
 	if got := countPrefix(cmds, "sh -c 'mkdir -p"); got != 1 {
 		t.Errorf("%d uploads, want 1", got)
 	}
-	if n.Execs() != 5 || n.Connections() != 1 || p.Dials() != 1 {
-		t.Errorf("execs=%d connections=%d dials=%d, want 5 (probe, upload, 3 runs), 1, 1", n.Execs(), n.Connections(), p.Dials())
+	// The first call tries the agent in one exec (missing: 127), then
+	// probes and delivers.
+	if n.Execs() != 6 || n.Connections() != 1 || p.Dials() != 1 {
+		t.Errorf("execs=%d connections=%d dials=%d, want 6 (direct run, probe, upload, 3 runs), 1, 1", n.Execs(), n.Connections(), p.Dials())
 	}
 }
 
@@ -194,10 +196,11 @@ func TestRedeliveryOnlyOnChecksumChange(t *testing.T) {
 	}
 	p1.Close()
 
-	// A new process (pool) probes again but finds the same checksum.
+	// A new process (pool) runs the node's copy in one exec: same checksum.
 	p2 := newPool(t, transport.PoolOptions{})
-	if r := apply(p2); r.Delivered || uploads() != 1 {
-		t.Fatalf("unchanged agent re-delivered: delivered=%v uploads=%d", r.Delivered, uploads())
+	before := n.Execs()
+	if r := apply(p2); r.Delivered || uploads() != 1 || n.Execs() != before+1 {
+		t.Fatalf("unchanged agent: delivered=%v uploads=%d execs=%d, want one exec", r.Delivered, uploads(), n.Execs()-before)
 	}
 	p2.Close()
 
@@ -238,8 +241,10 @@ func TestRedeliveryOnlyOnChecksumChange(t *testing.T) {
 	if r := apply(p4); r.Delivered || uploads() != 3 {
 		t.Fatalf("new build delivered twice: uploads=%d", uploads())
 	}
-	if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 4 {
-		t.Errorf("%d probes for 4 pools, want 4", got)
+	// Probes only where the single-exec run found no agent (p1) or
+	// another build (p3).
+	if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 2 {
+		t.Errorf("%d probes for 4 pools, want 2", got)
 	}
 }
 

@@ -22,6 +22,14 @@ import (
 // Connections are keyed by user@host:port (and jump host): the first
 // caller's credentials and host-key settings open it, later callers with
 // the same key share it.
+//
+// The first call on a new connection runs the agent at agent_path straight
+// away with --expect-sha256 of the build for the host's architecture as
+// last seen by this pool (DefaultExpectedArch at first): a node that
+// already has that build costs one SSH exec. Only when the agent is
+// missing (127), of another architecture (126) or another build (exit 3)
+// does the call fall back to the probe (uname -m and sha256), the upload
+// and the run. The probe result is then cached for the connection.
 type Pool struct {
 	opts  PoolOptions
 	total chan struct{}
@@ -31,6 +39,9 @@ type Pool struct {
 	conns   map[string]*entry
 	perHost map[string]chan struct{}
 	dials   int64 // successful connections made, for tests and benchmarks
+	// archs is the architecture last seen per host (pool key), so a new
+	// connection to it runs the right build in one exec.
+	archs map[string]string
 }
 
 // entry is a connection being made or made; concurrent callers for one
@@ -60,7 +71,24 @@ func NewPool(o PoolOptions) *Pool {
 		total:   make(chan struct{}, o.MaxParallel),
 		conns:   map[string]*entry{},
 		perHost: map[string]chan struct{}{},
+		archs:   map[string]string{},
 	}
+}
+
+// expectedArch is the agent build to try first on a new connection to o.
+func (p *Pool) expectedArch(o *Options) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.archs[o.poolKey()]; ok {
+		return a
+	}
+	return DefaultExpectedArch
+}
+
+func (p *Pool) rememberArch(o *Options, goarch string) {
+	p.mu.Lock()
+	p.archs[o.poolKey()] = goarch
+	p.mu.Unlock()
 }
 
 // Dials reports how many SSH connections the pool has opened.

@@ -157,37 +157,149 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 			<-c.done
 			return true
 		}
-		delivered, err := p.ensureAgent(ctx, c, o)
-		if err != nil {
-			if retry(err) {
-				continue
+		newReader := func() io.Reader {
+			if stdin == nil {
+				return nil
 			}
-			return nil, err
+			return bytes.NewReader(stdin)
 		}
-		cmd := AgentCommand(o.AgentPath, o.Sudo, args...)
-		var in io.Reader
-		if stdin != nil {
-			in = bytes.NewReader(stdin)
-		}
-		res, err := c.exec(ctx, cmd, in)
+		// On a connection that has not probed yet, run the agent straight
+		// away (one exec); only a missing or other build falls back to the
+		// probe and delivery.
+		res, ran, err := p.runDirect(ctx, c, o, args, newReader)
 		if err != nil && retry(err) {
 			continue
 		}
 		if err != nil {
 			return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
 		}
+		delivered := false
+		if !ran {
+			delivered, err = p.ensureAgent(ctx, c, o)
+			if err != nil {
+				if retry(err) {
+					continue
+				}
+				return nil, err
+			}
+			// The build is verified now: run it as before the single-exec
+			// path existed (an older embedded agent runs too).
+			res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, args...), newReader())
+			if err != nil && retry(err) {
+				continue
+			}
+			if err != nil {
+				return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
+			}
+		}
 		resp := &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}
 		if serr := sudoError(o, res); serr != nil {
 			return resp, &StepError{Host: name, Step: StepRun, ExitStatus: res.status, Stderr: resp.Stderr, Err: serr}
 		}
-		// 126/127: the agent vanished or lost its exec bit since the probe.
-		// Forget the probe and deliver again, once.
-		if (res.status == 126 || res.status == 127) && !o.AgentPreinstalled && attempt == 0 {
+		// 126/127: the agent vanished or lost its exec bit since the
+		// probe. Forget the probe and deliver again, once.
+		if notRunnable(o, res) && !o.AgentPreinstalled && attempt == 0 {
 			c.agentState(o.AgentPath).forget()
 			continue
 		}
 		return resp, agentOutcome(o, resp, isApply)
 	}
+}
+
+// DefaultExpectedArch is the node architecture a pool assumes for a host
+// it has not probed yet in this process: its agent build's checksum goes
+// with the first, single-exec run.
+const DefaultExpectedArch = "amd64"
+
+// withExpect adds --expect-sha256 to the single-exec run of an agent the
+// transport delivers. A pre-installed agent is the site's business and runs
+// as it is.
+func withExpect(o *Options, args []string, sum string) []string {
+	if o.AgentPreinstalled || sum == "" {
+		return args
+	}
+	return append(append(args[:len(args):len(args)], "--expect-sha256"), sum)
+}
+
+// notRunnable reports an agent run that did not start: missing (127), not
+// executable or another architecture (126), or sudo not finding or not
+// executing it (sudo exits 1 then, naming the path).
+func notRunnable(o *Options, r execResult) bool {
+	switch r.status {
+	case 126, 127:
+		return true
+	case 1:
+		return o.Sudo && sudoNamesAgent(o, r.stderr)
+	}
+	return false
+}
+
+// sudoNamesAgent: "sudo: /path: command not found", "sudo: unable to
+// execute /path: Exec format error".
+func sudoNamesAgent(o *Options, stderr []byte) bool {
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.HasPrefix(l, "sudo: ") && strings.Contains(l, o.AgentPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// directRan tells whether the single-exec run really ran the expected
+// agent. Exit 0 and 2 are its results; exit 1 counts only when it is the
+// agent's own refusal (an invalid spec, a lock timeout), not an older agent
+// that does not know --expect-sha256 or sudo failing. Anything else (3:
+// another build; 126/127: missing or another architecture; a foreign
+// program's status) sends the caller to the probe and delivery.
+func directRan(o *Options, r execResult) bool {
+	switch r.status {
+	case protocol.ExitOK, protocol.ExitItemFailed:
+		return true
+	case protocol.ExitUsage:
+		s := string(r.stderr)
+		return strings.Contains(s, "hpcstorage-agent ") && !strings.Contains(s, "flag provided but not defined") &&
+			!(o.Sudo && (sudoNamesAgent(o, r.stderr) || sudoError(o, r) != nil))
+	}
+	return false
+}
+
+// runDirect is the single-exec run on a connection whose probe is not
+// cached: the agent at agent_path runs with --expect-sha256 of the build
+// for the architecture this pool last saw on the host (DefaultExpectedArch
+// at first). If it ran, the node has that build: the probe is cached and
+// ran is true. If the agent is missing, another build or architecture, or
+// sudo refused, ran is false and the caller takes the probe + upload path
+// (which also reports sudo and missing-agent errors as before).
+func (p *Pool) runDirect(ctx context.Context, c *conn, o *Options, args []string, stdin func() io.Reader) (execResult, bool, error) {
+	st := c.agentState(o.AgentPath)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.probed || st.noDirect {
+		return execResult{}, false, nil
+	}
+	arch := p.expectedArch(o)
+	sum := ""
+	if !o.AgentPreinstalled {
+		var err error
+		if _, sum, err = p.opts.Agent(arch); err != nil {
+			st.noDirect = true
+			return execResult{}, false, nil
+		}
+	}
+	res, err := c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, withExpect(o, args, sum)...), stdin())
+	if err != nil {
+		return res, false, err
+	}
+	if !directRan(o, res) {
+		st.noDirect = true
+		return execResult{}, false, nil
+	}
+	st.probed, st.goarch, st.sum = true, arch, sum
+	if o.AgentPreinstalled {
+		st.sum = "preinstalled"
+	}
+	p.rememberArch(o, arch)
+	return res, true, nil
 }
 
 // agentOutcome maps the agent's exit status and output to an error.
@@ -255,6 +367,9 @@ type agentState struct {
 	probed bool
 	goarch string
 	sum    string // sha256 hex of the node's copy, "" when absent
+	// noDirect: the single-exec run failed once on this connection; use
+	// the probe from now on.
+	noDirect bool
 }
 
 func (s *agentState) forget() {
@@ -289,6 +404,7 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, erro
 			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
 		}
 		st.goarch, st.sum, st.probed = arch, sum, true
+		p.rememberArch(o, arch)
 	}
 	if o.AgentPreinstalled {
 		if st.sum == "" {

@@ -1,0 +1,221 @@
+package transport_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+// Single-exec runs on new connections: a node whose agent is already the
+// provider's build costs one SSH exec per call, even for a new process.
+
+// warmNodes delivers the agent to every node of lab with a throwaway pool.
+func warmNodes(t *testing.T, lab *labnode.Lab, kh string) {
+	t.Helper()
+	p := newPool(t, transport.PoolOptions{})
+	defer p.Close()
+	for _, n := range lab.Nodes {
+		if _, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("warm"), Check: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestWarmNodeOneExecPerRun(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 3)
+	kh := knownHosts(t, lab)
+	warmNodes(t, lab, kh)
+	before := make([]int64, len(lab.Nodes))
+	for i, n := range lab.Nodes {
+		before[i] = n.Execs()
+	}
+	// A new pool (a new provider process): check, apply, no-op apply,
+	// facts and remove, each on a new connection.
+	for round := range 5 {
+		p := newPool(t, transport.PoolOptions{})
+		for i, n := range lab.Nodes {
+			o := nodeOptions(t, n, kh)
+			var err error
+			var r *transport.Response
+			switch round {
+			case 0:
+				r, err = p.Apply(t.Context(), o, transport.Request{Spec: spec("direct"), Check: true, Diff: true})
+			case 1, 2:
+				r, err = p.Apply(t.Context(), o, transport.Request{Spec: spec("direct")})
+			case 3:
+				_, err = p.Facts(t.Context(), o, "")
+			case 4:
+				r, err = p.Remove(t.Context(), o, "direct", false, "")
+			}
+			if err != nil {
+				t.Fatalf("round %d %s: %v", round, n.Name, err)
+			}
+			if r != nil && r.Delivered {
+				t.Errorf("round %d %s: delivered again", round, n.Name)
+			}
+			if round == 2 && r.Result.Changed {
+				t.Errorf("%s: no-op apply changed %+v", n.Name, r.Result.Items)
+			}
+			if got := n.Execs() - before[i]; got != 1 {
+				t.Errorf("round %d %s: %d execs, want exactly 1: %q", round, n.Name, got, n.Commands()[before[i]:])
+			}
+			cmds := n.Commands()
+			if last := cmds[len(cmds)-1]; !strings.HasPrefix(last, transport.DefaultAgentPath+" ") || !strings.HasSuffix(last, " --expect-sha256 "+agentSum) {
+				t.Errorf("round %d %s: command %q, want the agent run with --expect-sha256 of the build", round, n.Name, last)
+			}
+			before[i] = n.Execs()
+		}
+		// The same connection again: still one exec, no probe.
+		n := lab.Nodes[0]
+		if _, err := p.Facts(t.Context(), nodeOptions(t, n, kh), ""); err != nil {
+			t.Fatal(err)
+		}
+		if got := n.Execs() - before[0]; got != 1 || p.Dials() != int64(len(lab.Nodes)) {
+			t.Errorf("round %d: reused connection cost %d execs, %d dials", round, got, p.Dials())
+		}
+		before[0] = n.Execs()
+		p.Close()
+	}
+	if got := readNodeFile(t, lab.Nodes[0], "/proc/sys/vm/dirty_ratio"); got != "40" {
+		t.Errorf("after remove vm.dirty_ratio = %q, want 40", got)
+	}
+	for _, n := range lab.Nodes {
+		if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 1 {
+			t.Errorf("%s: %d probes, want only the first delivery's", n.Name, got)
+		}
+	}
+}
+
+// An older build on the node: the single-exec run exits 3 (another build)
+// and the node gets the provider's build. An agent too old to know
+// --expect-sha256 is replaced as well.
+func TestOldAgentRedelivered(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	if err := os.MkdirAll(filepath.Dir(hp), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	olds := map[string][]byte{
+		// A real agent of another build: runs, checks its sha, exits 3.
+		"other build": append(append([]byte{}, agentData...), []byte("\x00older build")...),
+		// What an agent without --expect-sha256 answers.
+		"no flag": []byte("#!/bin/sh\necho 'flag provided but not defined: -expect-sha256' >&2\necho 'hpcstorage-agent apply: usage: flag provided but not defined: -expect-sha256' >&2\nexit 1\n"),
+	}
+	for name, old := range olds {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(hp, old, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			c0 := len(n.Commands())
+			p := newPool(t, transport.PoolOptions{})
+			r, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("old"), Check: true})
+			if err != nil || !r.Delivered || r.Result == nil {
+				t.Fatalf("err=%v response=%+v", err, r)
+			}
+			if b, _ := os.ReadFile(hp); !bytes.Equal(b, agentData) {
+				t.Fatal("node copy is not the provider's build")
+			}
+			cmds := n.Commands()[c0:]
+			if len(cmds) != 4 || !strings.Contains(cmds[0], "--expect-sha256 "+agentSum) || !strings.HasPrefix(cmds[1], "sh -c 'uname -m") ||
+				!strings.HasPrefix(cmds[2], "sh -c 'mkdir -p") || !strings.HasPrefix(cmds[3], transport.DefaultAgentPath+" apply") {
+				t.Errorf("commands %q, want single-exec run, probe, upload, run", cmds)
+			}
+		})
+	}
+}
+
+// No agent at all: 127, then probe, upload and run on the same connection.
+func TestMissingAgentDelivered(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	p := newPool(t, transport.PoolOptions{})
+	r, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("missing")})
+	if err != nil || !r.Delivered || !r.Result.Changed {
+		t.Fatalf("err=%v response=%+v", err, r)
+	}
+	cmds := n.Commands()
+	if len(cmds) != 4 || countPrefix(cmds, "sh -c 'uname -m") != 1 || countPrefix(cmds, "sh -c 'mkdir -p") != 1 || p.Dials() != 1 {
+		t.Errorf("commands %q, dials %d; want single-exec run, probe, upload, run on one connection", cmds, p.Dials())
+	}
+}
+
+// arm64Build is the test agent relabelled as an aarch64 ELF: the lab's
+// "aarch64" node accepts it as its architecture (it cannot run it here).
+func arm64Build() ([]byte, string) {
+	b := append([]byte{}, agentData...)
+	binary.LittleEndian.PutUint16(b[18:20], 183) // e_machine = EM_AARCH64
+	s := sha256.Sum256(b)
+	return b, hex.EncodeToString(s[:])
+}
+
+// An aarch64 node: the single-exec run of the amd64 build fails (missing,
+// or the amd64 copy: exec format error), the probe sees aarch64, and the
+// arm64 build is shipped and verified. The pool then expects arm64 on a
+// new connection to that host.
+func TestArm64NodeGetsArm64Build(t *testing.T) {
+	needAgent(t)
+	arm, armSum := arm64Build()
+	source := func(goarch string) ([]byte, string, error) {
+		switch goarch {
+		case "amd64":
+			return agentData, agentSum, nil
+		case "arm64":
+			return arm, armSum, nil
+		}
+		return nil, "", fmt.Errorf("no build for %s", goarch)
+	}
+	for _, seeded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("amd64 copy on node=%v", seeded), func(t *testing.T) {
+			lab := startLab(t, 1, func(c *labnode.Config) { c.Arch = "aarch64" })
+			n := lab.Nodes[0]
+			hp, _ := n.HostFile(transport.DefaultAgentPath)
+			if seeded {
+				if err := os.MkdirAll(filepath.Dir(hp), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(hp, agentData, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			o := nodeOptions(t, n, knownHosts(t, lab))
+			p := newPool(t, transport.PoolOptions{Agent: source})
+			_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("arm"), Check: true})
+			// Delivered and verified; running it is beyond this machine.
+			if b, _ := os.ReadFile(hp); !bytes.Equal(b, arm) {
+				t.Fatalf("node does not have the arm64 build (apply err: %v)", err)
+			}
+			var se *transport.StepError
+			if !errors.As(err, &se) || se.Step != transport.StepRun || se.ExitStatus != 126 || !strings.Contains(se.Stderr, "aarch64") {
+				t.Fatalf("err = %v, want the lab's 126 at step run", err)
+			}
+			cmds := n.Commands()
+			if !strings.HasSuffix(cmds[0], "--expect-sha256 "+agentSum) || countPrefix(cmds, "sh -c 'mkdir -p") != 1 {
+				t.Errorf("commands %q: want the amd64 single-exec run first and one upload", cmds)
+			}
+			// The upload answered with the arm64 checksum (verification).
+			// A new connection in the same pool expects arm64 now.
+			n.DropConnections()
+			c0 := len(n.Commands())
+			_, _ = p.Apply(t.Context(), o, transport.Request{Spec: spec("arm"), Check: true})
+			cmds = n.Commands()[c0:]
+			if len(cmds) == 0 || !strings.HasSuffix(cmds[0], "--expect-sha256 "+armSum) || countPrefix(cmds, "sh -c 'mkdir -p") != 0 {
+				t.Errorf("after reconnect: commands %q, want the arm64 build's checksum first and no upload", cmds)
+			}
+		})
+	}
+}
