@@ -51,6 +51,9 @@ type providerData struct {
 	Now          func() time.Time
 	Sleep        func(ctx context.Context, d time.Duration) error
 	PollInterval time.Duration
+	// DriveClaims records, during one plan, which disk group (or the spare
+	// set) each drive is planned for, so one drive planned twice fails.
+	DriveClaims *driveClaims
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -193,7 +196,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	registerPool(pool)
-	data := &providerData{Redfish: pool, Deferred: deferred, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	data := &providerData{Redfish: pool, Deferred: deferred, DriveClaims: &driveClaims{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -56,4 +57,20 @@ func (d *providerData) planEndpoint(name string, at path.Path, diags *diag.Diagn
 		return nil
 	}
 	return d.endpoint(name, at, diags)
+}
+
+// driveClaims maps endpoint/storage/drive to the owner planned for it.
+type driveClaims struct{ m sync.Map }
+
+// claim records owner for the drive; it returns the other owner when the
+// drive is already planned for someone else.
+func (c *driveClaims) claim(endpoint, storage, drive, owner string) (string, bool) {
+	if c == nil {
+		return "", true
+	}
+	prev, loaded := c.m.LoadOrStore(endpoint+"/"+storage+"/"+drive, owner)
+	if loaded && prev.(string) != owner {
+		return prev.(string), false
+	}
+	return "", true
 }

@@ -294,6 +294,10 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		default:
 			media = d.MediaType
 		}
+		owner := "disk group " + plan.Name.ValueString()
+		if other, ok := r.data.DriveClaims.claim(plan.Endpoint.ValueString(), sid, id, owner); !ok {
+			addError(&resp.Diagnostics, at, "Drive Planned Twice", fmt.Sprintf("Drive %q is also planned for %s; a drive can serve one group or be a spare.", id, other), nil)
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("storage_id"), sid)...)
 }

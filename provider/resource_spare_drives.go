@@ -187,6 +187,9 @@ func (r *spareDrivesResource) ModifyPlan(ctx context.Context, req resource.Modif
 		} else if d.PoolURI != "" {
 			addError(&resp.Diagnostics, at, "Drive In A Disk Group", fmt.Sprintf("Drive %q belongs to %s and cannot be a spare.", id, d.PoolURI), nil)
 		}
+		if other, ok := r.data.DriveClaims.claim(plan.Endpoint.ValueString(), sid, id, "the global spares"); !ok {
+			addError(&resp.Diagnostics, at, "Drive Planned Twice", fmt.Sprintf("Drive %q is also planned for %s; a drive can serve one group or be a spare.", id, other), nil)
+		}
 	}
 }
 

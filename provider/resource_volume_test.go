@@ -184,6 +184,20 @@ func TestDiskGroupValidation(t *testing.T) {
   drive_ids = ["0.0", "9.9"]`, `(?s)Unknown Drive.*drive_ids\[1\].*"9.9"`},
 		{"count rule", `raid_level = "RAID10"
   drive_count = 5`, `(?s)drive_count.*RAID10 needs an even\s+number of drives, at least 4, got 5`},
+		{"drive in two groups", `raid_level = "RAID1"
+  drive_ids = ["0.0", "0.1"]
+}
+resource "hpcstorage_disk_group" "h" {
+  endpoint   = "me4024-1"
+  name       = "g2"
+  raid_level = "RAID1"
+  drive_ids  = ["0.1", "0.2"]`, `(?s)Drive Planned Twice.*"0.1" is also planned for disk group g[12]`},
+		{"drive in a group and spare", `raid_level = "RAID1"
+  drive_ids = ["0.0", "0.1"]
+}
+resource "hpcstorage_spare_drives" "s" {
+  endpoint  = "me4024-1"
+  drive_ids = ["0.1"]`, `(?s)Drive Planned Twice.*"0.1" is also planned for`},
 		{"ids and count", `raid_level = "RAID1"
   drive_count = 2
   drive_ids = ["0.0", "0.1"]`, `(?s)Invalid Attribute Combination`},
