@@ -262,7 +262,8 @@ func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 }
 
-// ModifyPlan refuses shrinking and sizes the disk group cannot hold.
+// ModifyPlan refuses shrinking, sizes the disk group cannot hold, hosts the
+// array does not know and LUNs another volume uses on that host.
 func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
@@ -273,14 +274,30 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
-	if ep == nil || plan.CapacityBytes.IsUnknown() || plan.CapacityBytes.IsNull() {
+	if ep == nil {
 		return
 	}
-	want := plan.CapacityBytes.ValueInt64()
-	have := int64(0)
+	var state *volumeModel
 	if !req.State.Raw.IsNull() {
-		var state volumeModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		state = &volumeModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	sid := ""
+	if !plan.StorageID.IsUnknown() {
+		sid = plan.StorageID.ValueString()
+	}
+	r.planCapacity(ctx, ep, sid, &plan, state, resp)
+	r.planMappings(ctx, ep, sid, &plan, state, resp)
+}
+
+// helpers
+
+func (r *volumeResource) planCapacity(ctx context.Context, ep *redfish.Endpoint, sid string, plan, state *volumeModel, resp *resource.ModifyPlanResponse) {
+	if plan.CapacityBytes.IsUnknown() || plan.CapacityBytes.IsNull() || plan.DiskGroup.IsUnknown() {
+		return
+	}
+	want, have := plan.CapacityBytes.ValueInt64(), int64(0)
+	if state != nil {
 		have = state.CapacityBytes.ValueInt64()
 		if want < have {
 			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Cannot Shrink",
@@ -290,13 +307,6 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		if want == have {
 			return
 		}
-	}
-	if plan.DiskGroup.IsUnknown() {
-		return
-	}
-	sid := ""
-	if !plan.StorageID.IsUnknown() {
-		sid = plan.StorageID.ValueString()
 	}
 	sid, err := ep.FindStorage(ctx, sid)
 	if err != nil {
@@ -318,7 +328,51 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 }
 
-// helpers
+func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint, sid string, plan, state *volumeModel, resp *resource.ModifyPlanResponse) {
+	if len(plan.HostMappings) == 0 || (state != nil && fmt.Sprint(state.HostMappings) == fmt.Sprint(plan.HostMappings)) {
+		return
+	}
+	sid, err := ep.FindStorage(ctx, sid)
+	if err != nil {
+		return // reported at apply
+	}
+	hosts, err := ep.Hosts(ctx, sid)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot List The Array's Hosts", err)
+		return
+	}
+	inUse, err := ep.LUNsInUse(ctx, sid)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
+		return
+	}
+	self := redfish.VolumesURI(sid) + "/" + volumeIDOf(*plan)
+	if state != nil {
+		self = redfish.VolumesURI(sid) + "/" + volumeIDOf(*state)
+	}
+	for i, hm := range plan.HostMappings {
+		if hm.Host.IsUnknown() || hm.LUN.IsUnknown() {
+			continue
+		}
+		host, lun := hm.Host.ValueString(), hm.LUN.ValueInt64()
+		if len(hosts) > 0 && !slices.Contains(hosts, host) {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("host"), "Unknown Host",
+				fmt.Sprintf("The array knows the hosts %s; %q is not one of them.", enumDoc(hosts), host), nil)
+			continue
+		}
+		if other, used := inUse[host][lun]; used && other != self {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("lun"), "LUN Already Used",
+				fmt.Sprintf("LUN %d on host %s already exposes %s; pick a free LUN.", lun, host, other), nil)
+			continue
+		}
+		// Two volumes of this plan on one LUN of one host.
+		key := fmt.Sprintf("lun:%s:%d", host, lun)
+		if other, ok := r.data.DriveClaims.claim(plan.Endpoint.ValueString(), sid, key, "volume "+plan.Name.ValueString()); !ok {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("lun"), "LUN Planned Twice",
+				fmt.Sprintf("LUN %d on host %s is also planned for %s; pick another LUN.", lun, host, other), nil)
+		}
+	}
+}
 
 func volumeIDOf(m volumeModel) string {
 	if id := m.ID.ValueString(); id != "" {

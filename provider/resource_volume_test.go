@@ -361,3 +361,45 @@ resource "hpcstorage_spare_drives" "s" {
 		}
 	}
 }
+
+// Host mappings are checked at plan time: hosts the array knows, LUNs free
+// on that host, no LUN planned twice.
+func TestVolumeMappingValidation(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "me4024-1")
+	ep := lab.client(t, "me4024-1")
+	ctx := context.Background()
+	if _, err := ep.CreatePool(ctx, "controller_a", "mdt01", "RAID1", []string{"0.0", "0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ep.CreateVolume(ctx, "controller_a", "mdt01", "taken", 1<<30, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.Map(ctx, "controller_a", v, "meta1", 5); err != nil {
+		t.Fatal(err)
+	}
+	vol := func(name, mappings string) string {
+		return fmt.Sprintf(`
+resource "hpcstorage_volume" %[1]q {
+  endpoint       = "me4024-1"
+  disk_group     = "mdt01"
+  name           = %[1]q
+  capacity_bytes = 1073741824
+  host_mappings  = %[2]s
+}`, name, mappings)
+	}
+	tests := []struct{ name, cfg, want string }{
+		{"unknown host", vol("a", `[{ host = "stor1", lun = 1 }]`), `(?s)Unknown Host.*host_mappings\[0\].host.*"stor1"`},
+		{"LUN used by another volume", vol("a", `[{ host = "meta1", lun = 5 }]`), `(?s)LUN Already Used.*host_mappings\[0\].lun.*LUN 5 on host meta1`},
+		{"LUN planned twice", vol("a", `[{ host = "meta2", lun = 3 }]`) + vol("b", `[{ host = "meta2", lun = 3 }]`), `(?s)LUN Planned Twice.*LUN 3 on host meta2`},
+		{"host twice", vol("a", `[{ host = "meta2", lun = 3 }, { host = "meta2", lun = 4 }]`), `(?s)Host Mapped Twice.*host_mappings\[1\].host`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: fastFactories(),
+				Steps:                    []resource.TestStep{{Config: lab.providerBlock() + tc.cfg, ExpectError: regexp.MustCompile(tc.want)}},
+			})
+		})
+	}
+}

@@ -629,3 +629,68 @@ func (e *Endpoint) ReadVolume(ctx context.Context, storageID, idOrName string) (
 
 // Unmap removes the mapping group of a volume and host.
 func (e *Endpoint) Unmap(ctx context.Context, m Mapping) error { return e.DeleteURI(ctx, m.URI) }
+
+// Hosts lists the host (initiator) groups an array can map volumes to, from
+// its EndpointGroups collection; nil when the array publishes none.
+func (e *Endpoint) Hosts(ctx context.Context, storageID string) ([]string, error) {
+	items, err := e.cachedMembers(ctx, StorageURI(storageID)+"/EndpointGroups", "Members")
+	if IsGone(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, it := range items {
+		var g struct {
+			ID string `json:"@odata.id"`
+		}
+		if json.Unmarshal(it, &g) == nil && g.ID != "" {
+			out = append(out, path.Base(g.ID))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// LUNsInUse maps host to LUN to the volume URI using it, from the array's
+// mappings (read through the collection cache).
+func (e *Endpoint) LUNsInUse(ctx context.Context, storageID string) (map[string]map[int64]string, error) {
+	items, err := e.cachedMembers(ctx, StorageGroupsURI(storageID), "Members")
+	if IsGone(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[int64]string{}
+	for _, it := range items {
+		var g struct {
+			MappedVolumes []struct {
+				Volume schemasLink `json:"Volume"`
+				LUN    string      `json:"LogicalUnitNumber"`
+			} `json:"MappedVolumes"`
+			Groups []schemasLink `json:"ClientEndpointGroups"`
+			Links  struct {
+				Groups []schemasLink `json:"ClientEndpointGroups"`
+			} `json:"Links"`
+		}
+		if err := json.Unmarshal(it, &g); err != nil {
+			return nil, fmt.Errorf("%w: decoding storage group: %v", ErrServer, err)
+		}
+		for _, mv := range g.MappedVolumes {
+			lun, err := strconv.ParseInt(mv.LUN, 10, 64)
+			if err != nil {
+				continue
+			}
+			for _, h := range append(g.Groups, g.Links.Groups...) {
+				host := path.Base(h.ID)
+				if out[host] == nil {
+					out[host] = map[int64]string{}
+				}
+				out[host][lun] = mv.Volume.ID
+			}
+		}
+	}
+	return out, nil
+}
