@@ -277,3 +277,35 @@ func TestServerPlanAgainstCaptures(t *testing.T) {
 		})
 	}
 }
+
+// BIOS changes for a server that should stay off: it is powered on once to
+// apply them (the values only land at boot), verified, then shut down.
+func TestServerResourceBiosWhileOff(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "stor2-bmc")
+	svc := lab.svcs["stor2-bmc"]
+	ep := lab.client(t, "stor2-bmc")
+	if err := ep.SetPower(context.Background(), "System.Embedded.1", "Off", fastWaiter()); err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{
+			Config: lab.providerBlock() + `
+resource "hpcstorage_server" "s" {
+  endpoint        = "stor2-bmc"
+  power_state     = "Off"
+  bios_attributes = { LogicalProc = "Disabled" }
+}`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("hpcstorage_server.s", tfjsonpath.New("power_state"), knownvalue.StringExact("Off")),
+				mockCheck(func() error {
+					if cur, pending := svc.BiosAttributes(); cur["LogicalProc"] != "Disabled" || len(pending) != 0 {
+						return fmt.Errorf("current %v pending %v", cur["LogicalProc"], pending)
+					}
+					return nil
+				}),
+			},
+		}},
+	})
+}
