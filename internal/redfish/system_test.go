@@ -2,6 +2,7 @@ package redfish
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -484,5 +485,63 @@ func TestApplyBiosCreatesDellJob(t *testing.T) {
 	}
 	if jobs != 1 || ch.Task != "/redfish/v1/Managers/M1/Jobs/JID_1" || current != "Disabled" {
 		t.Errorf("jobs %d, task %q, LogicalProc %s", jobs, ch.Task, current)
+	}
+}
+
+// A BMC that only offers Immediate applies (and reboots) by itself: no
+// reset is sent, the values are verified.
+func TestApplyBiosImmediateOnly(t *testing.T) {
+	var mu sync.Mutex
+	current, resets := "Enabled", 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/SessionService/Sessions", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) })
+	mux.HandleFunc("/redfish/v1/Systems/1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Id":"1","PowerState":"On","Bios":{"@odata.id":"/redfish/v1/Systems/1/Bios"},
+			"Actions":{"#ComputerSystem.Reset":{"target":"/redfish/v1/Systems/1/Actions/ComputerSystem.Reset"}}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Bios", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, `{"Attributes":{"LogicalProc":%q},"@Redfish.Settings":{"SettingsObject":{"@odata.id":"/redfish/v1/Systems/1/Bios/Settings"},"SupportedApplyTimes":["Immediate"]}}`, current)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Bios/Settings", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodPatch {
+			var body struct {
+				Attributes map[string]string
+				ApplyTime  struct{ ApplyTime string } `json:"@Redfish.SettingsApplyTime"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			if body.ApplyTime.ApplyTime == "Immediate" {
+				current = body.Attributes["LogicalProc"]
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		fmt.Fprint(w, `{"Attributes":{}}`)
+	})
+	mux.HandleFunc("/redfish/v1/Systems/1/Actions/ComputerSystem.Reset", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		resets++
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "imm", URL: ts.URL, Username: "root", Password: "x", HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sys, err := ep.GetSystem(ctx, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ep.ApplyBios(ctx, sys, map[string]any{"LogicalProc": "Disabled"}, Waiter{Interval: time.Millisecond, Timeout: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	if resets != 0 || current != "Disabled" {
+		t.Errorf("resets %d, LogicalProc %s; want 0 and Disabled", resets, current)
 	}
 }
