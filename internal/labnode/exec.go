@@ -1,6 +1,7 @@
 package labnode
 
 import (
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"debug/elf"
@@ -212,6 +213,23 @@ func (s *session) simple(w []string, stdout, stderr io.Writer) (int, error) {
 		}
 		if _, err := io.Copy(stdout, s.stdin); err != nil {
 			fmt.Fprintf(stderr, "cat: %v\n", err)
+			return 1, nil
+		}
+		return 0, nil
+	case "gzip":
+		if len(w) != 2 || w[1] != "-dc" {
+			return 2, fmt.Errorf("%w: gzip %q", errUnsupported, w[1:])
+		}
+		if s.node.Faults().NoGzip {
+			fmt.Fprintln(stderr, "sh: gzip: not found")
+			return 127, nil
+		}
+		zr, err := gzip.NewReader(s.stdin)
+		if err == nil {
+			_, err = io.Copy(stdout, zr)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "gzip: stdin: %v\n", err)
 			return 1, nil
 		}
 		return 0, nil

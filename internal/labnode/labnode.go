@@ -70,6 +70,8 @@ type Faults struct {
 	// Freeze stops the node reading from its connections (a hung host):
 	// requests, keepalives included, go unanswered.
 	Freeze bool
+	// NoGzip plays a node without gzip (`gzip -dc` is not found).
+	NoGzip bool
 }
 
 // Lab is a set of running nodes.

@@ -2,6 +2,7 @@ package labnode
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -177,6 +178,35 @@ func TestStartValidates(t *testing.T) {
 		if _, err := Start(cfg); err == nil {
 			t.Errorf("Start(%+v) succeeded", cfg)
 		}
+	}
+}
+
+// The compressed upload: gzip -dc writes the temp file.
+func TestGzipUploadForm(t *testing.T) {
+	n := newTestNode(t)
+	const p = "/opt/a/agent"
+	data := "#!/bin/sh\necho agent\n"
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(data))
+	w.Close()
+	cmd := `sh -c 'mkdir -p /opt/a && gzip -dc > ` + p + `.tmp-1 && chmod 0755 ` + p + `.tmp-1 && mv -f ` + p + `.tmp-1 ` + p + ` && sha256sum ` + p + ` || { rm -f ` + p + `.tmp-1; exit 1; }'`
+	sum := sha256.Sum256([]byte(data))
+	st, out, stderr, err := runIn(t, n, "sudo -n "+cmd, gz.String())
+	if err != nil || st != 0 || out != hex.EncodeToString(sum[:])+"  "+p+"\n" {
+		t.Fatalf("gzip upload: %d %q %q %v", st, out, stderr, err)
+	}
+	st, _, stderr, err = runIn(t, n, cmd, "not gzip")
+	if err != nil || st != 1 || !strings.Contains(stderr, "gzip") {
+		t.Errorf("corrupt gzip upload: %d %q %v", st, stderr, err)
+	}
+	n.SetFaults(Faults{NoGzip: true})
+	st, _, stderr, _ = runIn(t, n, cmd, gz.String())
+	if st != 1 || !strings.Contains(stderr, "gzip: not found") {
+		t.Errorf("node without gzip: %d %q", st, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(n.Root, p+".tmp-1")); !os.IsNotExist(err) {
+		t.Error("temp file left behind")
 	}
 }
 

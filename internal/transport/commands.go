@@ -38,6 +38,17 @@ func UploadCommand(agentPath, tmpSuffix string, sudo bool) string {
 		" && sha256sum "+q+" || { rm -f "+tmp+"; exit 1; }")
 }
 
+// UploadGzipCommand is UploadCommand for a gzip-compressed agent on
+// stdin: `gzip -dc` writes the temp file. A node without gzip fails it
+// (exit 1, "gzip: not found") and gets the plain upload.
+func UploadGzipCommand(agentPath, tmpSuffix string, sudo bool) string {
+	q := ShellQuote(agentPath)
+	tmp := ShellQuote(agentPath + ".tmp-" + tmpSuffix)
+	return wrap(sudo, "mkdir -p "+ShellQuote(path.Dir(agentPath))+
+		" && gzip -dc > "+tmp+" && chmod 0755 "+tmp+" && mv -f "+tmp+" "+q+
+		" && sha256sum "+q+" || { rm -f "+tmp+"; exit 1; }")
+}
+
 // AgentCommand runs the agent with args (sudo without a shell: the agent
 // is the only thing started). On a connection that has not probed the node
 // yet, args end with --expect-sha256 of the expected build: one exec when

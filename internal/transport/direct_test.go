@@ -219,3 +219,52 @@ func TestArm64NodeGetsArm64Build(t *testing.T) {
 		})
 	}
 }
+
+// The agent travels gzip-compressed; a node without gzip gets it plain.
+func TestUploadCompressedOrPlain(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 2)
+	kh := knownHosts(t, lab)
+	lab.Nodes[1].SetFaults(labnode.Faults{NoGzip: true})
+	p := newPool(t, transport.PoolOptions{})
+	for i, n := range lab.Nodes {
+		r, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("gz"), Check: true})
+		if err != nil || !r.Delivered {
+			t.Fatalf("%s: err=%v", n.Name, err)
+		}
+		hp, _ := n.HostFile(transport.DefaultAgentPath)
+		if b, _ := os.ReadFile(hp); !bytes.Equal(b, agentData) {
+			t.Fatalf("%s: delivered agent differs from the build", n.Name)
+		}
+		cmds := n.Commands()
+		gz, plain := 0, 0
+		for _, c := range cmds {
+			if strings.HasPrefix(c, "sh -c 'mkdir -p") {
+				if strings.Contains(c, "gzip -dc > ") {
+					gz++
+				} else {
+					plain++
+				}
+			}
+		}
+		if want := [2][2]int{{1, 0}, {1, 1}}[i]; gz != want[0] || plain != want[1] {
+			t.Errorf("%s: %d gzip and %d plain uploads, want %v: %q", n.Name, gz, plain, want, cmds)
+		}
+	}
+	// The pool remembers: the next delivery to the gzip-less host is plain
+	// straight away.
+	n := lab.Nodes[1]
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	if err := os.Remove(hp); err != nil {
+		t.Fatal(err)
+	}
+	c0 := len(n.Commands())
+	if _, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("gz"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range n.Commands()[c0:] {
+		if strings.Contains(c, "gzip") {
+			t.Errorf("gzip tried again on a node without it: %q", c)
+		}
+	}
+}

@@ -87,6 +87,7 @@ func TestCommands(t *testing.T) {
 		{ProbeCommand("/opt/my agent", true), `sudo -n sh -c 'uname -m; sha256sum '\''/opt/my agent'\'' 2>/dev/null || echo absent'`},
 		{AgentCommand(p, true, ApplyArgs(Request{Check: true, Root: "/srv/root"})...), "sudo -n " + p + " apply -f - --output json --check --root /srv/root"},
 		{UploadCommand("/a/b", "x1", false), `sh -c 'mkdir -p /a && cat > /a/b.tmp-x1 && chmod 0755 /a/b.tmp-x1 && mv -f /a/b.tmp-x1 /a/b && sha256sum /a/b || { rm -f /a/b.tmp-x1; exit 1; }'`},
+		{UploadGzipCommand("/a/b", "x1", true), `sudo -n sh -c 'mkdir -p /a && gzip -dc > /a/b.tmp-x1 && chmod 0755 /a/b.tmp-x1 && mv -f /a/b.tmp-x1 /a/b && sha256sum /a/b || { rm -f /a/b.tmp-x1; exit 1; }'`},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

@@ -42,6 +42,8 @@ type Pool struct {
 	// archs is the architecture last seen per host (pool key), so a new
 	// connection to it runs the right build in one exec.
 	archs map[string]string
+	// plain: hosts without gzip, which get the agent uncompressed.
+	plain map[string]bool
 }
 
 // entry is a connection being made or made; concurrent callers for one
@@ -72,7 +74,20 @@ func NewPool(o PoolOptions) *Pool {
 		conns:   map[string]*entry{},
 		perHost: map[string]chan struct{}{},
 		archs:   map[string]string{},
+		plain:   map[string]bool{},
 	}
+}
+
+func (p *Pool) plainUpload(o *Options) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.plain[o.poolKey()]
+}
+
+func (p *Pool) setPlainUpload(o *Options) {
+	p.mu.Lock()
+	p.plain[o.poolKey()] = true
+	p.mu.Unlock()
 }
 
 // expectedArch is the agent build to try first on a new connection to o.

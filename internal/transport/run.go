@@ -3,6 +3,7 @@ package transport
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -422,7 +423,19 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, erro
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	res, err := c.exec(ctx, UploadCommand(o.AgentPath, hex.EncodeToString(rnd[:]), o.Sudo), bytes.NewReader(data))
+	tmp := hex.EncodeToString(rnd[:])
+	var res execResult
+	// Compressed when the node has gzip (less than half the bytes to
+	// encrypt, send and decrypt); plain otherwise.
+	if gz, gzErr := gzipped(data, want); gzErr == nil && !p.plainUpload(o) {
+		res, err = c.exec(ctx, UploadGzipCommand(o.AgentPath, tmp, o.Sudo), bytes.NewReader(gz))
+		if err == nil && res.status != 0 && noGzip(res.stderr) {
+			p.setPlainUpload(o)
+			res, err = c.exec(ctx, UploadCommand(o.AgentPath, tmp, o.Sudo), bytes.NewReader(data))
+		}
+	} else {
+		res, err = c.exec(ctx, UploadCommand(o.AgentPath, tmp, o.Sudo), bytes.NewReader(data))
+	}
 	if err == nil && res.status != 0 {
 		err = sudoError(o, res)
 		if err == nil {
@@ -596,4 +609,41 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// noGzip recognises a node without gzip in the compressed upload's stderr.
+func noGzip(stderr []byte) bool {
+	for _, l := range strings.Split(string(stderr), "\n") {
+		if strings.Contains(l, "gzip") && containsAny(l, "not found", "No such file") {
+			return true
+		}
+	}
+	return false
+}
+
+// gzCache holds each agent build compressed, by sha256: compressed once
+// per process.
+var gzCache sync.Map // sha256 hex -> *gzBuild
+
+type gzBuild struct {
+	once sync.Once
+	data []byte
+	err  error
+}
+
+func gzipped(data []byte, sum string) ([]byte, error) {
+	v, _ := gzCache.LoadOrStore(sum, &gzBuild{})
+	b := v.(*gzBuild)
+	b.once.Do(func() {
+		var buf bytes.Buffer
+		w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+		if err == nil {
+			_, err = w.Write(data)
+		}
+		if err == nil {
+			err = w.Close()
+		}
+		b.data, b.err = buf.Bytes(), err
+	})
+	return b.data, b.err
 }
