@@ -244,6 +244,13 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 
 // ValidateConfig refuses a host mapped twice or a LUN used twice.
 func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	// Inside a module every input is unknown at validate time, and a list
+	// of structs cannot hold an unknown value: check it later, at plan.
+	var mappings types.List
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("host_mappings"), &mappings)...)
+	if resp.Diagnostics.HasError() || mappings.IsUnknown() {
+		return
+	}
 	var m volumeModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
