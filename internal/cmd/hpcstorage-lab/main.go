@@ -23,6 +23,7 @@ func commands() []command {
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
+		{"bench-fleet", "bench-fleet --n N [--ansible-dir DIR] [--ansible-forks F] [--max-parallel P]   agent vs tuned Ansible on N real sshd hosts (issue 4's fleet figure)", benchFleet},
 	}
 }
 
