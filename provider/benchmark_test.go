@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -32,14 +31,7 @@ const providerAddr = "registry.terraform.io/hashicorp/hpcstorage"
 //
 //	CHECKPOINT_DISABLE=1 go test ./provider -run '^$' -bench NoopPlan -benchtime 3x
 func BenchmarkNoopPlan(b *testing.B) {
-	tfPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfPath == "" {
-		p, err := exec.LookPath("terraform")
-		if err != nil {
-			b.Skip("no terraform CLI on PATH or in TF_ACC_TERRAFORM_PATH")
-		}
-		tfPath = p
-	}
+	tfPath := terraformCLI(b)
 	b.Setenv("CHECKPOINT_DISABLE", "1")
 	b.Setenv("TF_LOG_PROVIDER", "OFF") // the in-process server would print its trace log
 	b.Setenv("TF_LOG_SDK", "OFF")

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -26,4 +28,18 @@ output "ok" { value = "served" }`,
 			Check: resource.TestCheckOutput("ok", "served"),
 		}},
 	})
+}
+
+// terraformCLI is the CLI the acceptance harness uses: TF_ACC_TERRAFORM_PATH
+// (the Makefile's fallback build), else terraform on PATH.
+func terraformCLI(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		tb.Skip("no terraform CLI: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
+	}
+	return p
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -55,10 +54,7 @@ func TestR1ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R1 design")
 	}
-	tfPath, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform CLI not on PATH")
-	}
+	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
@@ -92,12 +88,6 @@ func TestR1ModuleExample(t *testing.T) {
 	}
 	start := time.Now()
 	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
-		// Inside a module every input is unknown at validation; until
-		// hpcstorage_volume's ValidateConfig reads host_mappings as a
-		// types.List it fails there (reported to its owner).
-		if strings.Contains(err.Error(), "host_mappings") && strings.Contains(err.Error(), "Received unknown value") {
-			t.Skipf("hpcstorage_volume cannot validate host_mappings inside a module yet: %v", err)
-		}
 		t.Fatalf("apply: %v", err)
 	}
 	t.Logf("R1 apply: %s", time.Since(start).Round(time.Second))
@@ -180,10 +170,7 @@ func TestBuildingBlockModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies two building blocks")
 	}
-	tfPath, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Skip("terraform CLI not on PATH")
-	}
+	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab")})

@@ -690,13 +690,7 @@ resource "hpcstorage_node_config" "storage" {
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	tfPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfPath == "" {
-		var err error
-		if tfPath, err = exec.LookPath("terraform"); err != nil {
-			b.Skip("no terraform CLI: set TF_ACC_TERRAFORM_PATH")
-		}
-	}
+	tfPath := terraformCLI(b)
 	tf, err := tfexec.NewTerraform(dir, tfPath)
 	if err != nil {
 		b.Fatal(err)
