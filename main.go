@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"log"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -24,6 +25,14 @@ func main() {
 		Debug:           debug,
 		ProtocolVersion: 6,
 	})
+	// Terraform stops the plugin gracefully and waits about two seconds
+	// before killing it: log out of the BMC sessions in that window so runs
+	// do not pile sessions up against the BMCs' limits.
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	if cerr := provider.CloseSessions(ctx); cerr != nil {
+		log.Printf("[DEBUG] closing Redfish sessions: %v", cerr)
+	}
+	cancel()
 	if err != nil {
 		log.Fatal(err)
 	}
