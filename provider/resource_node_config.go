@@ -199,13 +199,24 @@ func (r *nodeConfigResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// An empty spec makes the agent revert every key the owner holds,
-	// newest change first.
-	res, ok := r.run(ctx, &state, nodeconfig.Config{}, false, nil, &resp.Diagnostics)
-	if !ok {
+	if r.nodes == nil {
+		resp.Diagnostics.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return
 	}
-	if res.Failed {
+	// `agent remove` reverts every key the owner holds, newest change first,
+	// and drops the owner's record from the node.
+	over := parseSSH(state.SSH, path.Root("ssh"), &resp.Diagnostics)
+	opts := r.nodes.defaults.merge(over).options(state.Host.ValueString())
+	out, err := r.nodes.pool.Remove(ctx, opts, state.Owner.ValueString(), false, "")
+	var res *protocol.Result
+	if out != nil {
+		res = out.Result
+	}
+	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
+		addNodeError(&resp.Diagnostics, state.Host.ValueString(), err)
+		return
+	}
+	if res != nil && res.Failed {
 		resp.Diagnostics.AddError("Node Not Fully Reverted", fmt.Sprintf("Host %s, owner %q: %s\nThe keys that failed stay "+
 			"recorded on the node; run terraform destroy again once the cause is fixed.", state.Host.ValueString(),
 			state.Owner.ValueString(), failedItems(res)))
