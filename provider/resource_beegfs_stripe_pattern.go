@@ -65,10 +65,10 @@ func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.Schem
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
 			"set with `beegfs-ctl --setpattern` on a client without restarting anything; new files in the directory " +
-			"get it. Each distinct pattern is set once (a marker per directory and pattern under `" + beegfs.StripeMarkerDir +
-			"` on the client), so changing an attribute sets the new pattern. Destroy leaves the directory and its pattern. " +
-			"Reading the pattern back from `beegfs-ctl --getentryinfo` to show changes made by hand needs agent support " +
-			"and is not done yet. BeeGFS 8: `beegfs entry set`.",
+			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size`, `num_targets` " +
+			"and `pool` in state are what the client shows, so a pattern changed by hand shows in the next plan and the " +
+			"apply sets it again (setpattern runs only when the read-back differs). Destroy leaves the directory and its " +
+			"pattern. The client needs BeeGFS 7.x `beegfs-ctl` (BeeGFS 8: `beegfs entry set`, not rendered yet).",
 		Attributes: attrs,
 	}
 }
@@ -83,8 +83,45 @@ func (r *beegfsStripePatternResource) Create(ctx context.Context, req resource.C
 	beegfsCreate[beegfsStripePatternModel](ctx, r.nodes, req, resp)
 }
 
+// Read reads the pattern back from the client (`beegfs-ctl --getentryinfo`,
+// a read-only query the agent runs) and stores what the node shows, so a
+// pattern changed by hand shows as a change in the next plan.
 func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	beegfsRead[beegfsStripePatternModel](ctx, r.nodes, req, resp)
+	var state beegfsStripePatternModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	items, ok := renderItems(&state, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	st := state.stripe()
+	b := beegfsRunFor(r.nodes, &state)
+	res, ok := b.exec(ctx, append(items, st.ProbeItem()), true, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	drift := driftOf(res)
+	for i, ir := range res.Items {
+		if ir.Error != "" && !ir.Skipped {
+			drift[ir.ID] = "error: " + ir.Error
+			continue
+		}
+		if i != len(items) {
+			continue
+		}
+		p, err := beegfs.ParseEntryInfo(ir.Output)
+		if err != nil {
+			drift[ir.ID] = "error: " + err.Error()
+			continue
+		}
+		state.ChunkSize = types.Int64Value(p.ChunkSize)
+		state.NumTargets = types.Int64Value(int64(p.NumTargets))
+		state.Pool = types.Int64Value(int64(p.Pool))
+	}
+	state.Drift = driftMap(drift)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *beegfsStripePatternResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -257,8 +257,9 @@ func (r *r1Lab) read(t *testing.T, node, p string) string {
 }
 
 // keptOnDestroy are the paths destroy leaves by design: agent state,
-// format markers and what the setup steps wrote on the targets (data).
-var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data)(/|$)`)
+// format markers, what the setup steps wrote on the targets (data), and
+// the simulated file-system signatures and stripe patterns (data too).
+var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|run/hpcstorage-sim/(blkid|beegfs-stripe\.json))(/|$)`)
 
 func (r *r1Lab) tree(t *testing.T, node string) map[string]string {
 	t.Helper()

@@ -167,6 +167,7 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			continue
 		}
 		plan, err := impls[i].Plan(ctx, r.env)
+		ir.Output = plan.Output
 		if err == nil {
 			err = r.claim(i, plan.Claims, claimedBy)
 		}

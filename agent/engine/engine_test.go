@@ -596,3 +596,27 @@ func TestInterruptedRunStopsBetweenItems(t *testing.T) {
 		t.Errorf("interrupted run wrote:\n%s", strings.Join(d, "\n"))
 	}
 }
+
+// TestReadOnlyOutput: a read-only command's stdout reaches the result, in
+// check mode too, and is never a change.
+func TestReadOnlyOutput(t *testing.T) {
+	dir := t.TempDir()
+	if err := fakenode.Seed(dir, fakenode.Client); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	spec := parse(t, "apiVersion: hpcstorage/v1\nowner: probe\nitems:\n  - command: {name: info, argv: [beegfs-ctl, --getentryinfo, /mnt/beegfs], read_only: true}\n")
+	for _, check := range []bool{true, false} {
+		res := mustApply(t, root, spec, Options{Check: check})
+		if res.Changed || res.Items[0].Changed || !strings.Contains(res.Items[0].Output, "+ Chunksize: 512K\n") {
+			t.Errorf("check %v: %+v", check, res.Items[0])
+		}
+	}
+	if got := commands(t, root); len(got) != 0 {
+		t.Errorf("a query was recorded as a change: %q", got)
+	}
+}

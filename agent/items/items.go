@@ -61,6 +61,8 @@ type Plan struct {
 	// after its last notifier changed already runs the new config, so the
 	// engine does not restart it again.
 	Starts []string
+	// Output is what a read-only command printed (the result's output).
+	Output string
 }
 
 // Changed reports whether the item would change anything.

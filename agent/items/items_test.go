@@ -547,3 +547,44 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestStripeCommands: a read-only query runs in check mode and returns its
+// output without counting as a change; an unless_match guard reruns the
+// command when the query's output shows a hand change.
+func TestStripeCommands(t *testing.T) {
+	n := newNode(t, fakenode.Client)
+	probe := spec(t, "  - command: {name: info, argv: [beegfs-ctl, --getentryinfo, /mnt/beegfs/bench], read_only: true}\n")
+	p, err := n.plan(probe, 0, true)
+	if err != nil || p.Changed() || !strings.Contains(p.Output, "+ Chunksize: 512K\n") {
+		t.Fatalf("probe before: %+v %v", p, err)
+	}
+	set := spec(t, `  - command:
+      name: setpattern
+      argv: [/bin/sh, -c, 'dir=$1; shift; mkdir -p "$dir" && exec "$@"', x, /mnt/beegfs/bench, beegfs-ctl, --setpattern, --chunksize=1m, --numtargets=1, --storagepoolid=1, /mnt/beegfs/bench]
+      unless: [beegfs-ctl, --getentryinfo, /mnt/beegfs/bench]
+      unless_match: ['(?m)^\+ Chunksize: 1M$', '(?m)^\+ Number of storage targets: desired: 1$']
+`)
+	if p, _ := n.plan(set, 0, true); !p.Changed() {
+		t.Fatal("setpattern not planned")
+	}
+	n.apply(set)
+	n.converged(set)
+	p, err = n.plan(probe, 0, false)
+	if err != nil || p.Changed() || !strings.Contains(p.Output, "+ Chunksize: 1M\n+ Number of storage targets: desired: 1\n+ Storage Pool: 1 (Default)\n") {
+		t.Fatalf("probe after: %q %v", p.Output, err)
+	}
+	// A hand change: the guard no longer holds.
+	if err := (runner.Sim{Root: n.root}).Run(context.Background(), "beegfs-ctl", "--setpattern", "--numtargets=4", "/mnt/beegfs/bench"); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := n.plan(set, 0, true); !p.Changed() {
+		t.Error("hand change not seen by the guard")
+	}
+	n.apply(set)
+	n.converged(set)
+	// A failing query is an item error with its exit status.
+	bad := spec(t, "  - command: {argv: [beegfs-ctl, --listtargets], read_only: true}\n")
+	if _, err := n.plan(bad, 0, true); err == nil || !strings.Contains(err.Error(), "exit status 1") {
+		t.Errorf("failing query: %v", err)
+	}
+}

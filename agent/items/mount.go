@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -202,6 +203,22 @@ func (i *commandItem) ID() string { return i.id }
 func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	plan := Plan{Notify: i.c.Notify}
 	c := i.c
+	if c.ReadOnly {
+		// A query: it runs while planning (in --check too) and is never
+		// a change.
+		out, code, err := env.Run.Query(ctx, c.Argv...)
+		if len(out) > protocol.MaxOutput {
+			out = out[:protocol.MaxOutput]
+		}
+		plan.Output = out
+		if err != nil {
+			return plan, err
+		}
+		if code != 0 {
+			return plan, fmt.Errorf("%w: %s: exit status %d: %s", runner.ErrCommand, runner.Quote(c.Argv), code, lastLines(out, 5))
+		}
+		return plan, nil
+	}
 	if c.Creates != "" {
 		ok, err := env.Root.Exists(c.Creates)
 		if err != nil {
@@ -212,11 +229,11 @@ func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 		}
 	}
 	if len(c.Unless) > 0 {
-		_, code, err := env.Run.Query(ctx, c.Unless...)
+		out, code, err := env.Run.Query(ctx, c.Unless...)
 		if err != nil {
 			return plan, fmt.Errorf("unless: %w", err)
 		}
-		if code == 0 {
+		if code == 0 && matchesAll(c.UnlessMatch, out) {
 			return plan, nil
 		}
 	}
@@ -242,4 +259,25 @@ func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 		},
 	})
 	return plan, nil
+}
+
+// matchesAll reports whether every regular expression (validated with the
+// spec) matches out.
+func matchesAll(res []string, out string) bool {
+	for _, re := range res {
+		r, err := regexp.Compile(re)
+		if err != nil || !r.MatchString(out) {
+			return false
+		}
+	}
+	return true
+}
+
+// lastLines is the end of a command's output, for error messages.
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = l[len(l)-n:]
+	}
+	return strings.Join(l, "\n")
 }

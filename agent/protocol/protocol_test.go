@@ -79,6 +79,8 @@ items:
   - package_version: {name: lvm2, min: ""}
   - file: {path: /etc/a, content: x, notify: [beegfs-meta]}
   - udev_rule: {name: ../x, content: ""}
+  - command: {argv: [beegfs-ctl, --getentryinfo, /mnt/beegfs], read_only: true, creates: /x}
+  - command: {argv: [x], creates: /x, unless_match: ["("]}
 `, []string{
 			`apiVersion: "hpcstorage/v2": want "hpcstorage/v1"`,
 			"owner: ",
@@ -105,6 +107,9 @@ items:
 			`items[10].file.notify[0]: "beegfs-meta" is not a service item`,
 			"items[11].udev_rule.name",
 			"items[11].udev_rule.content: required",
+			"items[12].command.read_only: a read-only command runs on every plan",
+			"items[13].command.unless_match: needs unless",
+			"items[13].command.unless_match[0]: \"(\": error parsing regexp",
 		}},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,13 @@ type ItemResult struct {
 	// Optional extras.
 	Warnings []string `json:"warnings,omitempty"`
 	Skipped  bool     `json:"skipped,omitempty"` // not run because an earlier failure made it unsafe
+	// Output is the stdout of a read-only command item (read_only: true),
+	// at most MaxOutput bytes.
+	Output string `json:"output,omitempty"`
 }
+
+// MaxOutput bounds ItemResult.Output; longer output is cut at the end.
+const MaxOutput = 64 << 10
 
 // HandlerResult is a notified service restart. Action is "restarted" (or
 // "would restart" in check mode, "failed" with Error set).

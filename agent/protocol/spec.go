@@ -259,7 +259,16 @@ type Command struct {
 	Argv    []string `json:"argv"`
 	Creates string   `json:"creates,omitempty"`
 	Unless  []string `json:"unless,omitempty"`
-	Notify  []string `json:"notify,omitempty"`
+	// UnlessMatch are regular expressions (RE2) the unless command's stdout
+	// must all match, besides exiting 0, for the guard to hold: the
+	// command runs when what a read-only query prints differs from what
+	// it should print.
+	UnlessMatch []string `json:"unless_match,omitempty"`
+	Notify      []string `json:"notify,omitempty"`
+	// ReadOnly marks a query that changes nothing: it runs while planning,
+	// in --check too, never counts as a change, and its stdout is returned
+	// in the item result's output. A non-zero exit is an item error.
+	ReadOnly bool `json:"read_only,omitempty"`
 }
 
 // PackageVersion is a floor on an installed package: a preflight check.

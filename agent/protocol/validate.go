@@ -206,8 +206,19 @@ func validateItem(e *SpecError, p string, it Item) {
 		if v.Name != "" && !reName.MatchString(v.Name) {
 			e.add(p+".name", "%q: want letters, digits, . _ + -", v.Name)
 		}
-		if v.Creates == "" && len(v.Unless) == 0 {
+		switch {
+		case v.ReadOnly && (v.Creates != "" || len(v.Unless) > 0 || len(v.UnlessMatch) > 0 || len(v.Notify) > 0):
+			e.add(p+".read_only", "a read-only command runs on every plan and changes nothing: no creates, unless, unless_match or notify")
+		case !v.ReadOnly && v.Creates == "" && len(v.Unless) == 0:
 			e.add(p, "set creates or unless, so the command runs once and a second apply changes nothing")
+		}
+		if len(v.UnlessMatch) > 0 && len(v.Unless) == 0 {
+			e.add(p+".unless_match", "needs unless: the command whose stdout it matches")
+		}
+		for k, re := range v.UnlessMatch {
+			if _, err := regexp.Compile(re); err != nil {
+				e.add(fmt.Sprintf("%s.unless_match[%d]", p, k), "%q: %v", re, err)
+			}
 		}
 		if v.Creates != "" {
 			if msg := CheckPath(v.Creates); msg != "" {

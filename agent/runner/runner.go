@@ -124,7 +124,13 @@ func (s Sim) Run(_ context.Context, argv ...string) error {
 		return err
 	}
 	var err error
-	switch path.Base(argv[0]) {
+	cmd := argv
+	if w := wrapped(argv); w != nil {
+		cmd = w
+	}
+	switch path.Base(cmd[0]) {
+	case "beegfs-ctl":
+		err = s.beegfsCtl(cmd[1:])
 	case "modprobe":
 		err = s.modprobe(argv[1:])
 	case "mount":
@@ -260,6 +266,9 @@ func (s Sim) Query(_ context.Context, argv ...string) (string, int, error) {
 			return fmt.Sprintf("%s: TYPE=%q\n", dev, t), 0, nil
 		}
 		return "", 2, nil // blkid: nothing found
+	}
+	if len(argv) >= 2 && path.Base(argv[0]) == "beegfs-ctl" {
+		return s.beegfsCtlQuery(argv[1:])
 	}
 	if len(argv) >= 3 && path.Base(argv[0]) == "systemctl" {
 		st, err := s.loadUnits()

@@ -144,3 +144,39 @@ func TestSimMkfsAndBlkid(t *testing.T) {
 		t.Error("mkfs on a missing device succeeded")
 	}
 }
+
+func TestSimBeegfsStripe(t *testing.T) {
+	s, _ := simRoot(t)
+	ctx := context.Background()
+	info := func(p string) string {
+		out, code, err := s.Query(ctx, "beegfs-ctl", "--getentryinfo", p)
+		if err != nil || code != 0 {
+			t.Fatalf("getentryinfo %s: %d %v", p, code, err)
+		}
+		return out
+	}
+	if out := info("/mnt/beegfs/bench"); !strings.Contains(out, "Stripe pattern details:\n+ Type: RAID0\n+ Chunksize: 512K\n+ Number of storage targets: desired: 4\n+ Storage Pool: 1 (Default)\n") {
+		t.Errorf("default pattern:\n%s", out)
+	}
+	// Wrapped in the provider's sh script, as "$@".
+	if err := s.Run(ctx, "/bin/sh", "-c", `dir=$1; shift; exec "$@"`, "hpcstorage-stripe", "/mnt/beegfs/bench",
+		"beegfs-ctl", "--setpattern", "--chunksize=1m", "--numtargets=1", "--storagepoolid=2", "--mount=/mnt/beegfs", "/mnt/beegfs/bench"); err != nil {
+		t.Fatal(err)
+	}
+	if out := info("/mnt/beegfs/bench/sub"); !strings.Contains(out, "+ Chunksize: 1M\n+ Number of storage targets: desired: 1\n+ Storage Pool: 2\n") {
+		t.Errorf("inherited pattern:\n%s", out)
+	}
+	// Options not given keep the directory's values.
+	if err := s.Run(ctx, "beegfs-ctl", "--setpattern", "--numtargets=8", "/mnt/beegfs/bench"); err != nil {
+		t.Fatal(err)
+	}
+	if out := info("/mnt/beegfs/bench"); !strings.Contains(out, "+ Chunksize: 1M\n+ Number of storage targets: desired: 8\n+ Storage Pool: 2\n") {
+		t.Errorf("after a partial setpattern:\n%s", out)
+	}
+	if err := s.Run(ctx, "beegfs-ctl", "--setpattern", "--chunksize=1000", "/mnt/beegfs/bench"); err == nil {
+		t.Error("a chunk size that is not a power of two was accepted")
+	}
+	if _, code, _ := s.Query(ctx, "beegfs-ctl", "--listtargets"); code == 0 {
+		t.Error("an unmodelled beegfs-ctl mode reported success")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -250,10 +251,38 @@ func TestStripe(t *testing.T) {
 	if got := strings.Join(s.SetPatternArgv(), " "); got != "beegfs-ctl --setpattern --chunksize=1m --numtargets=1 --storagepoolid=1 --mount=/mnt/beegfs /mnt/beegfs/bench" {
 		t.Errorf("argv %q", got)
 	}
-	s2 := s
-	s2.NumTargets = 8
-	if s2.MarkerPath() == s.MarkerPath() {
-		t.Error("a new pattern must have a new marker")
+	c := items[0].Command
+	if strings.Join(c.Unless, " ") != "beegfs-ctl --getentryinfo /mnt/beegfs/bench" || c.Creates != "" {
+		t.Errorf("guard %q creates %q", c.Unless, c.Creates)
+	}
+	// The guard holds exactly when the directory shows this pattern.
+	show := func(chunk, targets, pool string) string {
+		return "Entry type: directory\nEntryID: 0-5D36F5EC-1\nMetadata node: meta01 [ID: 1]\nStripe pattern details:\n+ Type: RAID0\n" +
+			"+ Chunksize: " + chunk + "\n+ Number of storage targets: desired: " + targets + "\n+ Storage Pool: " + pool + "\n"
+	}
+	for _, tc := range []struct {
+		out  string
+		want bool
+	}{
+		{show("1M", "1", "1 (Default)"), true},
+		{show("1024K", "1", "1 (Default)"), true},
+		{show("1m", "1", "1"), true},
+		{show("512K", "1", "1 (Default)"), false},
+		{show("1M", "4", "1 (Default)"), false},
+		{show("1M", "10", "1 (Default)"), false},
+		{show("1M", "1", "2 (fast)"), false},
+		{show("1M", "1", "11"), false},
+	} {
+		got := true
+		for _, re := range c.UnlessMatch {
+			got = got && regexp.MustCompile(re).MatchString(tc.out)
+		}
+		if got != tc.want {
+			t.Errorf("guard on\n%s= %v, want %v", tc.out, got, tc.want)
+		}
+	}
+	if p := s.ProbeItem(); !p.Command.ReadOnly || strings.Join(p.Command.Argv, " ") != "beegfs-ctl --getentryinfo /mnt/beegfs/bench" {
+		t.Errorf("probe %+v", p.Command)
 	}
 	for _, bad := range []Stripe{{MountPoint: "/mnt/beegfs", ChunkSize: 1000, NumTargets: 1, Pool: 1},
 		{MountPoint: "/mnt/beegfs", Path: "../etc", ChunkSize: 1 << 20, NumTargets: 1, Pool: 1},
@@ -323,5 +352,67 @@ func TestFormatGuardScript(t *testing.T) {
 	_, calls, err = run(false, "")
 	if err != nil || strings.Contains(calls, "wipefs") || !strings.Contains(calls, "mkfs.xfs -q -d su=512k,sw=8 -l version=2,su=256k -i size=512 /dev/disk/by-id/wwn-0x600c0ff0") {
 		t.Errorf("blank device: err %v, calls %q", err, calls)
+	}
+}
+
+func TestParseEntryInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		want      Pattern
+		err       string
+	}{
+		{"7.x directory", `Entry type: directory
+EntryID: 0-5D36F5EC-1
+Metadata node: meta01 [ID: 1]
+Stripe pattern details:
++ Type: RAID0
++ Chunksize: 1M
++ Number of storage targets: desired: 1
++ Storage Pool: 1 (Default)
+`, Pattern{"RAID0", 1 << 20, 1, 1}, ""},
+		{"7.x file, lower-case unit", `Entry type: file
+EntryID: 0-5D285750-1
+Metadata node: node1.beeg.local [ID: 1]
+Stripe pattern details:
++ Type: RAID0
++ Chunksize: 512k
++ Number of storage targets: desired: 2; actual: 2
++ Storage targets:
+  + 1 @ node1.beeg.local [ID: 1]
+  + 2 @ node2.beeg.local [ID: 2]
++ Storage Pool: 3 (fast)
+Chunk path: u0/0/r/root/0-5EC39809-1
+`, Pattern{"RAID0", 512 << 10, 2, 3}, ""},
+		{"8 --retro --verbose", `Entry type: directory
+EntryID: root
+ParentID:
+Stripe pattern details:
++ Type: RAID0
++ Chunksize: 1M
++ Number of storage targets: desired: 4
++ Storage Pool: 1  (default)
+Inlined inode: no
+`, Pattern{"RAID0", 1 << 20, 4, 1}, ""},
+		{"8 table", `PATH  ENTRY ID       TYPE  META NODE        META MIRROR  STORAGE POOL  STRIPE PATTERN  STORAGE TARGETS  BUDDY GROUPS  REMOTE TARGETS  COOL DOWN
+/     root      directory  node_meta_2 (2)            1  default (1)   RAID0 (4x1M)    (directory)      (directory)   (none)          (n/a)
+`, Pattern{"RAID0", 1 << 20, 4, 1}, ""},
+		{"8 table, KiB and another pool", `PATH   ENTRY ID  TYPE       META NODE   META MIRROR  STORAGE POOL  STRIPE PATTERN       STORAGE TARGETS
+/bench 0-1-1     directory  meta_01 (1) (none)       fast (2)      RAID0 (8x512KiB)     (directory)
+`, Pattern{"RAID0", 512 << 10, 8, 2}, ""},
+		{"bytes", "+ Chunksize: 65536\n+ Number of storage targets: desired: 1\n+ Storage Pool: 1\n", Pattern{"", 64 << 10, 1, 1}, ""},
+		{"error text", "Error: Path does not exist\n", Pattern{}, "no chunk size, number of storage targets, storage pool"},
+		{"no pool (6.x)", "+ Chunksize: 1M\n+ Number of storage targets: desired: 1\n", Pattern{}, "no storage pool"},
+		{"bad size", "+ Chunksize: lots\n", Pattern{}, "chunksize"},
+	} {
+		got, err := ParseEntryInfo(tc.out)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %+v %v, want %+v", tc.name, got, err, tc.want)
+		}
 	}
 }

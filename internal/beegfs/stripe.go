@@ -4,15 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
-
-// StripeMarkerDir holds one file per stripe pattern set, named by a hash of
-// directory and pattern: a changed pattern is a new marker, so it is set
-// again.
-const StripeMarkerDir = "/var/lib/hpcstorage/beegfs/stripe"
 
 // Stripe is the stripe pattern of one directory of a mounted BeeGFS.
 type Stripe struct {
@@ -67,25 +64,183 @@ func (s Stripe) SetPatternArgv() []string {
 		fmt.Sprintf("--storagepoolid=%d", s.Pool), "--mount=" + s.MountPoint, s.Dir()}
 }
 
-// MarkerPath names this directory and pattern.
-func (s Stripe) MarkerPath() string {
-	sum := sha256.Sum256([]byte(strings.Join(s.SetPatternArgv(), "\x00")))
-	return StripeMarkerDir + "/" + hex.EncodeToString(sum[:8])
+// GetEntryInfoArgv reads the directory's pattern back (BeeGFS 8:
+// `beegfs entry info --retro`, same output).
+func (s Stripe) GetEntryInfoArgv() []string {
+	return []string{"beegfs-ctl", "--getentryinfo", s.Dir()}
 }
 
-const stripeScript = `dir=$1 marker=$2; shift 2
-mkdir -p "$dir" || exit 1
-"$@" || exit 1
-mkdir -p "${marker%/*}" && printf '%s\n' "$*" > "$marker"`
+// chunkAlternatives are the ways beegfs-ctl may print a chunk size.
+func chunkAlternatives(b int64) string {
+	alts := []string{strconv.FormatInt(b, 10), strconv.FormatInt(b>>10, 10) + "K"}
+	if b%(1<<20) == 0 {
+		alts = append(alts, strconv.FormatInt(b>>20, 10)+"M")
+	}
+	return strings.Join(alts, "|")
+}
 
-// Items: create the directory if needed and set the pattern once per
-// pattern value.
+// Matchers are what `beegfs-ctl --getentryinfo` prints when the directory
+// has this pattern: the setpattern command's unless_match guard.
+func (s Stripe) Matchers() []string {
+	return []string{
+		`(?mi)^\+ Chunksize: (?:` + chunkAlternatives(s.ChunkSize) + `)(?:i?B)?[ \t]*$`,
+		fmt.Sprintf(`(?m)^\+ Number of storage targets: desired: %d(?:[; \t].*)?$`, s.NumTargets),
+		fmt.Sprintf(`(?m)^\+ Storage Pool: %d(?:[ \t].*)?$`, s.Pool),
+	}
+}
+
+// stripeScript creates the directory, then runs the setpattern argv
+// ("$@").
+const stripeScript = `dir=$1; shift
+mkdir -p "$dir" || exit 1
+exec "$@"`
+
+// Items: set the pattern unless the directory already has it (read back
+// with beegfs-ctl --getentryinfo), creating the directory if needed. A
+// pattern changed by hand is set again by the next apply.
 func (s Stripe) Items() ([]protocol.Item, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	argv := append([]string{"/bin/sh", "-c", stripeScript, "hpcstorage-stripe", s.Dir(), s.MarkerPath()}, s.SetPatternArgv()...)
-	return []protocol.Item{{Command: &protocol.Command{Name: "setpattern", Argv: argv, Creates: s.MarkerPath()}}}, nil
+	argv := append([]string{"/bin/sh", "-c", stripeScript, "hpcstorage-stripe", s.Dir()}, s.SetPatternArgv()...)
+	return []protocol.Item{{Command: &protocol.Command{Name: "setpattern", Argv: argv, Unless: s.GetEntryInfoArgv(),
+		UnlessMatch: s.Matchers()}}}, nil
+}
+
+// ProbeItem is the read-only query whose output ParseEntryInfo reads.
+func (s Stripe) ProbeItem() protocol.Item {
+	return protocol.Item{Command: &protocol.Command{Name: "getentryinfo", Argv: s.GetEntryInfoArgv(), ReadOnly: true}}
+}
+
+// Pattern is a stripe pattern as BeeGFS reports it.
+type Pattern struct {
+	Type       string // RAID0, BUDDYMIRROR
+	ChunkSize  int64
+	NumTargets int
+	Pool       int
+}
+
+var (
+	reV8Pattern = regexp.MustCompile(`(?i)\b(RAID0|BUDDYMIRROR|mirrored)\s*\((\d+)\s*x\s*([0-9]+\s*[KMG]?(?:i?B)?)\)`)
+	reV8Pool    = regexp.MustCompile(`(\S+)\s+\((\d+)\)`)
+)
+
+// ParseEntryInfo reads the stripe pattern from `beegfs-ctl --getentryinfo`
+// (BeeGFS 7.x, and `beegfs entry info --retro` of BeeGFS 8) or from the
+// table `beegfs entry info` prints by default in BeeGFS 8 (columns STORAGE
+// POOL "default (1)" and STRIPE PATTERN "RAID0 (4x1M)").
+func ParseEntryInfo(out string) (Pattern, error) {
+	var p Pattern
+	var haveChunk, haveTargets, havePool bool
+	for _, line := range strings.Split(out, "\n") {
+		l := strings.TrimSpace(line)
+		k, v, ok := strings.Cut(strings.TrimPrefix(l, "+ "), ":")
+		if !ok || !strings.HasPrefix(l, "+ ") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "type":
+			p.Type = strings.ToUpper(v)
+		case "chunksize":
+			n, err := parseSize(v)
+			if err != nil {
+				return p, fmt.Errorf("chunksize: %w", err)
+			}
+			p.ChunkSize, haveChunk = n, true
+		case "number of storage targets":
+			// "desired: 4" or "desired: 4; actual: 4"
+			d, _, _ := strings.Cut(strings.TrimPrefix(v, "desired:"), ";")
+			n, err := strconv.Atoi(strings.TrimSpace(d))
+			if err != nil {
+				return p, fmt.Errorf("number of storage targets %q: %w", v, err)
+			}
+			p.NumTargets, haveTargets = n, true
+		case "storage pool":
+			f := strings.Fields(v)
+			if len(f) == 0 {
+				return p, fmt.Errorf("storage pool %q", v)
+			}
+			n, err := strconv.Atoi(f[0])
+			if err != nil {
+				return p, fmt.Errorf("storage pool %q: %w", v, err)
+			}
+			p.Pool, havePool = n, true
+		}
+	}
+	if !haveChunk && !haveTargets {
+		// BeeGFS 8 table: the first data row after the header.
+		lines := strings.Split(out, "\n")
+		for i, l := range lines {
+			if !strings.Contains(l, "STRIPE PATTERN") {
+				continue
+			}
+			for _, row := range lines[i+1:] {
+				m := reV8Pattern.FindStringSubmatchIndex(row)
+				if m == nil {
+					continue
+				}
+				p.Type = strings.ToUpper(row[m[2]:m[3]])
+				n, _ := strconv.Atoi(row[m[4]:m[5]])
+				size, err := parseSize(row[m[6]:m[7]])
+				if err != nil {
+					return p, fmt.Errorf("stripe pattern: %w", err)
+				}
+				p.NumTargets, p.ChunkSize, haveTargets, haveChunk = n, size, true, true
+				if pools := reV8Pool.FindAllStringSubmatch(row[:m[0]], -1); len(pools) > 0 {
+					p.Pool, _ = strconv.Atoi(pools[len(pools)-1][2])
+					havePool = true
+				}
+				break
+			}
+			break
+		}
+	}
+	var missing []string
+	for _, f := range []struct {
+		ok   bool
+		name string
+	}{{haveChunk, "chunk size"}, {haveTargets, "number of storage targets"}, {havePool, "storage pool"}} {
+		if !f.ok {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return p, fmt.Errorf("no %s in the entry info: %q", strings.Join(missing, ", "), clip(out))
+	}
+	return p, nil
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+// parseSize reads 524288, 512k, 512K, 1M, 1MiB, 1 MiB.
+func parseSize(s string) (int64, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "i")
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("size %q: want a number with an optional K, M or G", s)
+	}
+	return v * mult, nil
 }
 
 // StripeOwnerSuffix names the agent owner of one directory's pattern
