@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -220,6 +221,28 @@ func benchFleet(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("after the agent's no-op converge: %w", err)
 	}
 	runs = append(runs, noop)
+
+	// Beside the figure: a first converge on fresh hosts that already have
+	// this agent build (delivered once per version, as after an earlier
+	// run), to show what the delivery costs.
+	if err := reset(); err != nil {
+		return err
+	}
+	if err := env.preinstall(); err != nil {
+		return err
+	}
+	warm, _, err := agentRun("first*", baseline, false)
+	if err != nil {
+		return err
+	}
+	if warm.changed != items*env.n || warm.delivered != 0 {
+		return fmt.Errorf("agent first converge with the agent in place: %d items changed (want %d), %d deliveries (want 0)", warm.changed, items*env.n, warm.delivered)
+	}
+	if err := env.checkFiles(); err != nil {
+		return fmt.Errorf("after the agent's first converge with the agent in place: %w", err)
+	}
+	warm.note = "* agent already on the hosts: no delivery"
+	runs = append(runs, warm)
 
 	// The full R1 storage-server profile, if the baseline's bare hosts can
 	// take it (its preflights need packages, disks and kernel files).
@@ -513,6 +536,25 @@ func (e fleetEnv) checkFiles() error {
 		}
 		if _, err := os.Stat(filepath.Join(r, "run/beegfs-storage.restarted")); err != nil {
 			return fmt.Errorf("h%d: handler did not run: %v", i, err)
+		}
+	}
+	return nil
+}
+
+// preinstall puts this binary's embedded amd64 agent build at every
+// host's agent path, as a delivery by an earlier run would have.
+func (e fleetEnv) preinstall() error {
+	data, _, err := agentbin.For("amd64")
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= e.n; i++ {
+		p := filepath.Join(e.hostRoot(i), transport.DefaultAgentPath)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			return err
 		}
 	}
 	return nil
