@@ -76,6 +76,21 @@ func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, 
 	return res, true
 }
 
+// facts reads the node's facts (`hpcstorage-agent facts`).
+func (b beegfsRun) facts(ctx context.Context, diags *diag.Diagnostics) (*protocol.Facts, bool) {
+	if b.nodes == nil {
+		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
+		return nil, false
+	}
+	over := parseSSH(b.ssh, path.Root("ssh"), diags)
+	f, err := b.nodes.pool.Facts(ctx, b.nodes.defaults.merge(over).options(b.host), "")
+	if err != nil {
+		addNodeError(diags, b.host, err)
+		return nil, false
+	}
+	return f, true
+}
+
 // itemErrors turns failed items into attribute errors (revert entries,
 // which follow the spec's items, name no attribute).
 func (b beegfsRun) itemErrors(res *protocol.Result, summary string, diags *diag.Diagnostics) {

@@ -70,7 +70,9 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 			"unless `wipe = true`; a device this provider formatted is recorded on the node (`" + beegfs.MarkerDir + "`) and " +
 			"never formatted again. The mount is persisted in `/etc/fstab`.\n\nDestroy unmounts the target and removes its " +
 			"fstab line, but never wipes it: the data stays on the volume, and creating the resource again mounts it as it is." +
-			"\n\nOn the lab's fake nodes commands are recorded rather than run, so the signature check happens on real nodes only.",
+			"\n\nThe signature check happens twice: at plan time from the node's facts (`blkid -p`, through the agent), so " +
+			"a plan that would format a used device fails on `wipe` before anything is applied; and again on the node right " +
+			"before `mkfs`.",
 		Attributes: map[string]schema.Attribute{
 			// Required
 			"host": beegfsHostAttribute("the target"),
@@ -96,7 +98,8 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 			"wipe": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
 				MarkdownDescription: "Erase an existing signature before formatting (`wipefs -a`). Off by default: a device " +
-					"with any signature makes the apply fail and nothing is changed. Applies only to the first format."},
+					"with any signature (one this provider did not format) fails the plan, naming the device and what it " +
+					"holds, and nothing is changed. Applies only to the first format."},
 			"mount_options": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Mount options, one per entry. Default per kind: storage " +
 					backtickList(beegfs.Target{Kind: beegfs.KindStorage}.DefaultMountOptions()) + "; metadata and management " +
@@ -241,7 +244,25 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 	}
 	items, _ := t.Items()
-	r.run(&plan).check(ctx, items, &resp.Diagnostics)
+	run := r.run(&plan)
+	res, ok := run.check(ctx, items, &resp.Diagnostics)
+	if !ok || t.Wipe || len(res.Items) == 0 || !res.Items[0].Changed {
+		return
+	}
+	// The format would run (no marker: this provider never formatted the
+	// device): refuse one that carries any signature.
+	f, ok := run.facts(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	for _, d := range f.BlockDevices {
+		if d.WWN != "" && beegfs.NormWWN(d.WWN) == beegfs.NormWWN(t.WWN) && d.FSType != "" {
+			addError(&resp.Diagnostics, path.Root("wipe"), "Device Already Has A Signature", fmt.Sprintf("Host %s: %s (/dev/%s) "+
+				"already holds a %s signature, and this provider did not format it (no %s on the node). Formatting it would "+
+				"destroy what it holds. Set wipe = true to erase it, or use another volume.", plan.Host.ValueString(),
+				beegfs.DevicePath(t.WWN), d.Name, d.FSType, t.MarkerPath()), nil)
+		}
+	}
 }
 
 // ValidateConfig reports missing geometry of storage targets and other

@@ -636,3 +636,100 @@ func TestBeegfsErrorPath(t *testing.T) {
 		}
 	}
 }
+
+// TestBeegfsTargetSignature: a volume that already holds a file system
+// fails the plan on wipe (nothing applied); wipe = true formats it; and a
+// device this provider formatted is never refused (nor formatted again).
+func TestBeegfsTargetSignature(t *testing.T) {
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	r := &r1Lab{Lab: l, dir: dir}
+	var drives []string
+	for d := 0; d < 10; d++ {
+		drives = append(drives, fmt.Sprintf("0.%d", d))
+	}
+	wwn, err := l.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: "dg01", RAID: "RAID6", Drives: drives, Volume: "used",
+		SegmentBytes: 512 << 10, Hosts: []string{"stor1"}, LUN: 1, FSType: "xfs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := l.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	before := r.tree(t, "stor1")
+	conf := func(wipe string) string {
+		return r.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_beegfs_target" "st" {
+  host         = %q
+  wwn          = %q
+  kind         = "storage"
+  mount_point  = "/data/st01"
+  segment_size = 524288
+  data_drives  = 8
+  %s
+}
+`, r.node("stor1").Host, wwn, wipe)
+	}
+	formats := func() []string {
+		var out []string
+		for _, argv := range r.commands(t, "stor1") {
+			if m := lab.MkfsArgv(argv); m != nil {
+				out = append(out, strings.Join(m, " "))
+			}
+		}
+		return out
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      conf(""),
+				ExpectError: regexp.MustCompile(`(?s)Device Already Has A Signature.*Attribute wipe.*wwn-0x` + wwn + `.*already\s+holds\s+a\s+xfs\s+signature.*wipe\s+=\s+true`),
+			},
+			{
+				PreConfig: func() {
+					if err := sameTree(before, r.tree(t, "stor1")); err != nil {
+						t.Errorf("the refused plan touched stor1: %v", err)
+					}
+					if cmds := r.commands(t, "stor1"); len(cmds) > 0 {
+						t.Errorf("the refused plan ran commands: %q", cmds)
+					}
+				},
+				Config: conf("wipe = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{stateCheck(func(*tfjson.State) error {
+					if f := formats(); len(f) != 1 || !strings.HasPrefix(f[0], "mkfs.xfs -q -d su=512k,sw=8 ") {
+						return fmt.Errorf("formats %q, want one mkfs.xfs", f)
+					}
+					if !strings.Contains(r.read(t, "stor1", "proc/mounts"), " /data/st01 xfs ") {
+						return fmt.Errorf("not mounted:\n%s", r.read(t, "stor1", "proc/mounts"))
+					}
+					return nil
+				})},
+			},
+			{
+				// wipe off again replaces the resource: the device now holds
+				// the xfs this provider made (its marker says so), so the
+				// plan passes and nothing is formatted again.
+				Config: conf("wipe = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction("hpcstorage_beegfs_target.st", plancheck.ResourceActionReplace)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{stateCheck(func(*tfjson.State) error {
+					if f := formats(); len(f) != 1 {
+						return fmt.Errorf("formats %q, want still one", f)
+					}
+					return nil
+				})},
+			},
+		},
+	})
+}

@@ -40,7 +40,7 @@ func Gather(ctx context.Context, root *fsroot.Root, run runner.Runner) (protocol
 		}
 		f.BlockDevices = append(f.BlockDevices, protocol.BlockDevice{Name: d.Name, SizeBytes: d.SizeBytes,
 			Rotational: d.Rotational, WWN: d.WWN(), WWID: d.WWID, Model: d.Model, Vendor: d.Vendor,
-			Schedulers: scheds, Scheduler: d.Scheduler})
+			Schedulers: scheds, Scheduler: d.Scheduler, FSType: signature(ctx, run, d.Name)})
 	}
 	nics, err := nics(root)
 	if err != nil {
@@ -214,4 +214,32 @@ func nics(root *fsroot.Root) ([]protocol.NIC, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// signature asks blkid for the device's signature type: TYPE (a file
+// system, LVM or RAID member), else PTTYPE (a partition table). A fake
+// root's runner answers from its simulated signatures. Errors (no blkid,
+// no permission) leave it empty.
+func signature(ctx context.Context, run runner.Runner, name string) string {
+	if run == nil {
+		return ""
+	}
+	out, code, err := run.Query(ctx, "blkid", "-p", "-o", "export", "/dev/"+name)
+	if err != nil || code != 0 {
+		return ""
+	}
+	var typ, pt string
+	for _, l := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(l), "=")
+		switch k {
+		case "TYPE":
+			typ = v
+		case "PTTYPE":
+			pt = v
+		}
+	}
+	if typ != "" {
+		return typ
+	}
+	return pt
 }

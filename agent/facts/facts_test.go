@@ -55,3 +55,40 @@ func TestGatherClient(t *testing.T) {
 		t.Errorf("packages %+v", f.Packages)
 	}
 }
+
+// TestGatherSignatures: a fake root's disks report the signature the
+// simulation records (cabled with a file system, or formatted by mkfs).
+func TestGatherSignatures(t *testing.T) {
+	dir := t.TempDir()
+	disks := fakenode.ArrayVolumes("storage01", 2)
+	disks[0].FSType = "xfs"
+	if err := fakenode.SeedWith(dir, fakenode.Storage, fakenode.Options{Disks: disks}); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	run := runner.Sim{Root: root}
+	fstypes := func() map[string]string {
+		f, err := Gather(context.Background(), root, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, d := range f.BlockDevices {
+			out[d.Name] = d.FSType
+		}
+		return out
+	}
+	if got := fstypes(); got["sdb"] != "xfs" || got["sdc"] != "" || got["sda"] != "" {
+		t.Errorf("before mkfs: %v", got)
+	}
+	if err := run.Run(context.Background(), "mkfs.ext4", "-q", "/dev/disk/by-id/wwn-0x"+disks[1].WWN); err != nil {
+		t.Fatal(err)
+	}
+	if got := fstypes(); got["sdb"] != "xfs" || got["sdc"] != "ext4" {
+		t.Errorf("after mkfs: %v", got)
+	}
+}

@@ -43,6 +43,11 @@ type BlockDevice struct {
 	Vendor     string   `json:"vendor,omitempty"`
 	Schedulers []string `json:"schedulers"`
 	Scheduler  string   `json:"scheduler"`
+	// FSType is the signature blkid finds on the whole device (`blkid -p`):
+	// a file system or volume type (xfs, ext4, LVM2_member,
+	// linux_raid_member) or, on a partitioned disk, the partition table
+	// (gpt, dos). "" when blank or unreadable.
+	FSType string `json:"fstype,omitempty"`
 }
 
 // NIC is a network interface.

@@ -187,7 +187,7 @@ func wrapped(argv []string) []string {
 		return nil
 	}
 	for i := 4; i < len(argv); i++ {
-		if b := path.Base(argv[i]); b == "beegfs-ctl" {
+		if b := path.Base(argv[i]); b == "beegfs-ctl" || strings.HasPrefix(b, "mkfs.") {
 			return argv[i:]
 		}
 	}

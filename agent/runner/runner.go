@@ -131,6 +131,8 @@ func (s Sim) Run(_ context.Context, argv ...string) error {
 	switch path.Base(cmd[0]) {
 	case "beegfs-ctl":
 		err = s.beegfsCtl(cmd[1:])
+	case "wipefs":
+		err = s.wipefs(argv[1:])
 	case "modprobe":
 		err = s.modprobe(argv[1:])
 	case "mount":
@@ -140,8 +142,8 @@ func (s Sim) Run(_ context.Context, argv ...string) error {
 	case "systemctl":
 		err = s.systemctl(argv[1:])
 	default:
-		if strings.HasPrefix(path.Base(argv[0]), "mkfs.") {
-			err = s.mkfs(strings.TrimPrefix(path.Base(argv[0]), "mkfs."), argv[1:])
+		if strings.HasPrefix(path.Base(cmd[0]), "mkfs.") {
+			err = s.mkfs(strings.TrimPrefix(path.Base(cmd[0]), "mkfs."), cmd[1:])
 		}
 	}
 	if err != nil {
@@ -193,23 +195,34 @@ func ReadLog(root *fsroot.Root) ([][]string, error) {
 	return out, nil
 }
 
-// BlkidPath is the simulated file-system signatures of a fake root's disks
-// (what mkfs.<type> wrote, what blkid reads).
-const BlkidPath = "/run/hpcstorage-sim/blkid.json"
+// BlkidDir holds the simulated signatures of a fake root's disks, one file
+// per kernel device name holding the blkid TYPE (what mkfs.<type> wrote,
+// what blkid reads; fakenode writes it for disks cabled with a file system).
+const BlkidDir = "/run/hpcstorage-sim/blkid"
 
-func (s Sim) loadBlkid() (map[string]string, error) {
-	m := map[string]string{}
-	data, err := s.Root.ReadFile(BlkidPath)
+// blkidFile is the signature file of a device path (links resolved).
+func (s Sim) blkidFile(dev string) (string, error) {
+	real, err := s.Root.Resolve(dev)
+	if err != nil {
+		return "", err
+	}
+	return BlkidDir + "/" + path.Base(real), nil
+}
+
+// signature is the simulated file-system type of dev, "" when blank.
+func (s Sim) signature(dev string) (string, error) {
+	f, err := s.blkidFile(dev)
+	if err != nil {
+		return "", nil
+	}
+	data, err := s.Root.ReadFile(f)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
+		return "", nil
 	}
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", BlkidPath, err)
-	}
-	return m, nil
+	return strings.TrimSpace(string(data)), nil
 }
 
 // lastArg is a command's device argument: its last non-option word.
@@ -234,38 +247,51 @@ func (s Sim) mkfs(fstype string, args []string) error {
 	if ok, err := s.Root.Exists(real); err != nil || !ok {
 		return fmt.Errorf("%s: no such device", dev)
 	}
-	m, err := s.loadBlkid()
+	if _, err := s.Root.MkdirAll(BlkidDir, 0o755); err != nil {
+		return err
+	}
+	return s.write(BlkidDir+"/"+path.Base(real), []byte(fstype+"\n"))
+}
+
+// wipefs -a DEV erases the simulated signature.
+func (s Sim) wipefs(args []string) error {
+	f, err := s.blkidFile(lastArg(args))
 	if err != nil {
 		return err
 	}
-	m[real] = fstype
-	data, err := json.MarshalIndent(m, "", "  ")
+	if err := s.Root.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// blkid answers like blkid: `-o value -s TYPE` prints the type, `-o
+// export` DEVNAME= and TYPE= lines, anything else `DEV: TYPE="t"`; exit 2
+// when the device has no signature.
+func (s Sim) blkid(args []string) (string, int, error) {
+	dev := lastArg(args)
+	t, err := s.signature(dev)
 	if err != nil {
-		return err
+		return "", -1, err
 	}
-	if _, err := s.Root.MkdirAll(path.Dir(BlkidPath), 0o755); err != nil {
-		return err
+	if t == "" {
+		return "", 2, nil
 	}
-	return s.write(BlkidPath, append(data, '\n'))
+	joined := " " + strings.Join(args, " ") + " "
+	switch {
+	case strings.Contains(joined, " -o value ") && strings.Contains(joined, " -s TYPE "):
+		return t + "\n", 0, nil
+	case strings.Contains(joined, " -o export "):
+		return fmt.Sprintf("DEVNAME=%s\nTYPE=%s\n", dev, t), 0, nil
+	}
+	return fmt.Sprintf("%s: TYPE=%q\n", dev, t), 0, nil
 }
 
 // Query answers read-only commands from the simulation; anything it does
 // not model reports exit status 1 ("guard not met") without running.
 func (s Sim) Query(_ context.Context, argv ...string) (string, int, error) {
 	if len(argv) >= 2 && path.Base(argv[0]) == "blkid" {
-		dev := lastArg(argv[1:])
-		real, err := s.Root.Resolve(dev)
-		if err != nil {
-			return "", 2, nil
-		}
-		m, err := s.loadBlkid()
-		if err != nil {
-			return "", -1, err
-		}
-		if t, ok := m[real]; ok {
-			return fmt.Sprintf("%s: TYPE=%q\n", dev, t), 0, nil
-		}
-		return "", 2, nil // blkid: nothing found
+		return s.blkid(argv[1:])
 	}
 	if len(argv) >= 2 && path.Base(argv[0]) == "beegfs-ctl" {
 		return s.beegfsCtlQuery(argv[1:])

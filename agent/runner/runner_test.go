@@ -180,3 +180,43 @@ func TestSimBeegfsStripe(t *testing.T) {
 		t.Error("an unmodelled beegfs-ctl mode reported success")
 	}
 }
+
+func TestSimBlkidForms(t *testing.T) {
+	s, dir := simRoot(t)
+	ctx := context.Background()
+	if err := os.MkdirAll(filepath.Join(dir, "dev/disk/by-id"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dev/sdb"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../sdb", filepath.Join(dir, "dev/disk/by-id/wwn-0x600c0ff0001")); err != nil {
+		t.Fatal(err)
+	}
+	// The provider's format script, mkfs run as "$@".
+	if err := s.Run(ctx, "/bin/sh", "-c", `dev=$1; shift 3; "$@"`, "hpcstorage-format", "/dev/disk/by-id/wwn-0x600c0ff0001", "/m", "0",
+		"mkfs.ext4", "-q", "-J", "size=400", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "run/hpcstorage-sim/blkid/sdb")); err != nil || string(b) != "ext4\n" {
+		t.Fatalf("signature file %q %v", b, err)
+	}
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"blkid", "-p", "-o", "value", "-s", "TYPE", "/dev/sdb"}, "ext4\n"},
+		{[]string{"blkid", "-p", "-o", "export", "/dev/sdb"}, "DEVNAME=/dev/sdb\nTYPE=ext4\n"},
+		{[]string{"blkid", "/dev/disk/by-id/wwn-0x600c0ff0001"}, "/dev/disk/by-id/wwn-0x600c0ff0001: TYPE=\"ext4\"\n"},
+	} {
+		if out, code, err := s.Query(ctx, c.argv...); err != nil || code != 0 || out != c.want {
+			t.Errorf("%q: %q %d %v, want %q", c.argv, out, code, err, c.want)
+		}
+	}
+	if err := s.Run(ctx, "wipefs", "-a", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
+		t.Fatal(err)
+	}
+	if _, code, _ := s.Query(ctx, "blkid", "-p", "/dev/sdb"); code != 2 {
+		t.Errorf("after wipefs: blkid exit %d, want 2", code)
+	}
+}

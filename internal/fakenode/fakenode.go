@@ -66,7 +66,16 @@ type Disk struct {
 	WWN        string // NAA identifier in hex, with or without "0x" (e.g. 600c0ff000...)
 	Model      string // e.g. "ME4084"
 	Vendor     string // e.g. "DellEMC"
+	// FSType is a signature the disk already carries (xfs, ext4, gpt...),
+	// recorded where the agent's simulated blkid reads it
+	// (SimBlkidDir/<name>). Empty leaves any recorded one alone.
+	FSType string
 }
+
+// SimBlkidDir is the root-relative folder of the simulated signatures the
+// agent's runner keeps for fake roots: one file per kernel device name
+// holding the blkid TYPE (see docs/agent.md).
+const SimBlkidDir = "run/hpcstorage-sim/blkid"
 
 var diskName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 var hexWWN = regexp.MustCompile(`^[0-9a-f]{16,32}$`)
@@ -96,6 +105,12 @@ type nic struct {
 	ib   bool
 	mtu  int
 }
+
+// beegfsServerUnits are on every server profile: converged building blocks
+// (R3) install all BeeGFS server packages, and any server may be given any
+// role.
+var beegfsServerUnits = []string{"beegfs-mgmtd.service", "beegfs-meta.service", "beegfs-meta@.service",
+	"beegfs-storage.service", "beegfs-storage@.service"}
 
 func profileNode(p Profile, hostname string) node {
 	rhelPkgs := [][2]string{
@@ -128,13 +143,13 @@ func profileNode(p Profile, hostname string) node {
 	case Storage:
 		n.packages = append(rhelPkgs, [][2]string{
 			{"beegfs-storage", "0:7.2-el8"}, {"beegfs-utils", "0:7.2-el8"}, {"libbeegfs-ib", "0:7.2-el8"}}...)
-		n.units = append(n.units, "beegfs-storage.service", "beegfs-storage@.service")
+		n.units = append(n.units, beegfsServerUnits...)
 		n.beegfsConf = []string{"beegfs-storage.conf"}
 	case Metadata:
 		n.packages = append(rhelPkgs, [][2]string{
 			{"beegfs-meta", "0:7.2-el8"}, {"beegfs-mgmtd", "0:7.2-el8"}, {"beegfs-utils", "0:7.2-el8"},
 			{"libbeegfs-ib", "0:7.2-el8"}}...)
-		n.units = append(n.units, "beegfs-meta.service", "beegfs-meta@.service", "beegfs-mgmtd.service")
+		n.units = append(n.units, beegfsServerUnits...)
 		n.beegfsConf = []string{"beegfs-meta.conf", "beegfs-mgmtd.conf"}
 	case Client:
 		n.cpus, n.numaNodes = 64, 2
@@ -264,7 +279,7 @@ func RemoveBlockDevice(dir, name string) error {
 			}
 		}
 	}
-	for _, p := range []string{filepath.Join(dir, "sys", "block", name), filepath.Join(dir, "dev", name)} {
+	for _, p := range []string{filepath.Join(dir, "sys", "block", name), filepath.Join(dir, "dev", name), filepath.Join(dir, SimBlkidDir, name)} {
 		if err := os.RemoveAll(p); err != nil {
 			return fmt.Errorf("unplug %s: %w", name, err)
 		}
@@ -303,6 +318,12 @@ func addBlock(dir string, d Disk, wwid string) error {
 	w.file("dev/"+d.Name, "")
 	if strings.HasPrefix(wwid, "naa.") {
 		w.symlink("dev/disk/by-id/wwn-0x"+strings.TrimPrefix(wwid, "naa."), "../../"+d.Name)
+	}
+	if d.FSType != "" {
+		if strings.ContainsAny(d.FSType, "/ \t\n") {
+			return fmt.Errorf("%w %q: fstype %q", ErrBadDisk, d.Name, d.FSType)
+		}
+		w.file(SimBlkidDir+"/"+d.Name, d.FSType)
 	}
 	return w.err
 }
@@ -408,6 +429,7 @@ var defaultSysctls = [][2]string{
 	{"net.ipv4.conf.all.arp_ignore", "0"},
 	{"net.ipv4.conf.all.arp_announce", "0"},
 	{"net.ipv4.conf.all.rp_filter", "1"},
+	{"net.ipv4.conf.all.arp_filter", "0"},
 }
 
 func (w *writer) procSys(n node) {

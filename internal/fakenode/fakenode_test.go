@@ -133,3 +133,43 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestSignatureAndServerUnits(t *testing.T) {
+	dir := t.TempDir()
+	if err := Seed(dir, Metadata); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"beegfs-mgmtd", "beegfs-meta@", "beegfs-storage", "beegfs-storage@"} {
+		if _, err := os.Stat(filepath.Join(dir, "usr/lib/systemd/system", u+".service")); err != nil {
+			t.Errorf("server unit %s: %v", u, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "proc/sys/net/ipv4/conf/all/arp_filter")); err != nil || string(b) != "0\n" {
+		t.Errorf("arp_filter %q %v", b, err)
+	}
+	d := Disk{Name: "sdb", SizeBytes: 1 << 40, WWN: "600c0ff0000000000000000000000001", Model: "ME4084", FSType: "xfs"}
+	if err := AddBlockDevice(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	sig := filepath.Join(dir, SimBlkidDir, "sdb")
+	if b, err := os.ReadFile(sig); err != nil || string(b) != "xfs\n" {
+		t.Fatalf("signature %q %v", b, err)
+	}
+	// Cabled again (a resize) without FSType: the signature stays.
+	d.FSType = ""
+	if err := AddBlockDevice(dir, d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sig); err != nil {
+		t.Errorf("a resize lost the signature: %v", err)
+	}
+	if err := RemoveBlockDevice(dir, "sdb"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sig); !os.IsNotExist(err) {
+		t.Errorf("unplugging left the signature: %v", err)
+	}
+	if err := AddBlockDevice(dir, Disk{Name: "sdc", SizeBytes: 1, WWN: "600c0ff0000000000000000000000002", FSType: "../x"}); !errors.Is(err, ErrBadDisk) {
+		t.Errorf("bad fstype: %v", err)
+	}
+}

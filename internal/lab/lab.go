@@ -72,6 +72,9 @@ type Lab struct {
 
 	mu     sync.Mutex
 	disks  map[string]map[string]string // node -> wwn -> kernel name
+	// fstypes are volumes that already carry a file system (wwn -> type,
+	// VolumeRequest.FSType): every node they are cabled to sees it.
+	fstypes map[string]string
 	errs   []error
 	closed bool
 }
@@ -174,10 +177,7 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name}); err != nil {
-				return err
-			}
-			return seedExtras(root, plan[i].role)
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
 		},
 	})
 	if err != nil {
@@ -207,32 +207,6 @@ func Up(cfg Config) (*Lab, error) {
 		return nil, err
 	}
 	return l, nil
-}
-
-// seedExtras adds what the presets tune and fakenode does not seed yet (a
-// real kernel has these), and gives every server all BeeGFS server units,
-// as converged building blocks (R3) install them all.
-func seedExtras(root, role string) error {
-	files := map[string]string{"proc/sys/net/ipv4/conf/all/arp_filter": "0\n"}
-	if role != RoleClient {
-		for _, u := range []string{"beegfs-mgmtd", "beegfs-meta", "beegfs-meta@", "beegfs-storage", "beegfs-storage@"} {
-			files["usr/lib/systemd/system/"+u+".service"] = fmt.Sprintf("[Unit]\nDescription=%s\n\n[Service]\nExecStart=/opt/beegfs/sbin/%s\n\n"+
-				"[Install]\nWantedBy=multi-user.target\n", u, strings.TrimSuffix(u, "@"))
-		}
-	}
-	for rel, content := range files {
-		p := filepath.Join(root, rel)
-		if _, err := os.Stat(p); err == nil {
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // roleOf names a design server's role from its host name (r1: mgmt,
@@ -387,8 +361,12 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 				break
 			}
 		}
-		err = fakenode.AddBlockDevice(root, fakenode.Disk{Name: name, SizeBytes: ev.SizeBytes, Rotational: rotational(ev.Array),
-			WWN: wwn, Model: arrayModel(ev.Array), Vendor: "DellEMC"})
+		d := fakenode.Disk{Name: name, SizeBytes: ev.SizeBytes, Rotational: rotational(ev.Array),
+			WWN: wwn, Model: arrayModel(ev.Array), Vendor: "DellEMC"}
+		if !known {
+			d.FSType = l.fstypes[wwn]
+		}
+		err = fakenode.AddBlockDevice(root, d)
 		if err == nil {
 			disks[wwn] = name
 		}

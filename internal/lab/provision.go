@@ -27,6 +27,9 @@ type VolumeRequest struct {
 	SegmentBytes int64
 	Hosts        []string
 	LUN          int
+	// FSType makes the volume look used: every node it is mapped to finds
+	// this file-system signature on it (blkid), as on a reused volume.
+	FSType string
 }
 
 // ProvisionVolume runs the Swordfish requests of r in-process and returns
@@ -78,6 +81,14 @@ func (l *Lab) ProvisionVolume(r VolumeRequest) (string, error) {
 	}
 	if wwn == "" {
 		return "", fmt.Errorf("volume %s on %s has no WWN", r.Volume, r.Array)
+	}
+	if r.FSType != "" {
+		l.mu.Lock()
+		if l.fstypes == nil {
+			l.fstypes = map[string]string{}
+		}
+		l.fstypes[normWWN(wwn)] = r.FSType
+		l.mu.Unlock()
 	}
 	volRef, _ := v["@odata.id"].(string)
 	for _, h := range r.Hosts {
