@@ -70,13 +70,13 @@ type Lab struct {
 	nodes *labnode.Lab
 	roots map[string]string // node name -> root
 
-	mu     sync.Mutex
-	disks  map[string]map[string]string // node -> wwn -> kernel name
+	mu    sync.Mutex
+	disks map[string]map[string]string // node -> wwn -> kernel name
 	// fstypes are volumes that already carry a file system (wwn -> type,
 	// VolumeRequest.FSType): every node they are cabled to sees it.
 	fstypes map[string]string
-	errs   []error
-	closed bool
+	errs    []error
+	closed  bool
 }
 
 // State is what `status` and `down` read from Dir/lab.json.
