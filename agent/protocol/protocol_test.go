@@ -166,6 +166,10 @@ func TestResultShape(t *testing.T) {
 			t.Errorf("item lacks %q", k)
 		}
 	}
+	probe := RenderText(Result{Items: []ItemResult{{ID: "command:info", Output: "+ Type: RAID0\n+ Chunksize: 1M\n"}}})
+	if !strings.Contains(probe, "= command:info\n    | + Type: RAID0\n    | + Chunksize: 1M\n") {
+		t.Errorf("read-only output in text:\n%s", probe)
+	}
 	text := RenderText(r)
 	if !strings.Contains(text, "+ sysctl:vm.dirty_ratio\n    -vm.dirty_ratio = 40\n") || !strings.Contains(text, "handler service:beegfs-storage: restarted") {
 		t.Errorf("text rendering:\n%s", text)

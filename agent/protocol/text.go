@@ -6,8 +6,9 @@ import (
 )
 
 // RenderText renders a result for people: one line per item with a marker
-// (+ changed, ! failed, - skipped, = unchanged), its diff indented, its
-// warnings, the handlers, then a summary line.
+// (+ changed, ! failed, - skipped, = unchanged), its diff indented, the
+// output of a read-only command ("| " lines), its warnings, the handlers,
+// then a summary line.
 func RenderText(r Result) string {
 	var b strings.Builder
 	mode := r.Command
@@ -36,6 +37,11 @@ func RenderText(r Result) string {
 		if it.Diff != "" {
 			for _, l := range strings.Split(strings.TrimRight(it.Diff, "\n"), "\n") {
 				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+		if it.Output != "" {
+			for _, l := range strings.Split(strings.TrimRight(it.Output, "\n"), "\n") {
+				fmt.Fprintf(&b, "    | %s\n", l)
 			}
 		}
 		for _, w := range it.Warnings {
