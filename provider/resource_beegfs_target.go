@@ -261,6 +261,7 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 				"already holds a %s signature, and this provider did not format it (no %s on the node). Formatting it would "+
 				"destroy what it holds. Set wipe = true to erase it, or use another volume.", plan.Host.ValueString(),
 				beegfs.DevicePath(t.WWN), d.Name, d.FSType, t.MarkerPath()), nil)
+			return // one error, even when several paths (multipath) show the volume
 		}
 	}
 }
