@@ -44,6 +44,7 @@ type Pool struct {
 	archs map[string]string
 	// plain: hosts without gzip, which get the agent uncompressed.
 	plain map[string]bool
+	gz    sync.Map // agent build sha256 -> *gzBuild
 }
 
 // entry is a connection being made or made; concurrent callers for one
