@@ -59,6 +59,7 @@ type blockDeviceModel struct {
 	Vendor     types.String `tfsdk:"vendor"`
 	Schedulers []string     `tfsdk:"schedulers"`
 	Scheduler  types.String `tfsdk:"scheduler"`
+	FSType     types.String `tfsdk:"fstype"`
 }
 
 type nicModel struct {
@@ -118,6 +119,7 @@ func (d *nodeFactsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					"vendor":     str("Vendor."),
 					"schedulers": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "I/O schedulers the disk offers."},
 					"scheduler":  str("Active I/O scheduler."),
+					"fstype":     str("Signature `blkid -p` finds on the whole disk (`xfs`, `ext4`, `gpt`...), empty when none: a disk with one is in use."),
 				}}},
 			"nics": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Network interfaces.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -177,7 +179,7 @@ func (d *nodeFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		m.BlockDevices = append(m.BlockDevices, blockDeviceModel{Name: types.StringValue(b.Name), SizeBytes: types.Int64Value(b.SizeBytes),
 			Rotational: types.BoolValue(b.Rotational), WWN: types.StringValue(b.WWN), WWID: types.StringValue(b.WWID),
 			Model: types.StringValue(b.Model), Vendor: types.StringValue(b.Vendor), Schedulers: slices.Clone(b.Schedulers),
-			Scheduler: types.StringValue(b.Scheduler)})
+			Scheduler: types.StringValue(b.Scheduler), FSType: types.StringValue(b.FSType)})
 	}
 	m.NICs = []nicModel{}
 	for _, n := range f.NICs {

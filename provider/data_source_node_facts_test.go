@@ -25,6 +25,8 @@ func TestNodeFactsDataSource(t *testing.T) {
 				Config: l.providerBlock() + fmt.Sprintf(`data "hpcstorage_node_facts" "n" { host = %q }`, l.host(0)),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("hostname"), knownvalue.StringExact("stor01")),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices").AtSliceIndex(1).AtMapKey("fstype"),
+						knownvalue.StringExact("")),
 					// The system disk plus the four array volumes.
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices"), knownvalue.ListSizeExact(5)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices").AtSliceIndex(1).AtMapKey("wwn"),
@@ -42,6 +44,24 @@ func TestNodeFactsDataSource(t *testing.T) {
 					`host = "stor01"`, fmt.Sprintf("host = %q", l.host(0)), 1),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownOutputValue("array_disks", knownvalue.MapSizeExact(4)),
+				},
+			},
+			{
+				// A disk that already carries a file system reports it, so a
+				// configuration can refuse to format it.
+				PreConfig: func() {
+					if err := fakenode.AddBlockDevice(l.Nodes[0].Root, fakenode.Disk{Name: "sdz", SizeBytes: 1 << 40,
+						Rotational: true, WWN: "600c0ff0000000000000000000000abc", Model: "ME4084", FSType: "xfs"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: l.providerBlock() + fmt.Sprintf(`data "hpcstorage_node_facts" "n" { host = %q }`, l.host(0)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices"), knownvalue.ListSizeExact(6)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices").AtSliceIndex(5).AtMapKey("name"),
+						knownvalue.StringExact("sdz")),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("block_devices").AtSliceIndex(5).AtMapKey("fstype"),
+						knownvalue.StringExact("xfs")),
 				},
 			},
 			{
