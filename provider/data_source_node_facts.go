@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -148,11 +147,11 @@ func (d *nodeFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return
 	}
-	over := parseSSH(m.SSH, path.Root("ssh"), &resp.Diagnostics)
+	opts := d.nodes.options(m.Host.ValueString(), m.SSH, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	f, err := d.nodes.pool.Facts(ctx, d.nodes.defaults.merge(over).options(m.Host.ValueString()), "")
+	f, err := d.nodes.pool.Facts(ctx, opts, "")
 	if err != nil {
 		addNodeError(&resp.Diagnostics, m.Host.ValueString(), err)
 		return

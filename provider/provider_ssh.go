@@ -6,6 +6,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -28,6 +29,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -346,6 +348,27 @@ type nodeAccess struct {
 	// deferred: the ssh block holds values not known until apply, so
 	// plan-time node checks wait for them.
 	deferred bool
+}
+
+// options are the connection settings for host: the provider's ssh block
+// with the resource's own ssh block over it.
+func (n *nodeAccess) options(host string, override types.Object, diags *diag.Diagnostics) transport.Options {
+	return n.defaults.merge(parseSSH(override, path.Root("ssh"), diags)).options(host)
+}
+
+// agentResult unpacks a transport answer. An agent that ran and reported
+// failed items (exit 2) still yields its result; any other failure becomes
+// a diagnostic naming the host and is returned.
+func agentResult(host string, out *transport.Response, err error, diags *diag.Diagnostics) (*protocol.Result, error) {
+	var res *protocol.Result
+	if out != nil {
+		res = out.Result
+	}
+	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
+		addNodeError(diags, host, err)
+		return res, err
+	}
+	return res, nil
 }
 
 // sshAgentSource overrides the agent builds shipped to nodes. Nil means

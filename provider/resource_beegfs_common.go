@@ -9,7 +9,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -58,15 +57,9 @@ func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, 
 		diags.AddError("Internal Error", "Encoding the agent spec: "+err.Error())
 		return nil, false
 	}
-	over := parseSSH(b.ssh, path.Root("ssh"), diags)
-	opts := b.nodes.defaults.merge(over).options(b.host)
-	resp, err := b.nodes.pool.Apply(ctx, opts, transport.Request{Spec: spec, Check: check, Diff: true})
-	var res *protocol.Result
-	if resp != nil {
-		res = resp.Result
-	}
-	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
-		addNodeError(diags, b.host, err)
+	resp, err := b.nodes.pool.Apply(ctx, b.nodes.options(b.host, b.ssh, diags), transport.Request{Spec: spec, Check: check, Diff: true})
+	res, err := agentResult(b.host, resp, err, diags)
+	if err != nil {
 		return nil, false
 	}
 	if res == nil {
@@ -82,8 +75,7 @@ func (b beegfsRun) facts(ctx context.Context, diags *diag.Diagnostics) (*protoco
 		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return nil, false
 	}
-	over := parseSSH(b.ssh, path.Root("ssh"), diags)
-	f, err := b.nodes.pool.Facts(ctx, b.nodes.defaults.merge(over).options(b.host), "")
+	f, err := b.nodes.pool.Facts(ctx, b.nodes.options(b.host, b.ssh, diags), "")
 	if err != nil {
 		addNodeError(diags, b.host, err)
 		return nil, false

@@ -205,15 +205,10 @@ func (r *nodeConfigResource) Delete(ctx context.Context, req resource.DeleteRequ
 	}
 	// `agent remove` reverts every key the owner holds, newest change first,
 	// and drops the owner's record from the node.
-	over := parseSSH(state.SSH, path.Root("ssh"), &resp.Diagnostics)
-	opts := r.nodes.defaults.merge(over).options(state.Host.ValueString())
-	out, err := r.nodes.pool.Remove(ctx, opts, state.Owner.ValueString(), false, "")
-	var res *protocol.Result
-	if out != nil {
-		res = out.Result
-	}
-	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
-		addNodeError(&resp.Diagnostics, state.Host.ValueString(), err)
+	host := state.Host.ValueString()
+	out, err := r.nodes.pool.Remove(ctx, r.nodes.options(host, state.SSH, &resp.Diagnostics), state.Owner.ValueString(), false, "")
+	res, err := agentResult(host, out, err, &resp.Diagnostics)
+	if err != nil {
 		return
 	}
 	if res != nil && res.Failed {
@@ -529,15 +524,10 @@ func (r *nodeConfigResource) runErr(ctx context.Context, m *nodeConfigModel, cfg
 		diags.AddError("Internal Error", err.Error())
 		return nil, false, err
 	}
-	over := parseSSH(m.SSH, path.Root("ssh"), diags)
-	opts := r.nodes.defaults.merge(over).options(m.Host.ValueString())
+	opts := r.nodes.options(m.Host.ValueString(), m.SSH, diags)
 	resp, err := r.nodes.pool.Apply(ctx, opts, transport.Request{Spec: spec, Check: check, Diff: true})
-	var res *protocol.Result
-	if resp != nil {
-		res = resp.Result
-	}
-	if err != nil && !(errors.Is(err, transport.ErrItemFailed) && res != nil) {
-		addNodeError(diags, m.Host.ValueString(), err)
+	res, err := agentResult(m.Host.ValueString(), resp, err, diags)
+	if err != nil {
 		return res, false, err
 	}
 	if res != nil && res.Failed && locs != nil {
