@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
@@ -42,23 +44,26 @@ func NewVolumeResource() resource.Resource { return &volumeResource{} }
 type volumeResource struct{ data *providerData }
 
 type volumeModel struct {
-	ID                 types.String   `tfsdk:"id"`
-	Endpoint           types.String   `tfsdk:"endpoint"`
-	StorageID          types.String   `tfsdk:"storage_id"`
-	DiskGroup          types.String   `tfsdk:"disk_group"`
-	Name               types.String   `tfsdk:"name"`
-	CapacityBytes      types.Int64    `tfsdk:"capacity_bytes"`
-	SegmentSizeBytes   types.Int64    `tfsdk:"segment_size_bytes"`
-	HostMappings       []hostMapModel `tfsdk:"host_mappings"`
-	WWN                types.String   `tfsdk:"wwn"`
-	OptimumIOSizeBytes types.Int64    `tfsdk:"optimum_io_size_bytes"`
-	RAIDLevel          types.String   `tfsdk:"raid_level"`
+	ID                 types.String `tfsdk:"id"`
+	Endpoint           types.String `tfsdk:"endpoint"`
+	StorageID          types.String `tfsdk:"storage_id"`
+	DiskGroup          types.String `tfsdk:"disk_group"`
+	Name               types.String `tfsdk:"name"`
+	CapacityBytes      types.Int64  `tfsdk:"capacity_bytes"`
+	SegmentSizeBytes   types.Int64  `tfsdk:"segment_size_bytes"`
+	HostMappings       types.List   `tfsdk:"host_mappings"` // of hostMapType; unknown until apply when built from computed values
+	WWN                types.String `tfsdk:"wwn"`
+	OptimumIOSizeBytes types.Int64  `tfsdk:"optimum_io_size_bytes"`
+	RAIDLevel          types.String `tfsdk:"raid_level"`
 }
 
 type hostMapModel struct {
 	Host types.String `tfsdk:"host"`
 	LUN  types.Int64  `tfsdk:"lun"`
 }
+
+// hostMapType is the element type of host_mappings.
+var hostMapType = types.ObjectType{AttrTypes: map[string]attr.Type{"host": types.StringType, "lun": types.Int64Type}}
 
 func (r *volumeResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_volume"
@@ -124,6 +129,10 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	mappings, ok := appliedMappings(ctx, plan.HostMappings, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	ep, sid := arrayOf(ctx, r.data, plan.Endpoint, plan.StorageID, &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -143,7 +152,7 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 		redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
 		return
 	}
-	r.syncMappings(ctx, ep, sid, v, nil, plan.HostMappings, &resp.Diagnostics)
+	r.syncMappings(ctx, ep, sid, v, nil, mappings, &resp.Diagnostics)
 	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -172,6 +181,10 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	mappings, ok := appliedMappings(ctx, plan.HostMappings, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -194,7 +207,7 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
 		return
 	}
-	r.syncMappings(ctx, ep, sid, v, current, plan.HostMappings, &resp.Diagnostics)
+	r.syncMappings(ctx, ep, sid, v, current, mappings, &resp.Diagnostics)
 	plan.StorageID = state.StorageID
 	plan.ID = state.ID
 	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
@@ -244,20 +257,20 @@ func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportSta
 
 // ValidateConfig refuses a host mapped twice or a LUN used twice.
 func (r *volumeResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	// Inside a module every input is unknown at validate time, and a list
-	// of structs cannot hold an unknown value: check it later, at plan.
-	var mappings types.List
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("host_mappings"), &mappings)...)
-	if resp.Diagnostics.HasError() || mappings.IsUnknown() {
-		return
-	}
 	var m volumeModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Inside a module every input is unknown at validate time, and a list
+	// built from computed values is unknown until apply: Terraform
+	// validates again once it is known (at the plan it makes during apply).
+	mappings, known := hostMappings(ctx, m.HostMappings, &resp.Diagnostics)
+	if !known {
+		return
+	}
 	hosts := map[string]int{}
-	for i, hm := range m.HostMappings {
+	for i, hm := range mappings {
 		if hm.Host.IsUnknown() {
 			continue
 		}
@@ -335,8 +348,12 @@ func (r *volumeResource) planCapacity(ctx context.Context, ep *redfish.Endpoint,
 	}
 }
 
+// planMappings checks the mappings it knows. Unknown ones (built from values
+// known only after apply) stay unknown in the plan; Terraform plans again
+// during apply with the final value, and they are checked then.
 func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint, sid string, plan, state *volumeModel, resp *resource.ModifyPlanResponse) {
-	if len(plan.HostMappings) == 0 || (state != nil && fmt.Sprint(state.HostMappings) == fmt.Sprint(plan.HostMappings)) {
+	mappings, known := hostMappings(ctx, plan.HostMappings, &resp.Diagnostics)
+	if !known || len(mappings) == 0 || (state != nil && state.HostMappings.Equal(plan.HostMappings)) {
 		return
 	}
 	sid, err := ep.FindStorage(ctx, sid)
@@ -357,7 +374,7 @@ func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint,
 	if state != nil {
 		self = redfish.VolumesURI(sid) + "/" + volumeIDOf(*state)
 	}
-	for i, hm := range plan.HostMappings {
+	for i, hm := range mappings {
 		if hm.Host.IsUnknown() || hm.LUN.IsUnknown() {
 			continue
 		}
@@ -414,11 +431,74 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 	if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
 		m.DiskGroup = types.StringValue(v.PoolID)
 	}
-	if len(ms) == 0 && m.HostMappings == nil {
+	if len(ms) == 0 && m.HostMappings.IsNull() {
 		return true
 	}
-	m.HostMappings = orderMappings(m.HostMappings, ms)
+	// The order of the configuration (known here: state, or plan at apply);
+	// an unknown list would just take the array's order.
+	var cfg []hostMapModel
+	if !m.HostMappings.IsUnknown() {
+		cfg, _ = hostMappings(ctx, m.HostMappings, diags)
+	}
+	l, d := types.ListValueFrom(ctx, hostMapType, orderMappings(cfg, ms))
+	diags.Append(d...)
+	if !d.HasError() {
+		m.HostMappings = l
+	}
 	return true
+}
+
+// hostMappings converts host_mappings where it is known; known is false
+// while the list is unknown (or cannot be converted, reported in diags).
+// Null is no mappings. Terraform itself refuses an element unknown as a
+// whole; should one come, it gets an unknown host and LUN, so indexes still
+// match the configuration.
+func hostMappings(ctx context.Context, l types.List, diags *diag.Diagnostics) (out []hostMapModel, known bool) {
+	if l.IsUnknown() {
+		return nil, false
+	}
+	if l.IsNull() {
+		return nil, true
+	}
+	var objs []types.Object
+	d := l.ElementsAs(ctx, &objs, false)
+	diags.Append(d...)
+	if d.HasError() {
+		return nil, false
+	}
+	out = make([]hostMapModel, len(objs))
+	for i, o := range objs {
+		if o.IsUnknown() || o.IsNull() {
+			out[i] = hostMapModel{Host: types.StringUnknown(), LUN: types.Int64Unknown()}
+			continue
+		}
+		d := o.As(ctx, &out[i], basetypes.ObjectAsOptions{})
+		diags.Append(d...)
+		if d.HasError() {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// appliedMappings is host_mappings at apply, where Terraform has resolved
+// every value; anything still unknown is refused rather than mapped.
+func appliedMappings(ctx context.Context, l types.List, diags *diag.Diagnostics) ([]hostMapModel, bool) {
+	var d diag.Diagnostics
+	ms, known := hostMappings(ctx, l, &d)
+	if known {
+		for i, m := range ms {
+			if m.Host.IsUnknown() || m.LUN.IsUnknown() {
+				addError(&d, path.Root("host_mappings").AtListIndex(i), "Host Mapping Unknown At Apply",
+					"Terraform gave no final value for this host mapping; this is a bug, please report it.", nil)
+			}
+		}
+	} else if !d.HasError() {
+		addError(&d, path.Root("host_mappings"), "Host Mappings Unknown At Apply",
+			"Terraform gave no final value for host_mappings; this is a bug, please report it.", nil)
+	}
+	diags.Append(d...)
+	return ms, !d.HasError()
 }
 
 // orderMappings lists the observed mappings in the order of the

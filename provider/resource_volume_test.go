@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -402,4 +403,136 @@ resource "hpcstorage_volume" %[1]q {
 			})
 		})
 	}
+}
+
+// host_mappings unknown until apply (built from another resource's
+// computed output): the plan shows them as known after apply, the apply
+// maps the final value, and the next plan is empty. Covers create, an
+// in-place update, one unknown LUN, a host the array does not know
+// (refused once the value is known) and unknown-then-empty.
+func TestVolumeMappingsUnknownAtPlan(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "me4024-1")
+	ep := lab.client(t, "me4024-1")
+	ctx := context.Background()
+	if _, err := ep.CreatePool(ctx, "controller_a", "mdt01", "RAID1", []string{"0.0", "0.1"}); err != nil {
+		t.Fatal(err)
+	}
+	// terraform_data's output is unknown in the plan whenever its input
+	// changes, so host_mappings is unknown as a whole until apply.
+	cfg := func(input, mappings string) string {
+		return lab.providerBlock() + fmt.Sprintf(`
+resource "terraform_data" "hosts" {
+  input = %[1]s
+}
+resource "hpcstorage_volume" "v" {
+  endpoint       = "me4024-1"
+  disk_group     = "mdt01"
+  name           = "mdt01"
+  capacity_bytes = 1073741824
+  host_mappings  = %[2]s
+}`, input, mappings)
+	}
+	forHosts := func(base int) string {
+		return fmt.Sprintf(`[for i, h in terraform_data.hosts.output : { host = h, lun = i + %d }]`, base)
+	}
+	vol := "hpcstorage_volume.v"
+	unknown := []plancheck.PlanCheck{plancheck.ExpectUnknownValue(vol, tfjsonpath.New("host_mappings"))}
+	empty := []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}
+	mapping := func(host string, lun int64) knownvalue.Check {
+		return knownvalue.ObjectExact(map[string]knownvalue.Check{"host": knownvalue.StringExact(host), "lun": knownvalue.Int64Exact(lun)})
+	}
+	// onArray checks the volume's mappings on the mock, in any order.
+	onArray := func(want ...string) mockCheck {
+		return func() error {
+			ms, err := ep.Mappings(ctx, "controller_a", redfish.VolumesURI("controller_a")+"/mdt01")
+			if err != nil {
+				return err
+			}
+			got := make([]string, len(ms))
+			for i, m := range ms {
+				got[i] = fmt.Sprintf("%s:%d", m.Host, m.LUN)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("mappings on the array %v, want %v", got, want)
+			}
+			return nil
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			// Create with mappings unknown at plan.
+			{
+				Config: cfg(`["meta1"]`, forHosts(1)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             append([]plancheck.PlanCheck{plancheck.ExpectResourceAction(vol, plancheck.ResourceActionCreate)}, unknown...),
+					PostApplyPostRefresh: empty,
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vol, tfjsonpath.New("host_mappings"), knownvalue.ListExact([]knownvalue.Check{mapping("meta1", 1)})),
+					onArray("meta1:1"),
+				},
+			},
+			// Update in place: a host added, LUNs moved, all unknown at plan;
+			// the state keeps the configuration's order.
+			{
+				Config: cfg(`["meta2", "meta1"]`, forHosts(3)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             append([]plancheck.PlanCheck{plancheck.ExpectResourceAction(vol, plancheck.ResourceActionUpdate)}, unknown...),
+					PostApplyPostRefresh: empty,
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vol, tfjsonpath.New("host_mappings"),
+						knownvalue.ListExact([]knownvalue.Check{mapping("meta2", 3), mapping("meta1", 4)})),
+					onArray("meta1:4", "meta2:3"),
+				},
+			},
+			// Only one LUN unknown at plan (an element unknown as a whole is
+			// refused by Terraform itself).
+			{
+				Config: cfg(`9`, `[{ host = "meta1", lun = 4 }, { host = "meta2", lun = terraform_data.hosts.output }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(vol, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(vol, tfjsonpath.New("host_mappings").AtSliceIndex(1).AtMapKey("lun")),
+					},
+					PostApplyPostRefresh: empty,
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vol, tfjsonpath.New("host_mappings"),
+						knownvalue.ListExact([]knownvalue.Check{mapping("meta1", 4), mapping("meta2", 9)})),
+					onArray("meta1:4", "meta2:9"),
+				},
+			},
+			// A host the array does not know is refused once it is known,
+			// naming the item; nothing is unmapped.
+			{
+				Config:      cfg(`["stor1"]`, forHosts(1)),
+				ExpectError: regexp.MustCompile(`(?s)Unknown Host.*host_mappings\[0\].host.*"stor1"`),
+			},
+			{
+				PreConfig: func() {
+					if err := onArray("meta1:4", "meta2:9")(); err != nil {
+						t.Errorf("after the refused apply: %v", err)
+					}
+				},
+				Config:           cfg(`9`, `[{ host = "meta1", lun = 4 }, { host = "meta2", lun = terraform_data.hosts.output }]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: empty},
+			},
+			// Unknown, then empty: every mapping removed.
+			{
+				Config: cfg(`[]`, forHosts(1)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             append([]plancheck.PlanCheck{plancheck.ExpectResourceAction(vol, plancheck.ResourceActionUpdate)}, unknown...),
+					PostApplyPostRefresh: empty,
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vol, tfjsonpath.New("host_mappings"), knownvalue.ListSizeExact(0)),
+					onArray(),
+				},
+			},
+		},
+	})
 }
