@@ -724,12 +724,13 @@ resource "hpcstorage_node_config" "storage" {
 		}
 		return s
 	}
-	// The transport's agent probe (uname and checksum): only when the
-	// single-exec run on a new connection finds no agent or another build.
+	// The transport's agent probe (a probe command, or an sftp session that
+	// reads the architecture and delivers): only when the single-exec run
+	// on a new connection finds no agent or another build.
 	probes := func() (s int) {
 		for _, n := range l.Nodes {
 			for _, c := range n.Commands() {
-				if strings.HasPrefix(c, "sh -c 'uname -m") {
+				if strings.HasPrefix(c, "sh -c 'uname -m") || c == transport.ArchCommand || c == labnode.SFTPCommand {
 					s++
 				}
 			}
@@ -785,7 +786,7 @@ resource "hpcstorage_node_config" "storage" {
 			// apply and every plan so far.
 			uploads := 0
 			for _, n := range l.Nodes {
-				up := 0
+				up := int(n.SFTPWrites())
 				for _, c := range n.Commands() {
 					if strings.HasPrefix(c, "sh -c 'mkdir -p") {
 						up++

@@ -72,6 +72,12 @@ type Faults struct {
 	Freeze bool
 	// NoGzip plays a node without gzip (`gzip -dc` is not found).
 	NoGzip bool
+	// NoSFTP refuses the sftp subsystem, as an sshd without a Subsystem
+	// line does.
+	NoSFTP bool
+	// NoKernelArch plays an older kernel without /proc/sys/kernel/arch
+	// (the file sftp reads the architecture from).
+	NoKernelArch bool
 }
 
 // Lab is a set of running nodes.
@@ -102,9 +108,11 @@ type Node struct {
 	cfg      *ssh.ServerConfig
 	allowFwd bool
 
-	execs  atomic.Int64
-	active atomic.Int64
-	maxAct atomic.Int64
+	execs      atomic.Int64
+	sftps      atomic.Int64
+	sftpWrites atomic.Int64
+	active     atomic.Int64
+	maxAct     atomic.Int64
 
 	mu       sync.Mutex
 	arch     string
@@ -327,6 +335,14 @@ func (n *Node) KnownHostsLine() string {
 
 // Execs counts exec requests served by the node.
 func (n *Node) Execs() int64 { return n.execs.Load() }
+
+// SFTPCommand stands for an sftp session in Commands.
+const SFTPCommand = "subsystem sftp"
+
+// SFTPSessions counts sftp subsystem sessions; SFTPWrites the files they
+// opened for writing.
+func (n *Node) SFTPSessions() int64 { return n.sftps.Load() }
+func (n *Node) SFTPWrites() int64   { return n.sftpWrites.Load() }
 
 // MaxActive is the most commands that ran at once on the node.
 func (n *Node) MaxActive() int64 { return n.maxAct.Load() }
@@ -579,6 +595,24 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 				if err != nil {
 					n.lab.report(fmt.Errorf("lab node %s: command %q: %w", n.Name, p.Command, err))
 				}
+				exitc <- st
+			}()
+		case "subsystem":
+			var p struct{ Name string }
+			if started || ssh.Unmarshal(req.Payload, &p) != nil || p.Name != "sftp" || n.Faults().NoSFTP {
+				_ = req.Reply(false, nil)
+				continue
+			}
+			_ = req.Reply(true, nil)
+			started = true
+			n.sftps.Add(1)
+			n.mu.Lock()
+			n.cmds = append(n.cmds, SFTPCommand)
+			n.mu.Unlock()
+			go func() {
+				done := n.enter()
+				st := n.serveSFTP(ch)
+				done()
 				exitc <- st
 			}()
 		case "signal":

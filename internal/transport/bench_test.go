@@ -184,7 +184,7 @@ func BenchmarkFleetOpenSSH(b *testing.B) {
 	var fleet []node
 	var kh strings.Builder
 	for range nodes {
-		srv := startSSHD(b, "")
+		srv := startSSHD(b, "", sftpInternal)
 		fleet = append(fleet, node{srv: srv, root: filepath.Join(b.TempDir(), "root")})
 		kh.WriteString(transport.KnownHostsLine(srv.addr, srv.hostKey) + "\n")
 	}

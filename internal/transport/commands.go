@@ -21,6 +21,11 @@ func ShellQuote(s string) string {
 // AbsentMarker is what the probe prints when the agent file is missing.
 const AbsentMarker = "absent"
 
+// ArchCommand prints the node's architecture: the probe after a direct
+// run showed the node lacks this agent build, so only what to ship is
+// unknown. A single word, so any login shell runs it as it is.
+const ArchCommand = "uname -m"
+
 // ProbeCommand prints `uname -m` and then the sha256sum line of the agent,
 // or AbsentMarker: one round trip tells both what to ship and whether to.
 func ProbeCommand(agentPath string, sudo bool) string {

@@ -91,8 +91,8 @@ func TestWarmNodeOneExecPerRun(t *testing.T) {
 		t.Errorf("after remove vm.dirty_ratio = %q, want 40", got)
 	}
 	for _, n := range lab.Nodes {
-		if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 1 {
-			t.Errorf("%s: %d probes, want only the first delivery's", n.Name, got)
+		if n.SFTPSessions() != 1 || archProbes(n.Commands()) != 0 {
+			t.Errorf("%s: %d sftp sessions and %d probe commands, want only the first delivery's session", n.Name, n.SFTPSessions(), archProbes(n.Commands()))
 		}
 	}
 }
@@ -130,15 +130,16 @@ func TestOldAgentRedelivered(t *testing.T) {
 				t.Fatal("node copy is not the provider's build")
 			}
 			cmds := n.Commands()[c0:]
-			if len(cmds) != 4 || !strings.Contains(cmds[0], "--expect-sha256 "+agentSum) || !strings.HasPrefix(cmds[1], "sh -c 'uname -m") ||
-				!strings.HasPrefix(cmds[2], "sh -c 'mkdir -p") || !strings.HasPrefix(cmds[3], transport.DefaultAgentPath+" apply") {
-				t.Errorf("commands %q, want single-exec run, probe, upload, run", cmds)
+			if len(cmds) != 3 || !strings.Contains(cmds[0], "--expect-sha256 "+agentSum) || cmds[1] != labnode.SFTPCommand ||
+				!strings.HasPrefix(cmds[2], transport.DefaultAgentPath+" apply") || !strings.HasSuffix(cmds[2], "--expect-sha256 "+agentSum) {
+				t.Errorf("commands %q, want single-exec run, sftp (architecture and upload), run verifying the build", cmds)
 			}
 		})
 	}
 }
 
-// No agent at all: 127, then probe, upload and run on the same connection.
+// No agent at all: 127, then the architecture and the upload in one sftp
+// session, and the run, on the same connection.
 func TestMissingAgentDelivered(t *testing.T) {
 	needAgent(t)
 	lab := startLab(t, 1)
@@ -149,8 +150,8 @@ func TestMissingAgentDelivered(t *testing.T) {
 		t.Fatalf("err=%v response=%+v", err, r)
 	}
 	cmds := n.Commands()
-	if len(cmds) != 4 || countPrefix(cmds, "sh -c 'uname -m") != 1 || countPrefix(cmds, "sh -c 'mkdir -p") != 1 || p.Dials() != 1 {
-		t.Errorf("commands %q, dials %d; want single-exec run, probe, upload, run on one connection", cmds, p.Dials())
+	if len(cmds) != 3 || cmds[1] != labnode.SFTPCommand || uploads(n) != 1 || archProbes(cmds) != 0 || p.Dials() != 1 {
+		t.Errorf("commands %q, dials %d; want single-exec run, sftp, run on one connection", cmds, p.Dials())
 	}
 }
 
@@ -204,7 +205,7 @@ func TestArm64NodeGetsArm64Build(t *testing.T) {
 				t.Fatalf("err = %v, want the lab's 126 at step run", err)
 			}
 			cmds := n.Commands()
-			if !strings.HasSuffix(cmds[0], "--expect-sha256 "+agentSum) || countPrefix(cmds, "sh -c 'mkdir -p") != 1 {
+			if !strings.HasSuffix(cmds[0], "--expect-sha256 "+agentSum) || uploads(n) != 1 {
 				t.Errorf("commands %q: want the amd64 single-exec run first and one upload", cmds)
 			}
 			// The upload answered with the arm64 checksum (verification).
@@ -213,19 +214,21 @@ func TestArm64NodeGetsArm64Build(t *testing.T) {
 			c0 := len(n.Commands())
 			_, _ = p.Apply(t.Context(), o, transport.Request{Spec: spec("arm"), Check: true})
 			cmds = n.Commands()[c0:]
-			if len(cmds) == 0 || !strings.HasSuffix(cmds[0], "--expect-sha256 "+armSum) || countPrefix(cmds, "sh -c 'mkdir -p") != 0 {
+			if len(cmds) == 0 || !strings.HasSuffix(cmds[0], "--expect-sha256 "+armSum) || uploads(n) != 1 {
 				t.Errorf("after reconnect: commands %q, want the arm64 build's checksum first and no upload", cmds)
 			}
 		})
 	}
 }
 
-// The agent travels gzip-compressed; a node without gzip gets it plain.
+// Without sftp the agent travels gzip-compressed in an exec upload; a node
+// without gzip gets it plain.
 func TestUploadCompressedOrPlain(t *testing.T) {
 	needAgent(t)
 	lab := startLab(t, 2)
 	kh := knownHosts(t, lab)
-	lab.Nodes[1].SetFaults(labnode.Faults{NoGzip: true})
+	lab.Nodes[0].SetFaults(labnode.Faults{NoSFTP: true})
+	lab.Nodes[1].SetFaults(labnode.Faults{NoSFTP: true, NoGzip: true})
 	p := newPool(t, transport.PoolOptions{})
 	for i, n := range lab.Nodes {
 		r, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("gz"), Check: true})

@@ -212,3 +212,15 @@ func countPrefix(cmds []string, prefix string) int {
 	}
 	return n
 }
+
+// uploads counts the agent uploads a node took: files written over sftp
+// and exec uploads.
+func uploads(n *labnode.Node) int {
+	return int(n.SFTPWrites()) + countPrefix(n.Commands(), "sh -c 'mkdir -p")
+}
+
+// archProbes counts the probes run as commands: the full probe and the
+// `uname -m` one (an architecture read over sftp is not a command).
+func archProbes(cmds []string) int {
+	return countPrefix(cmds, "sh -c 'uname -m") + countPrefix(cmds, transport.ArchCommand)
+}

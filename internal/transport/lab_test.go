@@ -13,13 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
-// One node, the whole path: probe, upload, run; then the same again over
-// the reused connection: one exec, nothing changed.
+// One node, the whole path: single-exec run, sftp delivery, run; then the
+// same again over the reused connection: one exec, nothing changed.
 func TestApplyDeliversOnceAndConverges(t *testing.T) {
 	needAgent(t)
 	lab := startLab(t, 1)
@@ -63,16 +65,17 @@ func TestApplyDeliversOnceAndConverges(t *testing.T) {
 		t.Errorf("second apply changed something: %+v", second.Result.Items)
 	}
 	cmds := n.Commands()
-	if got := countPrefix(cmds, "sh -c 'uname -m"); got != 1 {
-		t.Errorf("%d probes over one connection, want 1: %q", got, cmds)
-	}
-	if got := countPrefix(cmds, "sh -c 'mkdir -p"); got != 1 {
-		t.Errorf("%d uploads, want 1", got)
-	}
 	// The first call tries the agent in one exec (missing: 127), then
-	// probes and delivers.
-	if n.Execs() != 6 || n.Connections() != 1 || p.Dials() != 1 {
-		t.Errorf("execs=%d connections=%d dials=%d, want 6 (direct run, probe, upload, 3 runs), 1, 1", n.Execs(), n.Connections(), p.Dials())
+	// reads the architecture and delivers in one sftp session: no probe
+	// or upload command runs.
+	if got := archProbes(cmds); got != 0 {
+		t.Errorf("%d probe commands, want none (the architecture came over sftp): %q", got, cmds)
+	}
+	if got := uploads(n); got != 1 || n.SFTPSessions() != 1 {
+		t.Errorf("%d uploads in %d sftp sessions, want 1 and 1: %q", got, n.SFTPSessions(), cmds)
+	}
+	if n.Execs() != 4 || n.Connections() != 1 || p.Dials() != 1 {
+		t.Errorf("execs=%d connections=%d dials=%d, want 4 (direct run, 3 runs), 1, 1: %q", n.Execs(), n.Connections(), p.Dials(), cmds)
 	}
 }
 
@@ -102,7 +105,7 @@ func TestApplyAllManyNodes(t *testing.T) {
 	}
 	for _, n := range lab.Nodes {
 		cmds := n.Commands()
-		if n.Connections() != 1 || countPrefix(cmds, "sh -c 'uname -m") != 1 || countPrefix(cmds, "sh -c 'mkdir -p") != 1 {
+		if n.Connections() != 1 || n.SFTPSessions() != 1 || uploads(n) != 1 || archProbes(cmds) != 0 {
 			t.Errorf("%s: %d connections, commands %q", n.Name, n.Connections(), cmds)
 		}
 		if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "20" {
@@ -180,7 +183,7 @@ func TestRedeliveryOnlyOnChecksumChange(t *testing.T) {
 	kh := knownHosts(t, lab)
 	o := nodeOptions(t, n, kh)
 	ctx := t.Context()
-	uploads := func() int { return countPrefix(n.Commands(), "sh -c 'mkdir -p") }
+	uploads := func() int { return uploads(n) }
 	apply := func(p *transport.Pool) *transport.Response {
 		t.Helper()
 		r, err := p.Apply(ctx, o, transport.Request{Spec: spec("redeliver"), Check: true})
@@ -241,10 +244,10 @@ func TestRedeliveryOnlyOnChecksumChange(t *testing.T) {
 	if r := apply(p4); r.Delivered || uploads() != 3 {
 		t.Fatalf("new build delivered twice: uploads=%d", uploads())
 	}
-	// Probes only where the single-exec run found no agent (p1) or
-	// another build (p3).
-	if got := countPrefix(n.Commands(), "sh -c 'uname -m"); got != 2 {
-		t.Errorf("%d probes for 4 pools, want 2", got)
+	// The architecture was read over sftp where the single-exec run found
+	// no agent (p1) or another build (p3); no probe command ran.
+	if got := archProbes(n.Commands()); got != 0 || n.SFTPSessions() != 3 {
+		t.Errorf("%d probe commands and %d sftp sessions for 4 pools, want 0 and 3: %q", got, n.SFTPSessions(), n.Commands())
 	}
 }
 
@@ -422,5 +425,36 @@ func TestEmbeddedAgentBuilds(t *testing.T) {
 	got, _ := os.ReadFile(hp)
 	if !bytes.Equal(got, data) {
 		t.Errorf("node has %d bytes, the embedded build (sha256 %s) has %d", len(got), sum, len(data))
+	}
+}
+
+// Callers share a connection only with the same credentials and host-key
+// checks: a caller that pins another host key is refused even while a
+// connection opened with looser checks is up, and one with the same
+// settings rides on it.
+func TestConnectionSharedOnlyWithSameChecks(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	p := newPool(t, transport.PoolOptions{})
+	loose := nodeOptions(t, n, knownHosts(t, lab))
+	loose.KnownHostsFiles, loose.InsecureIgnoreHostKey = nil, true
+	if _, err := p.Apply(t.Context(), loose, transport.Request{Spec: spec("share"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	pinned := nodeOptions(t, n, "")
+	pinned.KnownHostsFiles, pinned.HostKeys = nil, []string{ssh.FingerprintSHA256(otherKey(t))}
+	if _, err := p.Apply(t.Context(), pinned, transport.Request{Spec: spec("share"), Check: true}); !errors.Is(err, transport.ErrHostKeyMismatch) {
+		t.Fatalf("pinned to another key over a shared pool: err = %v, want ErrHostKeyMismatch", err)
+	}
+	good := nodeOptions(t, n, knownHosts(t, lab))
+	for range 2 {
+		if _, err := p.Apply(t.Context(), good, transport.Request{Spec: spec("share"), Check: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// loose and good (once for both calls); the pinned handshake failed.
+	if n.Connections() != 2 || p.Dials() != 2 {
+		t.Errorf("%d connections at the node, %d dials; want 2 and 2", n.Connections(), p.Dials())
 	}
 }

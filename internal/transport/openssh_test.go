@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,14 +29,38 @@ const sshdPath = "/usr/sbin/sshd"
 type sshd struct {
 	addr    string
 	hostKey ssh.PublicKey
+	logs    *syncBuffer
 }
+
+// syncBuffer is sshd's log, written by the process while tests read it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// sftpInternal is the sftp line of the sshd configs: OpenSSH serving sftp
+// itself (distributions ship an sftp Subsystem line enabled).
+const sftpInternal = "Subsystem sftp internal-sftp"
 
 func (s *sshd) port() int { _, p, _ := net.SplitHostPort(s.addr); v, _ := strconv.Atoi(p); return v }
 
 // startSSHD runs a real OpenSSH server on a random 127.0.0.1 port with a
-// generated host key, authorizing testKey for root. Everything (config,
-// keys, pid file) is in a temp dir; the real /etc/ssh is not read.
-func startSSHD(t testing.TB, env string) *sshd {
+// generated host key, authorizing testKey for root, with extra config
+// lines. Everything (config, keys, pid file) is in a temp dir; the real
+// /etc/ssh is not read.
+func startSSHD(t testing.TB, env string, extra ...string) *sshd {
 	t.Helper()
 	if _, err := os.Stat(sshdPath); err != nil {
 		t.Skipf("real OpenSSH test needs %s (Debian: apt-get install openssh-server): %v", sshdPath, err)
@@ -87,14 +112,15 @@ LogLevel VERBOSE
 # (one SetEnv line: sshd keeps the first of each keyword)
 # keep root's slow ~/.bashrc out of every command, as on a storage node
 SetEnv SHLVL=1 %s
-`, port, hostKeyFile, pidFile, authKeys, env)
+%s
+`, port, hostKeyFile, pidFile, authKeys, env, strings.Join(extra, "\n"))
 	cfgFile := filepath.Join(dir, "sshd_config")
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	cmd := exec.Command(sshdPath, "-D", "-e", "-f", cfgFile)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +156,12 @@ SetEnv SHLVL=1 %s
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return &sshd{addr: addr, hostKey: hostSigner.PublicKey()}
+	return &sshd{addr: addr, hostKey: hostSigner.PublicKey(), logs: logs}
 }
 
 func TestOpenSSH(t *testing.T) {
 	needAgent(t)
-	srv := startSSHD(t, "")
+	srv := startSSHD(t, "", sftpInternal)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
 	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
@@ -273,5 +299,78 @@ func TestOpenSSHSudoWantsPassword(t *testing.T) {
 	_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("sudo"), Root: t.TempDir()})
 	if !errors.Is(err, transport.ErrSudoPassword) || stepOf(t, err).Step != transport.StepProbe {
 		t.Fatalf("err = %v, want ErrSudoPassword at the probe", err)
+	}
+}
+
+// The ways the agent reaches a real OpenSSH node: over sftp served by
+// sshd itself or by the sftp-server program (no upload command runs: one
+// failed single-exec run, the sftp session, the run), and, on an sshd
+// without the subsystem, by the exec upload.
+func TestOpenSSHDeliveryWays(t *testing.T) {
+	needAgent(t)
+	const sftpServer = "/usr/lib/openssh/sftp-server"
+	for _, tt := range []struct {
+		name     string
+		config   string
+		sftp     bool
+		commands int // exec sessions sshd starts
+	}{
+		{"internal-sftp", sftpInternal, true, 2},
+		{"sftp-server", "Subsystem sftp " + sftpServer, true, 2},
+		// direct run, uname -m, upload, run
+		{"no sftp", "", false, 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if strings.HasSuffix(tt.config, sftpServer) {
+				if _, err := os.Stat(sftpServer); err != nil {
+					t.Skipf("%s not installed (Debian: openssh-sftp-server)", sftpServer)
+				}
+			}
+			srv := startSSHD(t, "", tt.config)
+			dir := t.TempDir()
+			root := filepath.Join(dir, "root")
+			if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+				t.Fatal(err)
+			}
+			agentPath := filepath.Join(dir, "new dir", "bin", "hpcstorage-agent")
+			o := transport.Options{
+				Host: "127.0.0.1", Port: srv.port(), User: "root",
+				PrivateKey: testKey(t).pem, HostKeys: []string{ssh.FingerprintSHA256(srv.hostKey)},
+				AgentPath: agentPath, RunTimeout: time.Minute,
+			}
+			p := newPool(t, transport.PoolOptions{})
+			r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root})
+			if err != nil || !r.Delivered || !r.Result.Changed {
+				t.Fatalf("apply: err=%v response=%+v", err, r)
+			}
+			if b, _ := os.ReadFile(agentPath); !bytes.Equal(b, agentData) {
+				t.Fatal("delivered agent differs from the build")
+			}
+			if fi, err := os.Stat(agentPath); err != nil || fi.Mode().Perm() != 0o755 {
+				t.Fatalf("agent mode: %v %v", fi, err)
+			}
+			if left, _ := filepath.Glob(agentPath + ".tmp-*"); len(left) != 0 {
+				t.Errorf("upload temp files left: %v", left)
+			}
+			// Nothing more to deliver on this connection or a new one.
+			if r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root}); err != nil || r.Delivered || r.Result.Changed {
+				t.Fatalf("second apply: err=%v", err)
+			}
+			p2 := newPool(t, transport.PoolOptions{})
+			if r, err := p2.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root}); err != nil || r.Delivered {
+				t.Fatalf("new pool: err=%v", err)
+			}
+			p.Close()
+			p2.Close()
+			logs := srv.logs.String()
+			commands := strings.Count(logs, "Starting session: command")
+			t.Logf("sshd: %d command sessions, %d sftp sessions", commands, strings.Count(logs, "Starting session: subsystem 'sftp'"))
+			if want := tt.commands + 2; commands != want {
+				t.Errorf("sshd started %d command sessions, want %d:\n%s", commands, want, logs)
+			}
+			if got := strings.Contains(logs, "Starting session: subsystem 'sftp'"); got != tt.sftp {
+				t.Errorf("sftp session started: %v, want %v:\n%s", got, tt.sftp, logs)
+			}
+		})
 	}
 }

@@ -6,6 +6,8 @@
 package transport
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -186,8 +188,27 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// poolKey identifies a connection: two Options with the same key share it.
+// poolKey identifies a host (user@host:port, and the jump host) for what
+// the pool learns about it and for the per-host limit.
 func (o *Options) poolKey() string { return o.name() }
+
+// connKey identifies a connection: two Options share one only when they
+// reach the same host with the same credentials and the same host-key
+// checks, so a resource that pins a host key never rides on a connection
+// another resource opened with looser checks or another identity.
+func (o *Options) connKey() string {
+	h := sha256.New()
+	var walk func(o *Options)
+	walk = func(o *Options) {
+		fmt.Fprintf(h, "%q %q %q %q %t %q %q %q %q %t|", o.name(), o.PrivateKey, o.PrivateKeyFile, o.Passphrase, o.UseAgent,
+			o.AgentSocket, o.Password, strings.Join(o.KnownHostsFiles, "\x00"), strings.Join(o.HostKeys, "\x00"), o.InsecureIgnoreHostKey)
+		if o.Bastion != nil {
+			walk(o.Bastion)
+		}
+	}
+	walk(o)
+	return o.name() + "#" + hex.EncodeToString(h.Sum(nil))
+}
 
 // AgentSource returns the agent build for linux/goarch and its sha256 hex.
 type AgentSource func(goarch string) (data []byte, sha256hex string, err error)

@@ -19,17 +19,18 @@ import (
 // Pool holds one SSH connection per host, shared by all callers, and bounds
 // how many calls run at once. The zero Pool is not usable; call NewPool.
 //
-// Connections are keyed by user@host:port (and jump host): the first
-// caller's credentials and host-key settings open it, later callers with
-// the same key share it.
+// Connections are keyed by user@host:port (and jump host) together with
+// the credentials and host-key settings: callers share a connection only
+// when they would have opened the same one.
 //
 // The first call on a new connection runs the agent at agent_path straight
 // away with --expect-sha256 of the build for the host's architecture as
 // last seen by this pool (DefaultExpectedArch at first): a node that
 // already has that build costs one SSH exec. Only when the agent is
 // missing (127), of another architecture (126) or another build (exit 3)
-// does the call fall back to the probe (uname -m and sha256), the upload
-// and the run. The probe result is then cached for the connection.
+// does the call fall back to the probe, the upload and the run: over sftp
+// when the user may write agent_path (see sftp.go), else through sh (see
+// commands.go). The probe result is then cached for the connection.
 type Pool struct {
 	opts  PoolOptions
 	total chan struct{}
@@ -44,7 +45,10 @@ type Pool struct {
 	archs map[string]string
 	// plain: hosts without gzip, which get the agent uncompressed.
 	plain map[string]bool
-	gz    sync.Map // agent build sha256 -> *gzBuild
+	// noSFTP: hosts without a usable sftp subsystem, which get the exec
+	// upload.
+	noSFTP map[string]bool
+	gz     sync.Map // agent build sha256 -> *gzBuild
 }
 
 // entry is a connection being made or made; concurrent callers for one
@@ -76,18 +80,21 @@ func NewPool(o PoolOptions) *Pool {
 		perHost: map[string]chan struct{}{},
 		archs:   map[string]string{},
 		plain:   map[string]bool{},
+		noSFTP:  map[string]bool{},
 	}
 }
 
-func (p *Pool) plainUpload(o *Options) bool {
+// hostFact reads what the pool learned about o's host (in p.plain or
+// p.noSFTP).
+func (p *Pool) hostFact(facts map[string]bool, o *Options) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.plain[o.poolKey()]
+	return facts[o.poolKey()]
 }
 
-func (p *Pool) setPlainUpload(o *Options) {
+func (p *Pool) learn(facts map[string]bool, o *Options) {
 	p.mu.Lock()
-	p.plain[o.poolKey()] = true
+	facts[o.poolKey()] = true
 	p.mu.Unlock()
 }
 
@@ -155,7 +162,7 @@ func (p *Pool) acquire(ctx context.Context, key string) (release func(), err err
 
 // get returns the live connection for o, dialing it if needed.
 func (p *Pool) get(ctx context.Context, o *Options) (*conn, error) {
-	key := o.poolKey()
+	key := o.connKey()
 	for {
 		p.mu.Lock()
 		if p.closed {

@@ -136,7 +136,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 	}
 	defer release()
 
-	retried := false
+	retried, sftpRetried := false, false
 	for attempt := 0; ; attempt++ {
 		c, err := p.get(ctx, o)
 		if err != nil {
@@ -167,7 +167,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		// On a connection that has not probed yet, run the agent straight
 		// away (one exec); only a missing or other build falls back to the
 		// probe and delivery.
-		res, ran, err := p.runDirect(ctx, c, o, args, newReader)
+		res, ran, stale, err := p.runDirect(ctx, c, o, args, newReader)
 		if err != nil && retry(err) {
 			continue
 		}
@@ -176,21 +176,38 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		}
 		delivered := false
 		if !ran {
-			delivered, err = p.ensureAgent(ctx, c, o)
+			var d delivery
+			d, err = p.ensureAgent(ctx, c, o, stale)
 			if err != nil {
 				if retry(err) {
 					continue
 				}
 				return nil, err
 			}
-			// The build is verified now: run it as before the single-exec
-			// path existed (an older embedded agent runs too).
-			res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, args...), newReader())
+			delivered = d.sum != ""
+			// A build just delivered verifies itself on this run.
+			runArgs := args
+			if delivered {
+				runArgs = withExpect(o, args, d.sum)
+			}
+			res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, runArgs...), newReader())
 			if err != nil && retry(err) {
 				continue
 			}
 			if err != nil {
 				return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
+			}
+			if delivered && (res.status == protocol.ExitWrongBuild || (d.sftp && res.status == 127)) {
+				c.agentState(o.AgentPath).forget()
+				// The sftp subsystem wrote somewhere else than exec sees
+				// (a chrooted sftp): use the exec upload, once.
+				if d.sftp && !sftpRetried {
+					sftpRetried = true
+					p.learn(p.noSFTP, o)
+					continue
+				}
+				return nil, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr),
+					Err: fmt.Errorf("%s is not the delivered build after upload: %w", o.AgentPath, ErrAgentChecksum)}
 			}
 		}
 		resp := &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}
@@ -264,43 +281,57 @@ func directRan(o *Options, r execResult) bool {
 	return false
 }
 
+// lacksBuild tells from a failed direct run that the node's copy cannot be
+// this build: missing (127), the agent itself saying it is another build
+// (3), or one too old to know --expect-sha256. Other failures (126: not
+// executable, a noexec mount) say nothing about the file.
+func lacksBuild(r execResult) bool {
+	switch r.status {
+	case 127, protocol.ExitWrongBuild:
+		return true
+	case protocol.ExitUsage:
+		return strings.Contains(string(r.stderr), "flag provided but not defined")
+	}
+	return false
+}
+
 // runDirect is the single-exec run on a connection whose probe is not
 // cached: the agent at agent_path runs with --expect-sha256 of the build
 // for the architecture this pool last saw on the host (DefaultExpectedArch
 // at first). If it ran, the node has that build: the probe is cached and
 // ran is true. If the agent is missing, another build or architecture, or
 // sudo refused, ran is false and the caller takes the probe + upload path
-// (which also reports sudo and missing-agent errors as before).
-func (p *Pool) runDirect(ctx context.Context, c *conn, o *Options, args []string, stdin func() io.Reader) (execResult, bool, error) {
+// (which also reports sudo and missing-agent errors as before); stale then
+// says whether the node's copy is known not to be this build (lacksBuild).
+func (p *Pool) runDirect(ctx context.Context, c *conn, o *Options, args []string, stdin func() io.Reader) (res execResult, ran, stale bool, err error) {
 	st := c.agentState(o.AgentPath)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.probed || st.noDirect {
-		return execResult{}, false, nil
+		return execResult{}, false, false, nil
 	}
 	arch := p.expectedArch(o)
 	sum := ""
 	if !o.AgentPreinstalled {
-		var err error
 		if _, sum, err = p.opts.Agent(arch); err != nil {
 			st.noDirect = true
-			return execResult{}, false, nil
+			return execResult{}, false, false, nil
 		}
 	}
-	res, err := c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, withExpect(o, args, sum)...), stdin())
+	res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, withExpect(o, args, sum)...), stdin())
 	if err != nil {
-		return res, false, err
+		return res, false, false, err
 	}
 	if !directRan(o, res) {
 		st.noDirect = true
-		return execResult{}, false, nil
+		return execResult{}, false, lacksBuild(res), nil
 	}
 	st.probed, st.goarch, st.sum = true, arch, sum
 	if o.AgentPreinstalled {
 		st.sum = "preinstalled"
 	}
 	p.rememberArch(o, arch)
-	return res, true, nil
+	return res, true, false, nil
 }
 
 // agentOutcome maps the agent's exit status and output to an error.
@@ -379,58 +410,129 @@ func (s *agentState) forget() {
 	s.mu.Unlock()
 }
 
-// ensureAgent probes the node once per connection (architecture and the
-// agent's checksum in one round trip) and uploads the agent when it is
-// missing or differs. It reports whether it uploaded.
-func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, error) {
+// delivery is what ensureAgent did: sum is the sha256 of the build it
+// uploaded ("" when it uploaded nothing), sftp whether it went over sftp.
+type delivery struct {
+	sum  string
+	sftp bool
+}
+
+// ensureAgent probes the node once per connection and uploads the agent
+// when it is missing or differs. The probe is `uname -m` and the agent's
+// checksum in one round trip; after a direct run that showed the node's
+// copy is not this build (stale), only `uname -m`. A user who is root or
+// owns agent_path gets the upload over sftp; sudo users get the exec
+// upload.
+func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options, stale bool) (delivery, error) {
 	name := o.name()
 	st := c.agentState(o.AgentPath)
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	// The sftp session, when the upload can use one; opened before the
+	// probe when an upload is certain, so the probe can read the kernel's
+	// architecture in it.
+	var ss *sftpSession
+	defer func() {
+		if ss != nil {
+			ss.Close()
+		}
+	}()
+	openSFTP := func() error {
+		if ss != nil || o.Sudo || p.hostFact(p.noSFTP, o) {
+			return nil
+		}
+		var err error
+		ss, err = c.openSFTP(ctx)
+		if errors.Is(err, errNoSFTP) {
+			p.learn(p.noSFTP, o)
+			return nil
+		}
+		return err
+	}
 	if !st.probed {
-		// A preinstalled agent needs no root to be checksummed, so sudoers
-		// may allow just the agent itself.
-		res, err := c.exec(ctx, ProbeCommand(o.AgentPath, o.Sudo && !o.AgentPreinstalled), nil)
-		if err == nil && res.status != 0 {
-			err = sudoError(o, res)
-			if err == nil {
-				err = errors.New("probe command failed")
+		// After a direct run that showed the node lacks this build, only
+		// the architecture is unknown.
+		archOnly := stale && !o.Sudo && !o.AgentPreinstalled
+		var arch, sum string
+		if archOnly {
+			if err := openSFTP(); err != nil {
+				return delivery{}, &StepError{Host: name, Step: StepProbe, ExitStatus: -1, Err: err}
+			}
+			if ss != nil {
+				a, err := ss.kernelArch()
+				switch {
+				case errors.Is(err, ErrUnsupportedArch):
+					return delivery{}, &StepError{Host: name, Step: StepProbe, ExitStatus: -1, Err: err}
+				case err == nil:
+					arch = a
+				}
 			}
 		}
-		if err != nil {
-			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
-		}
-		arch, sum, err := parseProbe(res.stdout)
-		if err != nil {
-			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+		if arch == "" {
+			// A preinstalled agent needs no root to be checksummed, so
+			// sudoers may allow just the agent itself.
+			cmd := ProbeCommand(o.AgentPath, o.Sudo && !o.AgentPreinstalled)
+			if archOnly {
+				cmd = ArchCommand
+			}
+			res, err := c.exec(ctx, cmd, nil)
+			if err == nil && res.status != 0 {
+				err = sudoError(o, res)
+				if err == nil {
+					err = errors.New("probe command failed")
+				}
+			}
+			if err != nil {
+				return delivery{}, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+			}
+			if archOnly {
+				arch, err = parseArch(res.stdout)
+			} else {
+				arch, sum, err = parseProbe(res.stdout)
+			}
+			if err != nil {
+				return delivery{}, &StepError{Host: name, Step: StepProbe, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+			}
 		}
 		st.goarch, st.sum, st.probed = arch, sum, true
 		p.rememberArch(o, arch)
 	}
 	if o.AgentPreinstalled {
 		if st.sum == "" {
-			return false, &StepError{Host: name, Step: StepProbe, ExitStatus: -1,
+			return delivery{}, &StepError{Host: name, Step: StepProbe, ExitStatus: -1,
 				Err: fmt.Errorf("agent_path %s does not exist (agent_preinstalled is set, so nothing is uploaded): %w", o.AgentPath, ErrAgentMissing)}
 		}
-		return false, nil
+		return delivery{}, nil
 	}
 	data, want, err := p.opts.Agent(st.goarch)
 	if err != nil {
-		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
+		return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
 	}
 	if st.sum == want {
-		return false, nil
+		return delivery{}, nil
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := hex.EncodeToString(rnd[:])
+	if err := openSFTP(); err != nil {
+		st.probed = false
+		return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
+	}
+	if ss != nil {
+		if err := ss.put(o.AgentPath, tmp, data); err != nil {
+			st.probed = false
+			return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
+		}
+		st.sum = want
+		return delivery{sum: want, sftp: true}, nil
+	}
 	var res execResult
 	// Compressed when the node has gzip (less than half the bytes to
 	// encrypt, send and decrypt); plain otherwise.
-	if gz, gzErr := p.gzipped(data, want); gzErr == nil && !p.plainUpload(o) {
+	if gz, gzErr := p.gzipped(data, want); gzErr == nil && !p.hostFact(p.plain, o) {
 		res, err = c.exec(ctx, UploadGzipCommand(o.AgentPath, tmp, o.Sudo), bytes.NewReader(gz))
 		if err == nil && res.status != 0 && noGzip(res.stderr) {
-			p.setPlainUpload(o)
+			p.learn(p.plain, o)
 			res, err = c.exec(ctx, UploadCommand(o.AgentPath, tmp, o.Sudo), bytes.NewReader(data))
 		}
 	} else {
@@ -444,16 +546,16 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (bool, erro
 	}
 	if err != nil {
 		st.probed = false
-		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
+		return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr), Err: err}
 	}
 	got := firstField(lastLine(res.stdout))
 	if got != want {
 		st.probed = false
-		return false, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr),
+		return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: res.status, Stderr: string(res.stderr),
 			Err: fmt.Errorf("%s has sha256 %q after upload, want %s: %w", o.AgentPath, got, want, ErrAgentChecksum)}
 	}
 	st.sum = got
-	return true, nil
+	return delivery{sum: want}, nil
 }
 
 // decodeJSON decodes the agent's JSON document from stdout. A login script
@@ -477,21 +579,14 @@ func decodeJSON(out []byte, v any) error {
 // `uname -m` and the sha256sum line (or AbsentMarker). Anything a login
 // script printed before them is ignored.
 func parseProbe(out []byte) (goarch, sum string, err error) {
-	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			lines = append(lines, l)
-		}
-	}
+	lines := nonEmptyLines(out)
 	if len(lines) < 2 {
 		return "", "", fmt.Errorf("unexpected probe output %q", out)
 	}
-	m, s := lines[len(lines)-2], lines[len(lines)-1]
-	goarch, err = agentbin.GOARCH(m)
-	if err != nil {
-		return "", "", fmt.Errorf("%v: %w", err, ErrUnsupportedArch)
+	if goarch, err = parseArch([]byte(lines[len(lines)-2])); err != nil {
+		return "", "", err
 	}
+	s := lines[len(lines)-1]
 	if s == AbsentMarker {
 		return goarch, "", nil
 	}
@@ -500,6 +595,30 @@ func parseProbe(out []byte) (goarch, sum string, err error) {
 		return "", "", fmt.Errorf("unexpected sha256sum output %q", s)
 	}
 	return goarch, sum, nil
+}
+
+// parseArch reads ArchCommand's output: its last line.
+func parseArch(out []byte) (string, error) {
+	lines := nonEmptyLines(out)
+	if len(lines) == 0 {
+		return "", fmt.Errorf("unexpected probe output %q", out)
+	}
+	goarch, err := agentbin.GOARCH(lines[len(lines)-1])
+	if err != nil {
+		return "", fmt.Errorf("%v: %w", err, ErrUnsupportedArch)
+	}
+	return goarch, nil
+}
+
+func nonEmptyLines(out []byte) []string {
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 func lastLine(b []byte) string {
