@@ -122,7 +122,10 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"boot_source_override": schema.SingleNestedAttribute{
 				Optional:            true,
-				MarkdownDescription: "Boot source override. A `Once` override is consumed by the next boot, after which the next plan shows it again.",
+				MarkdownDescription: "Boot source override. A `Once` override is consumed by the next boot (the BMC then reports " +
+					"`Disabled`); that is not drift, so the next plan shows no change and no later apply arms it again (a second, " +
+					"unplanned boot from that target). To boot from it once more, change the override, or apply with " +
+					"`-replace` on this resource (destroying it only forgets the server).",
 				Attributes: map[string]schema.Attribute{
 					"target": schema.StringAttribute{
 						Required:            true,
@@ -193,7 +196,7 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	plan.SystemID = types.StringValue(id)
 	plan.NICMACs = types.ListNull(types.StringType)
-	r.apply(ctx, ep, &plan, &resp.Diagnostics)
+	r.apply(ctx, ep, &plan, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		// Keep what was done in state so the next plan starts from the truth.
 		r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
@@ -233,7 +236,7 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	plan.NICMACs = state.NICMACs
-	r.apply(ctx, ep, &plan, &resp.Diagnostics)
+	r.apply(ctx, ep, &plan, state.BootSourceOverride, &resp.Diagnostics)
 	r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -415,7 +418,9 @@ func knownStringMap(m types.Map) (map[string]string, bool) {
 
 // apply makes the server match plan: BIOS (one reboot at most), power,
 // then the boot override so a Once override is left for the next boot.
-func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, diags *diag.Diagnostics) {
+// prior is the boot override in state (nil on create): an unchanged one is
+// not set again, so a consumed Once override is not re-armed.
+func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, diags *diag.Diagnostics) {
 	id := plan.SystemID.ValueString()
 	w := r.data.waiter(plan.ApplyTimeoutSeconds.ValueInt64())
 	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
@@ -462,7 +467,7 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 			return
 		}
 	}
-	if b := plan.BootSourceOverride; b != nil {
+	if b := plan.BootSourceOverride; b != nil && !sameOverride(b, prior) {
 		want := redfish.BootOverride{Target: b.Target.ValueString(), Enabled: b.Enabled.ValueString()}
 		if !b.Mode.IsUnknown() && !b.Mode.IsNull() {
 			want.Mode = b.Mode.ValueString()
@@ -472,6 +477,13 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 			return
 		}
 	}
+}
+
+// sameOverride: b asks for what prior (the state) already records; a mode
+// left to the BMC matches any.
+func sameOverride(b, prior *bootOverrideModel) bool {
+	return prior != nil && b.Target.Equal(prior.Target) && b.Enabled.Equal(prior.Enabled) &&
+		(b.Mode.IsUnknown() || b.Mode.IsNull() || b.Mode.Equal(prior.Mode))
 }
 
 // privateState is the resource's private state (framework privatestate).
@@ -522,9 +534,15 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 	if m.ApplyTimeoutSeconds.IsNull() || m.ApplyTimeoutSeconds.IsUnknown() {
 		m.ApplyTimeoutSeconds = types.Int64Value(defaultApplyTimeout)
 	}
-	if m.BootSourceOverride != nil {
-		m.BootSourceOverride = &bootOverrideModel{Target: types.StringValue(sys.Boot.Target),
+	if prev := m.BootSourceOverride; prev != nil {
+		cur := &bootOverrideModel{Target: types.StringValue(sys.Boot.Target),
 			Enabled: types.StringValue(sys.Boot.Enabled), Mode: types.StringValue(sys.Boot.Mode)}
+		// A Once override that a boot consumed (the BMC reports Disabled)
+		// is done, not drift: keep it as recorded.
+		if prev.Enabled.ValueString() == "Once" && sys.Boot.Enabled == "Disabled" {
+			cur.Target, cur.Enabled = prev.Target, prev.Enabled
+		}
+		m.BootSourceOverride = cur
 	}
 	if m.NICMACs.IsNull() || m.NICMACs.IsUnknown() {
 		macs, err := ep.NICMACs(ctx, id)

@@ -231,6 +231,42 @@ resource "hpcstorage_server" "s" {
 	})
 }
 
+// A Once override is armed once: the boot that consumes it is not drift,
+// and a later apply (here the power-on that booted from it) does not arm it
+// again; a changed override is set.
+func TestServerOnceOverrideConsumed(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc")
+	svc := lab.svcs["meta1-bmc"]
+	cfg := func(power, enabled string) string {
+		return lab.providerBlock() + fmt.Sprintf(`resource "hpcstorage_server" "s" {
+  endpoint             = "meta1-bmc"
+  power_state          = %q
+  boot_source_override = { target = "Pxe", enabled = %q }
+}`, power, enabled)
+	}
+	empty := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	boot := func(target, enabled string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			if t, e := svc.BootOverride(); t != target || e != enabled {
+				return fmt.Errorf("BMC boot override %s/%s, want %s/%s", t, e, target, enabled)
+			}
+			return nil
+		}
+	}
+	kept := statecheck.ExpectKnownValue("hpcstorage_server.s", tfjsonpath.New("boot_source_override").AtMapKey("enabled"), knownvalue.StringExact("Once"))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			{Config: cfg("On", "Once"), ConfigPlanChecks: empty, Check: boot("Pxe", "Once")},
+			{Config: cfg("Off", "Once"), ConfigPlanChecks: empty, Check: boot("Pxe", "Once")},
+			// Powering on boots from Pxe, which consumes the override.
+			{Config: cfg("On", "Once"), ConfigPlanChecks: empty, ConfigStateChecks: []statecheck.StateCheck{kept}, Check: boot("None", "Disabled")},
+			{Config: cfg("On", "Once"), PlanOnly: true},
+			{Config: cfg("On", "Continuous"), ConfigPlanChecks: empty, Check: boot("Pxe", "Continuous")},
+		},
+	})
+}
+
 // Plan-time BIOS checks against captures of real BMCs: the registry is found
 // the way each vendor publishes it, typos fail on their key, valid values
 // plan an update.

@@ -369,6 +369,18 @@ func (s *Service) PowerState() string {
 	return s.sys.power
 }
 
+// BootOverride returns a server's boot override target and enabled state
+// (for tests).
+func (s *Service) BootOverride() (target, enabled string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tick()
+	if s.sys == nil {
+		return "", ""
+	}
+	return s.sys.bootTarget, s.sys.bootEnabled
+}
+
 // BiosAttributes returns the current and pending BIOS attributes.
 func (s *Service) BiosAttributes() (current, pending map[string]any) {
 	s.mu.Lock()
