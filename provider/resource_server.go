@@ -121,7 +121,7 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"next plan; other attributes are left alone.",
 			},
 			"boot_source_override": schema.SingleNestedAttribute{
-				Optional:            true,
+				Optional: true,
 				MarkdownDescription: "Boot source override. A `Once` override is consumed by the next boot (the BMC then reports " +
 					"`Disabled`); that is not drift, so the next plan shows no change and no later apply arms it again (a second, " +
 					"unplanned boot from that target). To boot from it once more, change the override, or apply with " +
