@@ -576,9 +576,7 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 			_ = req.Reply(true, nil)
 			started = true
 			n.execs.Add(1)
-			n.mu.Lock()
-			n.cmds = append(n.cmds, p.Command)
-			n.mu.Unlock()
+			n.record(p.Command)
 			go func() {
 				s := &session{
 					node: n, ctx: ctx, stdin: ch, stdout: ch, stderr: ch.Stderr(),
@@ -606,9 +604,7 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 			_ = req.Reply(true, nil)
 			started = true
 			n.sftps.Add(1)
-			n.mu.Lock()
-			n.cmds = append(n.cmds, SFTPCommand)
-			n.mu.Unlock()
+			n.record(SFTPCommand)
 			go func() {
 				done := n.enter()
 				st := n.serveSFTP(ch)
@@ -633,6 +629,13 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 			}
 		}
 	}
+}
+
+// record keeps a session's command (or SFTPCommand) for Commands.
+func (n *Node) record(cmd string) {
+	n.mu.Lock()
+	n.cmds = append(n.cmds, cmd)
+	n.mu.Unlock()
 }
 
 // enter counts a running command for the concurrency gauges.
