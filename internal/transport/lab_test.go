@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -456,5 +457,41 @@ func TestConnectionSharedOnlyWithSameChecks(t *testing.T) {
 	// loose and good (once for both calls); the pinned handshake failed.
 	if n.Connections() != 2 || p.Dials() != 2 {
 		t.Errorf("%d connections at the node, %d dials; want 2 and 2", n.Connections(), p.Dials())
+	}
+}
+
+// An sftp upload cut off by a dropped connection leaves its temp file; the
+// next delivery removes the old ones (not a fresh one: another upload may
+// be in flight) and nothing else.
+func TestStaleUploadTempsRemoved(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	hp, _ := n.HostFile(transport.DefaultAgentPath)
+	dir := filepath.Dir(hp)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale, fresh, other := hp+".tmp-0a0a0a0a0a0a", hp+".tmp-0b0b0b0b0b0b", filepath.Join(dir, "notes.txt")
+	for _, f := range []string{stale, fresh, other} {
+		if err := os.WriteFile(f, []byte("half an agent"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t, transport.PoolOptions{})
+	if r, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("stale"), Check: true}); err != nil || !r.Delivered {
+		t.Fatalf("err=%v", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale upload temp still there: %v", err)
+	}
+	for _, f := range []string{fresh, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed: %v", filepath.Base(f), err)
+		}
 	}
 }

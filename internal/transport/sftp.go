@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path"
+	"strings"
+	"time"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
@@ -137,6 +139,7 @@ func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
 	if err := cl.MkdirAll(dir); err != nil {
 		return ss.fail("creating "+dir, err)
 	}
+	ss.removeStaleTemps(agentPath)
 	tmp := agentPath + ".tmp-" + tmpSuffix
 	f, err := cl.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
@@ -157,4 +160,25 @@ func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
 		return ss.fail("writing "+agentPath, err)
 	}
 	return nil
+}
+
+// staleTempAge: a temp file beside agent_path older than this is left by
+// an upload whose connection dropped (sftp cannot clean up after itself
+// the way the exec upload's shell does); younger ones may be another
+// provider's upload in flight.
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps deletes the agent's leftover temp files, so dropped
+// uploads do not pile up 3.6 MB each. Best effort: errors are ignored.
+func (ss *sftpSession) removeStaleTemps(agentPath string) {
+	dir, prefix := path.Dir(agentPath), path.Base(agentPath)+".tmp-"
+	ents, err := ss.cl.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), prefix) && e.Mode().IsRegular() && time.Since(e.ModTime()) > staleTempAge {
+			_ = ss.cl.Remove(path.Join(dir, e.Name()))
+		}
+	}
 }
