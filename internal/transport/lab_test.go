@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -493,5 +494,31 @@ func TestStaleUploadTempsRemoved(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s removed: %v", filepath.Base(f), err)
 		}
+	}
+}
+
+// A delivery that cannot write agent_path fails at the upload step, naming
+// the host and the folder; nothing is left half-written.
+func TestSFTPUploadErrorNamesStep(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	blocker, _ := n.HostFile(path.Dir(path.Dir(transport.DefaultAgentPath)))
+	if err := os.MkdirAll(filepath.Dir(blocker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blocker, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t, transport.PoolOptions{})
+	_, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("blocked"), Check: true})
+	var se *transport.StepError
+	if !errors.As(err, &se) || se.Step != transport.StepUpload || se.Host != "root@"+n.Addr ||
+		!strings.Contains(err.Error(), path.Dir(transport.DefaultAgentPath)) {
+		t.Fatalf("err = %v, want an upload-step error naming the host and %s", err, path.Dir(transport.DefaultAgentPath))
+	}
+	t.Logf("error: %v", err)
+	if b, _ := os.ReadFile(blocker); string(b) != "not a folder" {
+		t.Errorf("the file in the way was changed: %q", b)
 	}
 }
