@@ -311,6 +311,7 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewVolumeResource,
 		NewBeegfsTargetResource,
 		NewBeegfsManagementResource,
+		NewBeegfsMonitorResource,
 		NewBeegfsMetadataResource,
 		NewBeegfsStorageResource,
 		NewBeegfsClientResource,

@@ -372,6 +372,22 @@ type beegfsModel interface {
 	fill()
 }
 
+// beegfsWriteOnly is implemented by models with write-only inputs besides
+// the connection secret (the monitor's InfluxDB password): readWriteOnly
+// takes them from the configuration at plan and apply time, before items
+// are rendered, and sets their hashes (unknown while an input is unknown).
+// Without a configuration (refresh, the prior state of an update) it is not
+// called, so such a model renders its secret files unread.
+type beegfsWriteOnly interface {
+	readWriteOnly(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics)
+}
+
+func readWriteOnly(ctx context.Context, m beegfsModel, config tfsdk.Config, diags *diag.Diagnostics) {
+	if w, ok := m.(beegfsWriteOnly); ok && !config.Raw.IsNull() {
+		w.readWriteOnly(ctx, config, diags)
+	}
+}
+
 func beegfsRunFor(nodes *nodeAccess, m beegfsModel) beegfsRun {
 	b := m.base()
 	return beegfsRun{nodes: nodes, host: b.Host.ValueString(), ssh: b.SSH, owner: m.owner(),
@@ -408,6 +424,7 @@ func beegfsCreate[M any, P interface {
 	p := P(&plan)
 	resp.Diagnostics.Append(req.Plan.Get(ctx, p)...)
 	auth := configSecret(ctx, p, req.Config, &resp.Diagnostics)
+	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -454,6 +471,7 @@ func beegfsUpdate[M any, P interface {
 	resp.Diagnostics.Append(req.Plan.Get(ctx, p)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, q)...)
 	auth := configSecret(ctx, p, req.Config, &resp.Diagnostics)
+	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -511,6 +529,7 @@ func beegfsModifyPlan[M any, P interface {
 			sec.SecretHash = types.StringValue(beegfs.SecretHash(auth.Secret))
 		}
 	}
+	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if !p.known() || b.Host.IsUnknown() {
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 		return

@@ -126,9 +126,32 @@ func TestR1ModuleExample(t *testing.T) {
 			}
 		}
 	}
+	// beegfs-mon on the management server, pointed at mgmtd on meta1.
+	for _, n := range nodes {
+		if n.Name != "mgmt" {
+			continue
+		}
+		if joined := strings.Join(n.Services, " "); !strings.Contains(joined, "beegfs-mon.service") || strings.Contains(joined, "beegfs-meta") {
+			t.Errorf("mgmt services %v, want beegfs-mon and no metadata instance", n.Services)
+		}
+		r := &r1Lab{Lab: l}
+		b := []byte(r.read(t, "mgmt", "etc/beegfs/beegfs-mon.conf"))
+		for k, v := range map[string]string{"sysMgmtdHost": "meta1", "dbHostName": "localhost", "dbHostPort": "8086", "dbDatabase": "beegfs_mon", "dbAuthFile": ""} {
+			if !confKey(k, v).Match(b) {
+				t.Errorf("mgmt beegfs-mon.conf lacks %s = %s:\n%s", k, v, b)
+			}
+		}
+	}
 	out, err := tf.Output(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var services map[string][]string
+	if err := json.Unmarshal(out["services"].Value, &services); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(services["mgmt"], " "); got != "beegfs-mon" {
+		t.Errorf("services output for mgmt %q, want beegfs-mon", got)
 	}
 	var drawers string
 	if err := json.Unmarshal(out["storage_drawers"].Value, &drawers); err != nil {

@@ -147,10 +147,13 @@ func profileNode(p Profile, hostname string) node {
 		n.beegfsConf = []string{"beegfs-storage.conf"}
 	case Metadata:
 		n.packages = append(rhelPkgs, [][2]string{
-			{"beegfs-meta", "0:7.2-el8"}, {"beegfs-mgmtd", "0:7.2-el8"}, {"beegfs-utils", "0:7.2-el8"},
+			{"beegfs-meta", "0:7.2-el8"}, {"beegfs-mgmtd", "0:7.2-el8"}, {"beegfs-mon", "0:7.2-el8"}, {"beegfs-utils", "0:7.2-el8"},
 			{"libbeegfs-ib", "0:7.2-el8"}}...)
+		// The lab seeds management servers (R1: beegfs-mon) with this
+		// profile too.
 		n.units = append(n.units, beegfsServerUnits...)
-		n.beegfsConf = []string{"beegfs-meta.conf", "beegfs-mgmtd.conf"}
+		n.units = append(n.units, "beegfs-mon.service")
+		n.beegfsConf = []string{"beegfs-meta.conf", "beegfs-mgmtd.conf", "beegfs-mon.conf"}
 	case Client:
 		n.cpus, n.numaNodes = 64, 2
 		n.cpuModel = "AMD EPYC 7543 32-Core Processor"
@@ -683,6 +686,10 @@ func (w *writer) beegfs(n node) {
 			fmt.Fprintf(&b, "%-29s = %s\n", kv[0], kv[1])
 		}
 		w.file("etc/beegfs/"+name, b.String())
+		if name == "beegfs-mon.conf" {
+			// The package's InfluxDB login file (dbAuthFile), empty.
+			w.fileMode("etc/beegfs/beegfs-mon.auth", "# InfluxDB credentials of beegfs-mon.\n\nusername =\npassword =\n", 0o600)
+		}
 	}
 }
 
@@ -704,6 +711,12 @@ var beegfsDefaults = map[string][][2]string{
 	"beegfs-mgmtd.conf": {
 		{"storeMgmtdDirectory", ""}, {"storeAllowFirstRunInit", "true"}, {"connMgmtdPortTCP", "8008"},
 		{"connMgmtdPortUDP", "8008"}, {"logLevel", "2"},
+	},
+	"beegfs-mon.conf": {
+		{"sysMgmtdHost", ""}, {"dbType", "influxdb"}, {"dbHostName", "localhost"}, {"dbHostPort", "8086"}, {"dbAuthFile", ""},
+		{"dbDatabase", "beegfs_mon"}, {"dbSetRetentionPolicy", "true"}, {"dbRetentionDuration", "1d"},
+		{"collectClientOpsByNode", "true"}, {"collectClientOpsByUser", "true"}, {"statsRequestIntervalSecs", "5"},
+		{"connMgmtdPortTCP", "8008"}, {"connMgmtdPortUDP", "8008"}, {"connAuthFile", ""}, {"logLevel", "3"},
 	},
 	"beegfs-client.conf": {
 		{"sysMgmtdHost", ""}, {"connClientPortUDP", "8004"}, {"connMaxInternodeNum", "12"},

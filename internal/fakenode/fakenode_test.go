@@ -139,7 +139,7 @@ func TestSignatureAndServerUnits(t *testing.T) {
 	if err := Seed(dir, Metadata); err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{"beegfs-mgmtd", "beegfs-meta@", "beegfs-storage", "beegfs-storage@"} {
+	for _, u := range []string{"beegfs-mgmtd", "beegfs-meta@", "beegfs-storage", "beegfs-storage@", "beegfs-mon"} {
 		if _, err := os.Stat(filepath.Join(dir, "usr/lib/systemd/system", u+".service")); err != nil {
 			t.Errorf("server unit %s: %v", u, err)
 		}

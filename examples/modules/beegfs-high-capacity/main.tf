@@ -222,6 +222,24 @@ resource "hpcstorage_beegfs_storage" "this" {
   depends_on = [hpcstorage_beegfs_management.this]
 }
 
+# beegfs-mon on the management server: statistics of mgmtd, meta and
+# storage into InfluxDB for the BeeGFS Grafana dashboards (InfluxDB itself
+# is not installed here; by default it runs beside beegfs-mon).
+resource "hpcstorage_beegfs_monitor" "this" {
+  count                  = var.management_server == null ? 0 : 1
+  host                   = var.management_server.host
+  mgmtd_host             = local.mgmtd
+  influxdb_host          = var.influxdb_host
+  influxdb_port          = var.influxdb_port
+  influxdb_database      = var.influxdb_database
+  influxdb_username      = var.influxdb_username
+  influxdb_password      = var.influxdb_password
+  influxdb_password_file = var.influxdb_password_file
+  conn_auth_secret       = var.conn_auth_secret
+  conn_auth_secret_file  = var.conn_auth_secret_file
+  depends_on             = [hpcstorage_beegfs_management.this]
+}
+
 resource "hpcstorage_beegfs_client" "this" {
   for_each              = { for c in local.clients : c.name => c.host }
   host                  = each.value

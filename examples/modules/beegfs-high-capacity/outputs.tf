@@ -15,6 +15,7 @@ output "services" {
     { for k, m in hpcstorage_beegfs_metadata.this : k => concat(m.services, k == local.mgmtd ? [hpcstorage_beegfs_management.this.service] : []) },
     { for k, s in hpcstorage_beegfs_storage.this : k => [s.service] },
     { for k, c in hpcstorage_beegfs_client.this : k => c.services },
+    { for m in hpcstorage_beegfs_monitor.this : var.management_server.name => [m.service] },
   )
 }
 

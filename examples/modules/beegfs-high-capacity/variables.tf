@@ -25,7 +25,7 @@ variable "storage_servers" {
 }
 
 variable "management_server" {
-  description = "The management server (R640, monitoring), optional: only its BMC is managed here."
+  description = "The management server (R640, monitoring), optional: its BMC, and beegfs-mon on host (see influxdb_*)."
   type = object({
     name = string
     host = string
@@ -110,4 +110,41 @@ variable "tune_nodes" {
   description = "Apply the R1 kernel tuning (THP off, dirty ratios, min_free_kbytes, vfs_cache_pressure, mq-deadline with nr_requests 2048 and read_ahead_kb 4096 on the array volumes) with hpcstorage_node_config."
   type        = bool
   default     = true
+}
+
+variable "influxdb_host" {
+  description = "InfluxDB 1.x server beegfs-mon on the management server writes to (host name, address or http(s):// URL). Default: on the management server itself."
+  type        = string
+  default     = "localhost"
+}
+
+variable "influxdb_port" {
+  description = "InfluxDB HTTP port."
+  type        = number
+  default     = 8086
+}
+
+variable "influxdb_database" {
+  description = "InfluxDB database of beegfs-mon (the one the BeeGFS Grafana dashboards read)."
+  type        = string
+  default     = "beegfs_mon"
+}
+
+variable "influxdb_username" {
+  description = "InfluxDB user when the database has authentication (default: none). Needs influxdb_password or influxdb_password_file."
+  type        = string
+  default     = null
+}
+
+variable "influxdb_password" {
+  description = "Password of influxdb_username, passed to a write-only attribute (Terraform 1.11+): never stored in state. Or use influxdb_password_file."
+  type        = string
+  sensitive   = true
+  default     = null
+}
+
+variable "influxdb_password_file" {
+  description = "Path of a file whose first line is the InfluxDB password, read where Terraform runs (any Terraform or OpenTofu version)."
+  type        = string
+  default     = null
 }
