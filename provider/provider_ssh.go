@@ -70,7 +70,7 @@ var sshFields = []sshField{
 	{name: "handshake_timeout", kind: sshDuration, desc: fmt.Sprintf("SSH handshake and authentication timeout. Default `%s`.", transport.DefaultHandshakeTimeout)},
 	{name: "run_timeout", kind: sshDuration, desc: fmt.Sprintf("Timeout of one agent call (probe, upload, run). Default `%s`.", transport.DefaultRunTimeout)},
 	{name: "keepalive_interval", kind: sshDuration, desc: fmt.Sprintf("Keepalive interval; a host missing %d in a row is dropped. Default `%s`.", transport.DefaultKeepaliveCountMax, transport.DefaultKeepaliveInterval)},
-	{name: "agent_path", kind: sshString, desc: fmt.Sprintf("Where the hpcstorage agent is installed on nodes. Default `%s`. The provider uploads its own build there when the node's copy is missing or differs.", transport.DefaultAgentPath)},
+	{name: "agent_path", kind: sshString, desc: fmt.Sprintf("Where the hpcstorage agent is installed on nodes. Default `%s`. The provider uploads its own build there when the node's copy is missing or differs: over the node's sftp subsystem when `user` may write there (no `sudo`), through `sh` otherwise; the next run verifies it with `--expect-sha256`.", transport.DefaultAgentPath)},
 	{name: "agent_preinstalled", kind: sshBool, desc: "Never upload the agent: use the one at `agent_path` as is (air-gapped sites that install it by package)."},
 	{name: "max_parallel", kind: sshInt, providerOnly: true, desc: fmt.Sprintf("Agent calls in flight over all nodes, whatever Terraform's `-parallelism`. Default %d.", transport.DefaultMaxParallel)},
 	{name: "max_per_host", kind: sshInt, providerOnly: true, desc: fmt.Sprintf("Agent calls in flight on one node (sessions on its one connection). Default %d.", transport.DefaultMaxPerHost)},
