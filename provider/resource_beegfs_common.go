@@ -250,7 +250,7 @@ func beegfsSecretAttributes(attrs map[string]schema.Attribute) {
 		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 	attrs["conn_auth_secret_hash"] = schema.StringAttribute{Computed: true,
-		MarkdownDescription: "`sha256:<hex>` of the secret, so plans see a new secret without storing it."}
+		MarkdownDescription: "`scrypt:<hex>` of the secret (scrypt N=2^15, r=8, p=1, so guessing it from state is slow), so plans see a new secret without storing it."}
 }
 
 func beegfsSettingsAttribute(defaults map[string]string) schema.MapAttribute {

@@ -95,7 +95,7 @@ func (r *beegfsMonitorResource) Schema(_ context.Context, _ resource.SchemaReque
 				"plan and apply time; for Terraform before 1.11 and OpenTofu. Only the path and the hash reach state.",
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.AlsoRequires(path.MatchRoot("influxdb_username"))}},
 		"influxdb_password_hash": schema.StringAttribute{Computed: true,
-			MarkdownDescription: "`sha256:<hex>` of the InfluxDB password (null without a login), so plans see a new password " +
+			MarkdownDescription: "`scrypt:<hex>` of the InfluxDB password (null without a login), so plans see a new password " +
 				"without storing it. A refresh checks the credentials file's mode and owner, not its content."},
 		"settings": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "Extra or overriding `beegfs-mon.conf` options, e.g. the collection settings " +

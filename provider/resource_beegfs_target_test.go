@@ -324,7 +324,7 @@ func TestBeegfsR1EndToEnd(t *testing.T) {
 					knownvalue.StringExact("/dev/disk/by-id/wwn-0x" + r.sts[0]),
 				})),
 				statecheck.ExpectKnownValue("hpcstorage_beegfs_management.mgmtd", tfjsonpath.New("conn_auth_secret_hash"),
-					knownvalue.StringRegexp(regexp.MustCompile(`^sha256:[0-9a-f]{64}$`))),
+					knownvalue.StringRegexp(regexp.MustCompile(`^scrypt:[0-9a-f]{64}$`))),
 				statecheck.ExpectKnownValue("hpcstorage_beegfs_client.c1", tfjsonpath.New("services"),
 					knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("beegfs-helperd"), knownvalue.StringExact("beegfs-client")})),
 				stateCheck(func(s *tfjson.State) error { return r.checkR1(t, s) }),
