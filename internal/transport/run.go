@@ -167,7 +167,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		// On a connection that has not probed yet, run the agent straight
 		// away (one exec); only a missing or other build falls back to the
 		// probe and delivery.
-		res, ran, stale, err := p.runDirect(ctx, c, o, args, newReader)
+		res, ran, err := p.runDirect(ctx, c, o, args, newReader)
 		if err != nil && retry(err) {
 			continue
 		}
@@ -177,7 +177,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		delivered := false
 		if !ran {
 			var d delivery
-			d, err = p.ensureAgent(ctx, c, o, stale)
+			d, err = p.ensureAgent(ctx, c, o)
 			if err != nil {
 				if retry(err) {
 					continue
@@ -301,37 +301,38 @@ func lacksBuild(r execResult) bool {
 // at first). If it ran, the node has that build: the probe is cached and
 // ran is true. If the agent is missing, another build or architecture, or
 // sudo refused, ran is false and the caller takes the probe + upload path
-// (which also reports sudo and missing-agent errors as before); stale then
-// says whether the node's copy is known not to be this build (lacksBuild).
-func (p *Pool) runDirect(ctx context.Context, c *conn, o *Options, args []string, stdin func() io.Reader) (res execResult, ran, stale bool, err error) {
+// (which also reports sudo and missing-agent errors as before); the state
+// then records whether the node's copy is known not to be this build
+// (lacksBuild), for every caller on the connection.
+func (p *Pool) runDirect(ctx context.Context, c *conn, o *Options, args []string, stdin func() io.Reader) (res execResult, ran bool, err error) {
 	st := c.agentState(o.AgentPath)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.probed || st.noDirect {
-		return execResult{}, false, false, nil
+		return execResult{}, false, nil
 	}
 	arch := p.expectedArch(o)
 	sum := ""
 	if !o.AgentPreinstalled {
 		if _, sum, err = p.opts.Agent(arch); err != nil {
 			st.noDirect = true
-			return execResult{}, false, false, nil
+			return execResult{}, false, nil
 		}
 	}
 	res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, withExpect(o, args, sum)...), stdin())
 	if err != nil {
-		return res, false, false, err
+		return res, false, err
 	}
 	if !directRan(o, res) {
-		st.noDirect = true
-		return execResult{}, false, lacksBuild(res), nil
+		st.noDirect, st.stale = true, lacksBuild(res)
+		return execResult{}, false, nil
 	}
 	st.probed, st.goarch, st.sum = true, arch, sum
 	if o.AgentPreinstalled {
 		st.sum = "preinstalled"
 	}
 	p.rememberArch(o, arch)
-	return res, true, false, nil
+	return res, true, nil
 }
 
 // agentOutcome maps the agent's exit status and output to an error.
@@ -402,11 +403,14 @@ type agentState struct {
 	// noDirect: the single-exec run failed once on this connection; use
 	// the probe from now on.
 	noDirect bool
+	// stale: that run showed the node's copy is not this build, so only
+	// the architecture needs probing before the upload.
+	stale bool
 }
 
 func (s *agentState) forget() {
 	s.mu.Lock()
-	s.probed = false
+	s.probed, s.stale = false, false
 	s.mu.Unlock()
 }
 
@@ -420,10 +424,10 @@ type delivery struct {
 // ensureAgent probes the node once per connection and uploads the agent
 // when it is missing or differs. The probe is `uname -m` and the agent's
 // checksum in one round trip; after a direct run that showed the node's
-// copy is not this build (stale), only `uname -m`. A user who is root or
-// owns agent_path gets the upload over sftp; sudo users get the exec
-// upload.
-func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options, stale bool) (delivery, error) {
+// copy is not this build (agentState.stale), only the architecture. A user
+// who is root or owns agent_path gets the upload over sftp; sudo users get
+// the exec upload.
+func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (delivery, error) {
 	name := o.name()
 	st := c.agentState(o.AgentPath)
 	st.mu.Lock()
@@ -452,7 +456,7 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options, stale bool)
 	if !st.probed {
 		// After a direct run that showed the node lacks this build, only
 		// the architecture is unknown.
-		archOnly := stale && !o.Sudo && !o.AgentPreinstalled
+		archOnly := st.stale && !o.Sudo && !o.AgentPreinstalled
 		var arch, sum string
 		if archOnly {
 			if err := openSFTP(); err != nil {
