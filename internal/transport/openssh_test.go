@@ -362,10 +362,16 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			}
 			p.Close()
 			p2.Close()
+			// sshd's log reaches us through a pipe: give the last lines a moment.
+			want := tt.commands + 2
 			logs := srv.logs.String()
+			for deadline := time.Now().Add(5 * time.Second); strings.Count(logs, "Starting session: command") < want && time.Now().Before(deadline); {
+				time.Sleep(20 * time.Millisecond)
+				logs = srv.logs.String()
+			}
 			commands := strings.Count(logs, "Starting session: command")
 			t.Logf("sshd: %d command sessions, %d sftp sessions", commands, strings.Count(logs, "Starting session: subsystem 'sftp'"))
-			if want := tt.commands + 2; commands != want {
+			if commands != want {
 				t.Errorf("sshd started %d command sessions, want %d:\n%s", commands, want, logs)
 			}
 			if got := strings.Contains(logs, "Starting session: subsystem 'sftp'"); got != tt.sftp {
