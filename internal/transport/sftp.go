@@ -29,9 +29,9 @@ var errNoSFTP = errors.New("no usable sftp subsystem")
 
 const posixRenameExt = "posix-rename@openssh.com"
 
-// KernelArchFile is the kernel's own copy of `uname -m` (Linux 6.1 and
-// later): read over sftp it tells which build to ship without starting
-// a process. Older kernels lack it and get ArchCommand.
+// KernelArchFile is the kernel's own copy of `uname -m` (recent kernels
+// only): read over sftp it tells which build to ship without starting a
+// process. Kernels without it get ArchCommand.
 const KernelArchFile = "/proc/sys/kernel/arch"
 
 // sftpSession is one sftp subsystem session on a connection.
