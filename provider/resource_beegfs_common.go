@@ -281,13 +281,10 @@ func secretFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostic
 		return beegfs.Auth{}, false
 	}
 	if !f.IsNull() {
-		b, err := os.ReadFile(expandHome(f.ValueString()))
-		if err != nil {
-			addError(diags, path.Root("conn_auth_secret_file"), "Unreadable Secret File", "Point conn_auth_secret_file at a readable file.", err)
+		line, ok := firstLineOf(f.ValueString(), path.Root("conn_auth_secret_file"), "Unreadable Secret File", diags)
+		if !ok {
 			return beegfs.Auth{}, false
 		}
-		line, _, _ := strings.Cut(string(b), "\n")
-		line = strings.TrimSuffix(line, "\r")
 		if len(line) < beegfs.MinSecretLength {
 			addError(diags, path.Root("conn_auth_secret_file"), "Secret Too Short",
 				fmt.Sprintf("The first line of %s must hold at least %d characters.", f.ValueString(), beegfs.MinSecretLength), nil)
@@ -299,6 +296,18 @@ func secretFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostic
 		return beegfs.Auth{Unread: true}, true
 	}
 	return beegfs.Auth{Secret: s.ValueString()}, true
+}
+
+// firstLineOf reads the secret a *_file attribute names: the file's first
+// line, without its line ending. An unreadable file is an error on at.
+func firstLineOf(file string, at path.Path, summary string, diags *diag.Diagnostics) (string, bool) {
+	b, err := os.ReadFile(expandHome(file))
+	if err != nil {
+		addError(diags, at, summary, fmt.Sprintf("Point %s at a readable file.", at), err)
+		return "", false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSuffix(line, "\r"), true
 }
 
 // settingsMap converts the optional settings map; known false when a value

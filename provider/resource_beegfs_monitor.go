@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -199,13 +197,10 @@ func (m *beegfsMonitorModel) readWriteOnly(ctx context.Context, config tfsdk.Con
 	at, password := path.Root("influxdb_password"), pw.ValueString()
 	if !file.IsNull() {
 		at = path.Root("influxdb_password_file")
-		b, err := os.ReadFile(expandHome(file.ValueString()))
-		if err != nil {
-			addError(diags, at, "Unreadable Password File", "Point influxdb_password_file at a readable file.", err)
+		var ok bool
+		if password, ok = firstLineOf(file.ValueString(), at, "Unreadable Password File", diags); !ok {
 			return
 		}
-		password, _, _ = strings.Cut(string(b), "\n")
-		password = strings.TrimSuffix(password, "\r")
 	}
 	if password == "" {
 		addError(diags, at, "Missing InfluxDB Password", "Set influxdb_password, or influxdb_password_file naming a file whose "+
