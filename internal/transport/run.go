@@ -185,9 +185,10 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 				return nil, err
 			}
 			delivered = d.sum != ""
-			// A build just delivered verifies itself on this run.
+			// A build delivered over sftp verifies itself on this run (the
+			// exec upload already checked its sha256sum).
 			runArgs := args
-			if delivered {
+			if d.sftp {
 				runArgs = withExpect(o, args, d.sum)
 			}
 			res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, runArgs...), newReader())
@@ -197,11 +198,11 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 			if err != nil {
 				return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
 			}
-			if delivered && (res.status == protocol.ExitWrongBuild || (d.sftp && res.status == 127)) {
+			if d.sftp && (res.status == protocol.ExitWrongBuild || res.status == 127) {
 				c.agentState(o.AgentPath).forget()
 				// The sftp subsystem wrote somewhere else than exec sees
 				// (a chrooted sftp): use the exec upload, once.
-				if d.sftp && !sftpRetried {
+				if !sftpRetried {
 					sftpRetried = true
 					p.learn(p.noSFTP, o)
 					continue
