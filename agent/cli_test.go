@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 // agentBin is the agent built once for this test binary (see TestMain),

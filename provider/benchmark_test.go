@@ -19,7 +19,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 const providerAddr = "registry.terraform.io/hashicorp/hpcstorage"

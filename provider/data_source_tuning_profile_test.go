@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/profiles"
 )
 

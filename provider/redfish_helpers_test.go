@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // mockLab serves some endpoints of a reference design over TLS, each with

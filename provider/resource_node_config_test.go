@@ -43,8 +43,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )

@@ -18,7 +18,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/state"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 // treeHash maps every path under dir (except skip prefixes) to its type,

@@ -23,9 +23,9 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // Files the lab writes in its folder.

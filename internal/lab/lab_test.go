@@ -168,7 +168,7 @@ func TestCommandUpStatusDown(t *testing.T) {
 		t.Skip("builds the lab command")
 	}
 	bin := filepath.Join(t.TempDir(), "hpcstorage-lab")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/hpcstorage-lab")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/hpcstorage-lab")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}

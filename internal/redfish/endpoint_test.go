@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // fakeBMC is a tiny scripted service for transport rules the stateful mock

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // R1 storage array end to end: drives with drawers, the layout planner's

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // mockEndpoint serves one endpoint of a design over TLS and returns a

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // Lab is a running design plus the clock that drives it.

@@ -173,7 +173,7 @@ func TestServeRedfishBadFlags(t *testing.T) {
 }
 
 func TestReplayCommand(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "..", "shared", "mockups", "libredfish-hpe")
+	dir := filepath.Join("..", "..", "..", "..", "..", "shared", "mockups", "libredfish-hpe")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("capture %s not present", dir)
 	}

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // labUp: up --design rN --dir DIR [--clients N] [--drive-size S] [--detach].

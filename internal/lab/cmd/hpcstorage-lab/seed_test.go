@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 func TestSeedNode(t *testing.T) {

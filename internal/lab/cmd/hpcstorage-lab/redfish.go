@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 // labDoc is the one JSON document serve-redfish and replay print on stdout.

@@ -30,7 +30,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 // Config describes a lab.

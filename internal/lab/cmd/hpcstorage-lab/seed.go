@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 // seedNode lays out a fake node root: seed-node --dir DIR [--profile P]
