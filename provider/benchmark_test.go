@@ -17,9 +17,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
 const providerAddr = "registry.terraform.io/hashicorp/hpcstorage"

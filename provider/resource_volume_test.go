@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
 // arrayConfig: the ME4024 of R1 carved by the layout planner (two RAID1

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 )
 
 // R1 storage array end to end: drives with drawers, the layout planner's
