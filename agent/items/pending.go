@@ -60,10 +60,21 @@ func (env *Env) fs() view { return view{root: env.Root, o: env.pending} }
 // IsHost reports whether the root is the machine's own "/".
 func (v view) IsHost() bool { return v.root.IsHost() }
 
-// entry returns the pending state of p (or of the file a symbolic link at p
-// leads to): its own entry, or "removed" when a folder above it is pending
-// removal or is pending as a file.
+// entry returns the pending state of p, or of the file a symbolic link at
+// p leads to (writes are recorded there, as WriteAtomic writes them).
 func (v view) entry(p string) (pendingPath, bool) {
+	if e, ok := v.own(p); ok || v.o == nil || len(v.o.paths) == 0 {
+		return e, ok
+	}
+	if t, err := v.root.Resolve(p); err == nil && t != path.Clean(p) {
+		return v.own(t)
+	}
+	return pendingPath{}, false
+}
+
+// own returns the pending state of the path p itself: its entry, or
+// "removed" when a folder above it is pending removal or as a file.
+func (v view) own(p string) (pendingPath, bool) {
 	if v.o == nil || len(v.o.paths) == 0 {
 		return pendingPath{}, false
 	}
@@ -77,12 +88,6 @@ func (v view) entry(p string) (pendingPath, bool) {
 				return pendingPath{removed: true}, true
 			}
 			break
-		}
-	}
-	// Writes are recorded where links lead (as WriteAtomic writes them).
-	if t, err := v.root.Resolve(p); err == nil && t != p {
-		if e, ok := v.o.paths[t]; ok {
-			return e, true
 		}
 	}
 	return pendingPath{}, false
@@ -130,7 +135,7 @@ func (v view) Exists(p string) (bool, error) {
 // Resolve follows a final symbolic link. Pending entries are recorded at
 // resolved paths, so a path with an entry is its own target.
 func (v view) Resolve(p string) (string, error) {
-	if _, ok := v.entry(p); ok {
+	if _, ok := v.own(p); ok {
 		return path.Clean(p), nil
 	}
 	return v.root.Resolve(p)
