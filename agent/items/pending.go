@@ -46,7 +46,10 @@ type Reader interface {
 	IsHost() bool
 }
 
-var _ Reader = (*fsroot.Root)(nil)
+var (
+	_ Reader = (*fsroot.Root)(nil)
+	_ Reader = view{}
+)
 
 // view is the root as the items planned so far would have left it.
 type view struct {
