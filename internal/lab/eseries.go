@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,13 +22,24 @@ const APISantricity = "santricity"
 // host object named after a node appears in that node's root by its WWN.
 func (l *Lab) startESeries(design, password string) error {
 	for _, spec := range santricitymock.DesignArrays(design) {
-		svc := santricitymock.New(spec, santricitymock.Options{Username: "admin", Password: password})
+		svc := santricitymock.New(spec, santricitymock.Options{Username: "admin", Password: password, CabledHosts: true})
 		svc.OnMapping(l.onMapping) // before serving, so no mapping is missed
 		srv, err := santricitymock.Start(svc, "127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("array %s: %w", spec.Name, err)
 		}
 		l.eseries = append(l.eseries, srv)
+		for _, node := range spec.CabledTo {
+			// The node's NVMe host NQN, the initiator of its seeded host object.
+			if root, ok := l.roots[node]; ok {
+				if err := os.MkdirAll(filepath.Join(root, "etc/nvme"), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(root, "etc/nvme/hostnqn"), []byte(santricitymock.NodeNQN(node)+"\n"), 0o644); err != nil {
+					return err
+				}
+			}
+		}
 		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: spec.Name, Kind: "array", Model: spec.Model, URL: srv.URL,
 			CabledTo: slices.Clone(spec.CabledTo), API: APISantricity})
 	}
@@ -68,8 +81,8 @@ func (l *Lab) addESeriesVars(v *tfvars) {
 // provisionESeries does what ProvisionVolume does on an E-Series array, as
 // an administrator with NetApp's tools would: through the SANtricity API.
 // Drives are "tray.slot" locations (99.0 ...); the hosts get host objects
-// named after the nodes, in a host group when there are several, and the
-// volume takes the whole group.
+// named after the nodes (the lab seeds them), in a host group when there are
+// several, and the volume takes the whole group.
 func (l *Lab) provisionESeries(srv *santricitymock.Server, r VolumeRequest) (string, error) {
 	ctx := context.Background()
 	c, err := santricity.New(santricity.Config{Name: r.Array, URL: srv.URL, Username: srv.Username, Password: srv.Password, CACertPEM: srv.CAPEM()})

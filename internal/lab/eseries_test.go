@@ -2,12 +2,15 @@ package lab
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 // TestUpR3CablesESeries: the r3 design runs one EF600 per building block,
@@ -31,6 +34,23 @@ func TestUpR3CablesESeries(t *testing.T) {
 	}
 	if len(l.State.Endpoints) != 9 { // 6 BMCs, 3 EF600
 		t.Errorf("%d endpoints, want 9", len(l.State.Endpoints))
+	}
+
+	// The array knows both file nodes as hosts by the NQN in their roots.
+	srv := l.eseriesServer("ef600-1")
+	c, err := santricity.New(santricity.Config{Name: "ef600-1", URL: srv.URL, Username: srv.Username, Password: srv.Password, CACertPEM: srv.CAPEM()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := c.Hosts(context.Background())
+	if err != nil || len(hosts) != 2 {
+		t.Fatalf("hosts %+v, %v", hosts, err)
+	}
+	for _, h := range hosts {
+		nqn, _ := os.ReadFile(filepath.Join(dir, NodesDir, h.Name, "etc/nvme/hostnqn"))
+		if len(h.Ports) != 1 || h.Ports[0].Type != "nvmeof" || h.Ports[0].Address != strings.TrimSpace(string(nqn)) || h.HostTypeIndex != santricity.HostTypeLinuxDMMP {
+			t.Errorf("host %+v, node NQN %q", h, nqn)
+		}
 	}
 
 	// A storage volume of block 1: RAID 6 8+2 over bays 4-13, 512 KiB segments.

@@ -72,7 +72,11 @@ type Options struct {
 	// SessionLimit caps open sessions (default 32); logins beyond it are
 	// refused with 422 as the array does, until one expires or logs out.
 	SessionLimit int
-	Now          func() time.Time
+	// CabledHosts seeds a host object (Linux DM-MP, one NVMe-oF initiator)
+	// for each node the array is cabled to, as the site's administrator
+	// defines them when cabling; a factory-fresh array has none.
+	CabledHosts bool
+	Now         func() time.Time
 }
 
 type drive struct {
@@ -213,6 +217,18 @@ func (s *Service) reseed() {
 				wwn:    "5" + "0002ac" + strings.ToUpper(hash(s.spec.Name, "drive", fmt.Sprint(ti, slot))[:9])})
 		}
 	}
+	if s.opts.CabledHosts {
+		for _, node := range s.spec.CabledTo {
+			s.hosts = append(s.hosts, &host{ref: s.ref(0x84), name: node, typeIndex: 28,
+				ports: []port{{Type: "nvmeof", Address: NodeNQN(node), Label: node + "_ib0"}}})
+		}
+	}
+}
+
+// NodeNQN is the NVMe host NQN the lab gives a node (its initiator port).
+func NodeNQN(node string) string {
+	h := hash("hostnqn", node)
+	return "nqn.2014-08.org.nvmexpress:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 // ref makes a 40-hex-digit SANtricity object reference.

@@ -61,7 +61,7 @@ func runServeSantricity(ctx context.Context, args []string, stdout, stderr io.Wr
 		if port > 0 {
 			p = port + i
 		}
-		srv, err := santricitymock.Start(santricitymock.New(sp, santricitymock.Options{Username: *username, Password: *password}),
+		srv, err := santricitymock.Start(santricitymock.New(sp, santricitymock.Options{Username: *username, Password: *password, CabledHosts: true}),
 			net.JoinHostPort(host, strconv.Itoa(p)))
 		if err != nil {
 			_ = closeAll()
