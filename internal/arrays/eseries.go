@@ -238,7 +238,9 @@ func (e *eseries) ResizeVolume(ctx context.Context, id string, capacity int64) e
 	return e.c.ExpandVolume(ctx, v.ID, capacity)
 }
 
-func (e *eseries) DeleteVolume(ctx context.Context, id string) error { return e.c.DeleteVolume(ctx, id) }
+func (e *eseries) DeleteVolume(ctx context.Context, id string) error {
+	return e.c.DeleteVolume(ctx, id)
+}
 
 // groupName names the host group made for a set of hosts: readable when it
 // fits SANtricity's 30 characters, else shortened with a hash.
