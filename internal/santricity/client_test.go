@@ -25,7 +25,7 @@ func (l *logSink) add(s string) { l.mu.Lock(); l.lines = append(l.lines, s); l.m
 func (l *logSink) all() string  { l.mu.Lock(); defer l.mu.Unlock(); return strings.Join(l.lines, "\n") }
 
 // array starts one EF600 of design r3 over HTTPS and a client trusting it.
-func array(t *testing.T) (*santricity.Client, *santricitymock.Server, *logSink) {
+func array(t testing.TB) (*santricity.Client, *santricitymock.Server, *logSink) {
 	t.Helper()
 	spec := santricitymock.DesignArrays("r3")[0]
 	srv, err := santricitymock.Start(santricitymock.New(spec, santricitymock.Options{}), "127.0.0.1:0")
@@ -43,7 +43,7 @@ func array(t *testing.T) (*santricity.Client, *santricitymock.Server, *logSink) 
 	return c, srv, logs
 }
 
-func driveIDs(t *testing.T, c *santricity.Client, from, n int) []string {
+func driveIDs(t testing.TB, c *santricity.Client, from, n int) []string {
 	t.Helper()
 	ds, err := c.Drives(context.Background())
 	if err != nil {
@@ -422,5 +422,46 @@ func TestTLSIsVerifiedByDefault(t *testing.T) {
 	c, _ = santricity.New(santricity.Config{Name: "x", URL: srv.URL, Username: srv.Username, Password: srv.Password, Insecure: true})
 	if _, err := c.Drives(context.Background()); err != nil {
 		t.Fatalf("insecure: %v", err)
+	}
+}
+
+// TestTruncatedAnswerIsReadAgain: a GET whose JSON is cut short is read
+// again instead of failing the run.
+func TestTruncatedAnswerIsReadAgain(t *testing.T) {
+	c, srv, _ := array(t)
+	if err := srv.Service.InjectFault(santricitymock.Fault{Method: http.MethodGet, Path: "/devmgr/v2/storage-systems/1/drives",
+		Kind: redfishmock.FaultTruncate, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := c.Drives(context.Background())
+	if err != nil || len(ds) != 24 {
+		t.Fatalf("drives after a truncated answer: %d, %v", len(ds), err)
+	}
+}
+
+// TestConcurrentCreatesShareOneSession: resources created in parallel (as
+// Terraform does) share one login and each object is made once.
+func TestConcurrentCreatesShareOneSession(t *testing.T) {
+	ctx := context.Background()
+	c, srv, _ := array(t)
+	vg, err := c.CreateVolumeGroup(ctx, "stor", santricity.RAID6, driveIDs(t, c, 0, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 10)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = c.CreateVolume(ctx, santricity.VolumeSpec{Name: "v" + strings.Repeat("x", i), VolumeGroupID: vg.ID, CapacityBytes: gib})
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.Service.Counts().Volumes; n != 10 || c.Stats().Logins != 1 {
+		t.Fatalf("%d volumes, %d logins", n, c.Stats().Logins)
 	}
 }

@@ -201,15 +201,32 @@ func (c *Client) VolumeGroups(ctx context.Context) ([]VolumeGroup, error) {
 }
 
 // FindVolumeGroup returns the volume group or pool with this name or id.
+// The drives are read only when the group exists, so a create's look-up
+// of a new name costs one request.
 func (c *Client) FindVolumeGroup(ctx context.Context, nameOrID string) (*VolumeGroup, error) {
-	gs, err := c.VolumeGroups(ctx)
+	sys, err := c.sys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range gs {
-		if g.Name == nameOrID || g.ID == nameOrID {
-			return &g, nil
+	var docs []poolDoc
+	if err := c.do(ctx, http.MethodGet, sys+"/storage-pools", nil, &docs); err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		g := d.group()
+		if g.Name != nameOrID && g.ID != nameOrID {
+			continue
 		}
+		drives, err := c.Drives(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, dr := range drives {
+			if dr.VolumeGroupID == g.ID && !dr.HotSpare {
+				g.DriveIDs = append(g.DriveIDs, dr.ID)
+			}
+		}
+		return &g, nil
 	}
 	return nil, fmt.Errorf("%w: no volume group %q on %s", ErrNotFound, nameOrID, c.cfg.Name)
 }
@@ -231,15 +248,18 @@ func (e *MismatchError) Unwrap() error { return ErrConflict }
 // sending a create twice blindly: it looks the object up first (adopting a
 // matching one, refusing a different one), POSTs once, and when the answer
 // is lost or the array is busy it waits and looks again before POSTing.
-func (c *Client) createOnce(ctx context.Context, path string, body any, lookup func() (bool, error)) error {
+//
+// When the POST itself succeeds, its answer (the new object) is decoded
+// into out and created is true; otherwise lookup has recorded the object.
+func (c *Client) createOnce(ctx context.Context, path string, body, out any, lookup func() (bool, error)) (created bool, err error) {
 	found, err := lookup()
 	if err != nil || found {
-		return err
+		return false, err
 	}
 	for attempt := 1; ; attempt++ {
-		err := c.do(ctx, http.MethodPost, path, body, nil)
+		err := c.do(ctx, http.MethodPost, path, body, out)
 		if err == nil {
-			return nil
+			return true, nil
 		}
 		var se *Error
 		retryAfter := ""
@@ -248,16 +268,16 @@ func (c *Client) createOnce(ctx context.Context, path string, body any, lookup f
 		case errors.As(err, &se) && transientStatus(se.Status):
 			retryAfter = se.RetryAfter
 		default:
-			return err
+			return false, err
 		}
 		if attempt >= c.cfg.Retry.MaxAttempts {
-			return err
+			return false, err
 		}
 		if werr := c.wait(ctx, attempt, retryAfter); werr != nil {
-			return werr
+			return false, werr
 		}
 		if found, lerr := lookup(); lerr != nil || found {
-			return lerr // the lost POST did create it (or the look-up failed)
+			return false, lerr // the lost POST did create it (or the look-up failed)
 		}
 	}
 }
@@ -296,16 +316,19 @@ func (c *Client) CreateVolumeGroup(ctx context.Context, name, level string, driv
 		return true, nil
 	}
 	body := map[string]any{"name": name, "raidLevel": level, "diskDriveIds": driveIDs, "eraseSecuredDrives": false}
-	if err := c.createOnce(ctx, sys+"/storage-pools", body, lookup); err != nil {
+	var doc poolDoc
+	created, err := c.createOnce(ctx, sys+"/storage-pools", body, &doc, lookup)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
-		if _, err := lookup(); err != nil {
-			return nil, err
+	if created {
+		// The answer is the new group; its members are the drives given.
+		g := doc.group()
+		g.DriveIDs = slices.Clone(driveIDs)
+		if g.ID == "" {
+			return nil, fmt.Errorf("%w: %s created volume group %q without an id", ErrServer, c.cfg.Name, name)
 		}
-		if got == nil {
-			return nil, fmt.Errorf("%w: %s accepted volume group %q but does not list it", ErrServer, c.cfg.Name, name)
-		}
+		return &g, nil
 	}
 	return got, nil
 }
@@ -453,16 +476,17 @@ func (c *Client) CreateVolume(ctx context.Context, s VolumeSpec) (*Volume, error
 	if s.SegmentBytes > 0 {
 		body["segSize"] = s.SegmentBytes / 1024
 	}
-	if err := c.createOnce(ctx, sys+"/volumes", body, lookup); err != nil {
+	var doc volumeDoc
+	created, err := c.createOnce(ctx, sys+"/volumes", body, &doc, lookup)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
-		if _, err := lookup(); err != nil {
-			return nil, err
+	if created {
+		v := doc.volume()
+		if v.ID == "" {
+			return nil, fmt.Errorf("%w: %s created volume %q without an id", ErrServer, c.cfg.Name, s.Name)
 		}
-		if got == nil {
-			return nil, fmt.Errorf("%w: %s accepted volume %q but does not list it", ErrServer, c.cfg.Name, s.Name)
-		}
+		return &v, nil
 	}
 	return got, nil
 }
@@ -524,6 +548,20 @@ type hostDoc struct {
 	HostSidePorts []HostPort `json:"hostSidePorts"`
 }
 
+func (d hostDoc) host() Host {
+	h := Host{ID: d.ID, Name: d.Name, HostTypeIndex: d.HostTypeIndex, HostGroupID: d.ClusterRef, Ports: d.HostSidePorts}
+	if h.ID == "" {
+		h.ID = d.Ref
+	}
+	if h.Name == "" {
+		h.Name = d.Label
+	}
+	if h.HostGroupID == noRef {
+		h.HostGroupID = ""
+	}
+	return h
+}
+
 // HostTypeLinuxDMMP is the host type index of "Linux DM-MP", the type NetApp's
 // modules give Linux hosts using device-mapper multipath.
 const HostTypeLinuxDMMP = 28
@@ -540,17 +578,7 @@ func (c *Client) Hosts(ctx context.Context) ([]Host, error) {
 	}
 	out := make([]Host, len(docs))
 	for i, d := range docs {
-		h := Host{ID: d.ID, Name: d.Name, HostTypeIndex: d.HostTypeIndex, HostGroupID: d.ClusterRef, Ports: d.HostSidePorts}
-		if h.ID == "" {
-			h.ID = d.Ref
-		}
-		if h.Name == "" {
-			h.Name = d.Label
-		}
-		if h.HostGroupID == noRef {
-			h.HostGroupID = ""
-		}
-		out[i] = h
+		out[i] = d.host()
 	}
 	return out, nil
 }
@@ -611,16 +639,17 @@ func (c *Client) CreateHost(ctx context.Context, name string, hostType int, port
 		reqPorts[i] = map[string]string{"type": p.Type, "port": p.Address, "label": p.Label}
 	}
 	body := map[string]any{"name": name, "hostType": map[string]int{"index": hostType}, "ports": reqPorts}
-	if err := c.createOnce(ctx, sys+"/hosts", body, lookup); err != nil {
+	var doc hostDoc
+	created, err := c.createOnce(ctx, sys+"/hosts", body, &doc, lookup)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
-		if _, err := lookup(); err != nil {
-			return nil, err
+	if created {
+		h := doc.host()
+		if h.ID == "" {
+			return nil, fmt.Errorf("%w: %s created host %q without an id", ErrServer, c.cfg.Name, name)
 		}
-		if got == nil {
-			return nil, fmt.Errorf("%w: %s accepted host %q but does not list it", ErrServer, c.cfg.Name, name)
-		}
+		return &h, nil
 	}
 	return got, nil
 }
@@ -644,18 +673,31 @@ type HostGroup struct {
 	HostIDs []string
 }
 
+type groupDoc struct {
+	ID         string `json:"id"`
+	ClusterRef string `json:"clusterRef"`
+	Name       string `json:"name"`
+	Label      string `json:"label"`
+}
+
+func (d groupDoc) group() HostGroup {
+	g := HostGroup{ID: d.ID, Name: d.Name}
+	if g.ID == "" {
+		g.ID = d.ClusterRef
+	}
+	if g.Name == "" {
+		g.Name = d.Label
+	}
+	return g
+}
+
 // HostGroups lists host groups with their member hosts.
 func (c *Client) HostGroups(ctx context.Context) ([]HostGroup, error) {
 	sys, err := c.sys(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var docs []struct {
-		ID         string `json:"id"`
-		ClusterRef string `json:"clusterRef"`
-		Name       string `json:"name"`
-		Label      string `json:"label"`
-	}
+	var docs []groupDoc
 	if err := c.do(ctx, http.MethodGet, sys+"/host-groups", nil, &docs); err != nil {
 		return nil, err
 	}
@@ -665,13 +707,7 @@ func (c *Client) HostGroups(ctx context.Context) ([]HostGroup, error) {
 	}
 	out := make([]HostGroup, len(docs))
 	for i, d := range docs {
-		g := HostGroup{ID: d.ID, Name: d.Name}
-		if g.ID == "" {
-			g.ID = d.ClusterRef
-		}
-		if g.Name == "" {
-			g.Name = d.Label
-		}
+		g := d.group()
 		for _, h := range hosts {
 			if h.HostGroupID == g.ID {
 				g.HostIDs = append(g.HostIDs, h.ID)
@@ -720,16 +756,18 @@ func (c *Client) CreateHostGroup(ctx context.Context, name string, hostIDs []str
 		got = g
 		return true, nil
 	}
-	if err := c.createOnce(ctx, sys+"/host-groups", map[string]any{"name": name, "hosts": hostIDs}, lookup); err != nil {
+	var doc groupDoc
+	created, err := c.createOnce(ctx, sys+"/host-groups", map[string]any{"name": name, "hosts": hostIDs}, &doc, lookup)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
-		if _, err := lookup(); err != nil {
-			return nil, err
+	if created {
+		g := doc.group()
+		g.HostIDs = slices.Sorted(slices.Values(hostIDs))
+		if g.ID == "" {
+			return nil, fmt.Errorf("%w: %s created host group %q without an id", ErrServer, c.cfg.Name, name)
 		}
-		if got == nil {
-			return nil, fmt.Errorf("%w: %s accepted host group %q but does not list it", ErrServer, c.cfg.Name, name)
-		}
+		return &g, nil
 	}
 	return got, nil
 }
@@ -798,16 +836,16 @@ func (c *Client) Map(ctx context.Context, volumeID, targetID string, lun int) (*
 		return false, nil
 	}
 	body := map[string]any{"mappableObjectId": volumeID, "targetId": targetID, "lun": lun}
-	if err := c.createOnce(ctx, sys+"/volume-mappings", body, lookup); err != nil {
+	var doc Mapping
+	created, err := c.createOnce(ctx, sys+"/volume-mappings", body, &doc, lookup)
+	if err != nil {
 		return nil, err
 	}
-	if got == nil {
-		if _, err := lookup(); err != nil {
-			return nil, err
+	if created {
+		if doc.ID == "" {
+			return nil, fmt.Errorf("%w: %s created the mapping of %s without an id", ErrServer, c.cfg.Name, volumeID)
 		}
-		if got == nil {
-			return nil, fmt.Errorf("%w: %s accepted the mapping of %s but does not list it", ErrServer, c.cfg.Name, volumeID)
-		}
+		return &doc, nil
 	}
 	return got, nil
 }
