@@ -331,6 +331,11 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 					if retry && attempt < c.cfg.Retry.MaxAttempts {
 						continue // cut short by a flaky link: read again
 					}
+					if !retry {
+						// The array acted but its answer is unreadable:
+						// callers look the object up rather than trust it.
+						return fmt.Errorf("%w: %s %s on %s answered %d with an unreadable body: %v", ErrUncertain, method, path, c.cfg.Name, resp.status, err)
+					}
 					return fmt.Errorf("%w: decoding %s %s on %s: %v", ErrServer, method, path, c.cfg.Name, err)
 				}
 			}

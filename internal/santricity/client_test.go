@@ -437,6 +437,16 @@ func TestTruncatedAnswerIsReadAgain(t *testing.T) {
 	if err != nil || len(ds) != 24 {
 		t.Fatalf("drives after a truncated answer: %d, %v", len(ds), err)
 	}
+	// A create whose answer is cut short was still made: it is found by
+	// name, not sent again.
+	if err := srv.Service.InjectFault(santricitymock.Fault{Method: http.MethodPost, Path: "/devmgr/v2/storage-systems/1/hosts",
+		Kind: redfishmock.FaultTruncate, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.CreateHost(context.Background(), "bb1-node1", santricity.HostTypeLinuxDMMP, nil)
+	if err != nil || h.Name != "bb1-node1" || srv.Service.Counts().Hosts != 1 || srv.Service.RequestCount(http.MethodPost, "/devmgr/v2/storage-systems/1/hosts") != 1 {
+		t.Fatalf("create through a truncated answer: %+v, %v, %d hosts", h, err, srv.Service.Counts().Hosts)
+	}
 }
 
 // TestConcurrentCreatesShareOneSession: resources created in parallel (as
