@@ -34,13 +34,22 @@ func apiAttribute() schema.StringAttribute {
 }
 
 // endpointAPI is the endpoint's declared API, or its environment fallback.
-func endpointAPI(name string, m endpointModel) string {
+func endpointAPI(name string, m endpointModel, diags *diag.Diagnostics) string {
 	if !m.API.IsNull() && !m.API.IsUnknown() && m.API.ValueString() != "" {
 		return m.API.ValueString()
 	}
-	if v, ok := lookupEnv(name, "API"); ok && strings.EqualFold(v, arrays.APISantricity) {
-		return arrays.APISantricity
+	v, ok := lookupEnv(name, "API")
+	if !ok {
+		return arrays.APIRedfish
 	}
+	for _, a := range arrays.APIs {
+		if strings.EqualFold(v, a) {
+			return a
+		}
+	}
+	addError(diags, path.Root("endpoints").AtMapKey(name).AtName("api"), "Invalid Endpoint API",
+		fmt.Sprintf("Set %s (or %sAPI) to one of %s.", envName(name, "API"), envPrefix, strings.Join(arrays.APIs, ", ")),
+		fmt.Errorf("got %q", v))
 	return arrays.APIRedfish
 }
 

@@ -92,6 +92,11 @@ provider "hpcstorage" {
 				Config:      block("santricity") + `data "hpcstorage_server" "d" { endpoint = "ef600-1" }`,
 				ExpectError: regexp.MustCompile(`(?s)Endpoint Speaks SANtricity.*E-Series array`),
 			},
+			{
+				PreConfig:   func() { t.Setenv("HPCSTORAGE_EF600_1_API", "swordfish") },
+				Config:      strings.Replace(block(""), `api            = ""`, "", 1) + `data "hpcstorage_server" "d" { endpoint = "ef600-1" }`,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Endpoint API.*HPCSTORAGE_EF600_1_API`),
+			},
 		},
 	})
 }

@@ -182,7 +182,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	eseries := map[string]*santricity.Client{}
 	deferred := map[string]bool{}
 	for _, name := range names {
-		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() {
+		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() || m.API.IsUnknown() {
 			// Settings that come from resources not applied yet: the plan
 			// skips this endpoint's checks; apply configures it for real.
 			deferred[name] = true
@@ -191,7 +191,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
 		c.Timeout = time.Duration(timeout) * time.Second
 		c.Retry.MaxAttempts = int(retries)
-		if endpointAPI(name, cfg.Endpoints[name]) == arrays.APISantricity {
+		if endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
 			if sc := santricityClient(c, name, &resp.Diagnostics); sc != nil {
 				eseries[name] = sc
 			}
