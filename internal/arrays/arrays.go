@@ -62,6 +62,9 @@ type Group struct {
 	DriveIDs      []string
 	CapacityBytes int64 // usable
 	ConsumedBytes int64
+	// Adopted: CreateGroup found it there already, as asked (E-Series
+	// reports it; a Swordfish array does not say).
+	Adopted bool
 }
 
 // VolumeSpec is what a create asks for.
@@ -80,6 +83,8 @@ type Volume struct {
 	CapacityBytes int64
 	SegmentBytes  int64
 	WWN           string // lower-case hex
+	// Adopted: CreateVolume found it there already, as asked.
+	Adopted bool
 }
 
 // Mapping is one host seeing a volume under a LUN.
@@ -94,6 +99,12 @@ type Array interface {
 	API() string
 	// Levels lists the RAID levels the array offers.
 	Levels() []string
+	// CheckGroup says whether n drives can form a group of level on this
+	// kind of array, before anything is sent (plan time).
+	CheckGroup(level string, n int) error
+	// GroupCapacity is the usable capacity a group of level over drives of
+	// these sizes offers, for plan-time checks of volume sizes.
+	GroupCapacity(level string, sizes []int64) int64
 	Drives(ctx context.Context) ([]Drive, error)
 	CreateGroup(ctx context.Context, name, level string, driveIDs []string) (*Group, error)
 	// ReadGroup finds a group by id or name; ErrNotFound when gone.

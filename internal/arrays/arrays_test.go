@@ -197,7 +197,7 @@ func TestESeriesDifferences(t *testing.T) {
 	if err != nil || v.CapacityBytes != ddp.CapacityBytes {
 		t.Fatalf("whole-group volume %+v (group %d), %v", v, ddp.CapacityBytes, err)
 	}
-	if v2, err := a.CreateVolume(ctx, arrays.VolumeSpec{Name: "all", GroupID: ddp.ID}); err != nil || v2.ID != v.ID {
+	if v2, err := a.CreateVolume(ctx, arrays.VolumeSpec{Name: "all", GroupID: ddp.ID}); err != nil || v2.ID != v.ID || !v2.Adopted || v.Adopted {
 		t.Fatalf("re-run: %+v, %v", v2, err)
 	}
 	if err := a.ResizeVolume(ctx, v.ID, v.CapacityBytes-gib); !errors.Is(err, arrays.ErrNotSupported) {
@@ -205,5 +205,42 @@ func TestESeriesDifferences(t *testing.T) {
 	}
 	if err := a.SetMappings(ctx, v.ID, []string{"bb9-node1"}, 1); !arrays.IsGone(err) || !strings.Contains(err.Error(), "bb1-node1, bb1-node2") {
 		t.Errorf("unknown host: %v", err)
+	}
+}
+
+// TestPlanTimeRules: drive counts and capacities per kind of array, with
+// no request sent.
+func TestPlanTimeRules(t *testing.T) {
+	ss := subjects(t)
+	swf, es := ss[0].array, ss[1].array
+	const d = 3_840_000_000_000
+	sizes := func(n int) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = d
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		a      arrays.Array
+		level  string
+		n      int
+		ok     bool
+		usable int64
+	}{
+		{es, "RAID6", 10, true, 8 * d}, {es, "RAID6", 31, false, 0}, {es, "RAID6", 4, false, 0},
+		{es, "RAID10", 4, true, 2 * d}, {es, "RAID10", 5, false, 0}, {es, "RAID1", 4, false, 0},
+		{es, arrays.DDP, 11, true, 9 * d / 10 * 8}, {es, arrays.DDP, 10, false, 0}, {es, "RAID50", 10, false, 0},
+		{swf, "RAID6", 10, true, 8 * d}, {swf, "RAID1", 2, true, d}, {swf, arrays.DDP, 11, false, 0},
+	} {
+		err := tc.a.CheckGroup(tc.level, tc.n)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %s over %d: %v", tc.a.API(), tc.level, tc.n, err)
+		}
+		if tc.ok {
+			if got := tc.a.GroupCapacity(tc.level, sizes(tc.n)); got != tc.usable {
+				t.Errorf("%s %s over %d: %d bytes, want %d", tc.a.API(), tc.level, tc.n, got, tc.usable)
+			}
+		}
 	}
 }

@@ -24,6 +24,44 @@ func (e *eseries) API() string { return APISantricity }
 
 func (e *eseries) Levels() []string { return append(layout.LevelStrings(), DDP) }
 
+// CheckGroup applies the drive counts NetApp's storagepool module documents:
+// RAID 0 one or more, RAID 1 two, RAID 10 an even number from 4, RAID 5
+// 3 to 30, RAID 6 5 to 30, DDP 11 or more.
+func (e *eseries) CheckGroup(level string, n int) error {
+	if _, err := toLevel(level, n); err != nil {
+		return err
+	}
+	ok := true
+	switch level {
+	case string(layout.RAID0):
+		ok = n >= 1
+	case string(layout.RAID5):
+		ok = n >= 3 && n <= 30
+	case string(layout.RAID6):
+		ok = n >= 5 && n <= 30
+	case DDP:
+		ok = n >= 11
+	}
+	if !ok {
+		return fmt.Errorf("%w: %s on E-Series takes %s drives, got %d", layout.ErrDriveCount, level,
+			map[string]string{"RAID0": "1 or more", "RAID5": "3 to 30", "RAID6": "5 to 30", DDP: "11 or more"}[level], n)
+	}
+	return nil
+}
+
+// GroupCapacity follows the layout formulas; a DDP keeps two drives of
+// reconstruction reserve and stores data in 8+2 stripes (an estimate: the
+// array's own figure replaces it once the pool exists).
+func (e *eseries) GroupCapacity(level string, sizes []int64) int64 {
+	if level != DDP {
+		return layout.UsableBytes(layout.RAIDLevel(level), sizes)
+	}
+	if len(sizes) < 11 {
+		return 0
+	}
+	return int64(len(sizes)-2) * slices.Min(sizes) / 10 * 8
+}
+
 // toLevel spells a layout level the SANtricity way for n drives.
 func toLevel(level string, n int) (string, error) {
 	switch level {
@@ -103,7 +141,8 @@ func (e *eseries) refs(toRef map[string]string, ids []string) ([]string, error) 
 }
 
 func (e *eseries) group(g *santricity.VolumeGroup, toLoc map[string]string) *Group {
-	out := &Group{ID: g.ID, Name: g.Name, RAIDLevel: fromLevel(g.RAIDLevel, len(g.DriveIDs)), CapacityBytes: g.TotalBytes, ConsumedBytes: g.UsedBytes}
+	out := &Group{ID: g.ID, Name: g.Name, RAIDLevel: fromLevel(g.RAIDLevel, len(g.DriveIDs)), CapacityBytes: g.TotalBytes,
+		ConsumedBytes: g.UsedBytes, Adopted: g.Adopted}
 	for _, r := range g.DriveIDs {
 		out.DriveIDs = append(out.DriveIDs, toLoc[r])
 	}
@@ -149,14 +188,17 @@ func (e *eseries) DeleteGroup(ctx context.Context, id string) error {
 }
 
 func vol(v *santricity.Volume) *Volume {
-	return &Volume{ID: v.ID, Name: v.Name, GroupID: v.VolumeGroupID, CapacityBytes: v.CapacityBytes, SegmentBytes: v.SegmentBytes, WWN: v.WWN}
+	return &Volume{ID: v.ID, Name: v.Name, GroupID: v.VolumeGroupID, CapacityBytes: v.CapacityBytes, SegmentBytes: v.SegmentBytes,
+		WWN: v.WWN, Adopted: v.Adopted}
 }
 
 func (e *eseries) CreateVolume(ctx context.Context, s VolumeSpec) (*Volume, error) {
 	capacity := s.CapacityBytes
 	if capacity == 0 {
 		if v, err := e.c.FindVolume(ctx, s.Name); err == nil && v.VolumeGroupID == s.GroupID {
-			return vol(v), nil // created by an earlier run that took the free space
+			out := vol(v) // made by an earlier run that took the free space
+			out.Adopted = true
+			return out, nil
 		}
 		g, err := e.c.FindVolumeGroup(ctx, s.GroupID)
 		if err != nil {

@@ -22,6 +22,14 @@ type swordfish struct {
 func (s *swordfish) API() string      { return APIRedfish }
 func (s *swordfish) Levels() []string { return layout.LevelStrings() }
 
+func (s *swordfish) CheckGroup(level string, n int) error {
+	return layout.CheckDriveCount(layout.RAIDLevel(level), n)
+}
+
+func (s *swordfish) GroupCapacity(level string, sizes []int64) int64 {
+	return layout.UsableBytes(layout.RAIDLevel(level), sizes)
+}
+
 func (s *swordfish) Drives(ctx context.Context) ([]Drive, error) {
 	ds, err := s.ep.Drives(ctx, s.sid)
 	if err != nil {

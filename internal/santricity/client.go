@@ -304,6 +304,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: %s %s on %s: %v", ErrTimeout, method, path, c.cfg.Name, ctx.Err())
 			}
+			if terr := c.trustError(err); terr != nil {
+				return terr // no retry can make an untrusted certificate trusted
+			}
 			if !retry {
 				return fmt.Errorf("%w: %s %s on %s may or may not have been applied: %v", ErrUncertain, method, path, c.cfg.Name, err)
 			}
@@ -402,6 +405,25 @@ func (c *Client) send(ctx context.Context, method, path string, payload []byte, 
 	c.logf("%s < %s %s %d in %s [%s] %s", c.cfg.Name, method, path, hr.StatusCode, time.Since(start).Round(time.Millisecond),
 		headerLine(redfish.RedactHeaders(hr.Header)), redfish.RedactBody(body))
 	return gen, &response{status: hr.StatusCode, header: hr.Header, body: body}, nil
+}
+
+// trustError turns a failed TLS verification into an error that says what
+// to do; nil for any other error.
+func (c *Client) trustError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var (
+		verr *tls.CertificateVerificationError
+		uerr x509.UnknownAuthorityError
+		herr x509.HostnameError
+		ierr x509.CertificateInvalidError
+	)
+	if !errors.As(err, &verr) && !errors.As(err, &uerr) && !errors.As(err, &herr) && !errors.As(err, &ierr) {
+		return nil
+	}
+	return fmt.Errorf("%w: the TLS certificate of %s is not trusted: set ca_certificate to the PEM of the CA that signed it "+
+		"(or the array's own certificate when self-signed): %v", ErrTransport, c.cfg.Name, err)
 }
 
 func (c *Client) logf(format string, args ...any) {
@@ -510,6 +532,9 @@ func (c *Client) login(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]any{"userId": c.cfg.Username, "password": c.cfg.Password, "xsrfProtected": false})
 	for attempt := 1; ; attempt++ {
 		_, resp, err := c.send(ctx, http.MethodPost, loginPath, body, false)
+		if terr := c.trustError(err); terr != nil {
+			return terr
+		}
 		if err != nil {
 			// A session left behind by a lost answer ends on the array's
 			// inactivity timer; logging in again is harmless.
@@ -538,6 +563,9 @@ func (c *Client) login(ctx context.Context) error {
 			if err := c.wait(ctx, attempt, resp.header.Get("Retry-After")); err != nil {
 				return err
 			}
+		case resp.status == http.StatusUnauthorized || resp.status == http.StatusForbidden:
+			return fmt.Errorf("%s refused the credentials of %q (check username and password): %w", c.cfg.Name, c.cfg.Username,
+				newError(http.MethodPost, loginPath, resp.status, resp.body))
 		default:
 			return fmt.Errorf("logging in to %s as %q: %w", c.cfg.Name, c.cfg.Username, newError(http.MethodPost, loginPath, resp.status, resp.body))
 		}

@@ -146,6 +146,8 @@ type VolumeGroup struct {
 	UsedBytes  int64
 	FreeBytes  int64
 	DriveIDs   []string // filled by VolumeGroups from the drives
+	// Adopted: a create found it already there, as asked, and made nothing.
+	Adopted bool
 }
 
 type poolDoc struct {
@@ -244,22 +246,34 @@ func (e *MismatchError) Error() string {
 
 func (e *MismatchError) Unwrap() error { return ErrConflict }
 
+type outcome int
+
+const (
+	made outcome = iota + 1
+	adopted
+	recovered
+)
+
 // createOnce makes sure an object called name exists as wanted without ever
 // sending a create twice blindly: it looks the object up first (adopting a
 // matching one, refusing a different one), POSTs once, and when the answer
 // is lost or the array is busy it waits and looks again before POSTing.
 //
 // When the POST itself succeeds, its answer (the new object) is decoded
-// into out and created is true; otherwise lookup has recorded the object.
-func (c *Client) createOnce(ctx context.Context, path string, body, out any, lookup func() (bool, error)) (created bool, err error) {
+// into out (outcome made); otherwise lookup has recorded the object, found
+// before any POST (adopted) or after a lost answer (recovered).
+func (c *Client) createOnce(ctx context.Context, path string, body, out any, lookup func() (bool, error)) (outcome, error) {
 	found, err := lookup()
-	if err != nil || found {
-		return false, err
+	if err != nil {
+		return 0, err
+	}
+	if found {
+		return adopted, nil
 	}
 	for attempt := 1; ; attempt++ {
 		err := c.do(ctx, http.MethodPost, path, body, out)
 		if err == nil {
-			return true, nil
+			return made, nil
 		}
 		var se *Error
 		retryAfter := ""
@@ -268,16 +282,16 @@ func (c *Client) createOnce(ctx context.Context, path string, body, out any, loo
 		case errors.As(err, &se) && transientStatus(se.Status):
 			retryAfter = se.RetryAfter
 		default:
-			return false, err
+			return 0, err
 		}
 		if attempt >= c.cfg.Retry.MaxAttempts {
-			return false, err
+			return 0, err
 		}
 		if werr := c.wait(ctx, attempt, retryAfter); werr != nil {
-			return false, werr
+			return 0, werr
 		}
 		if found, lerr := lookup(); lerr != nil || found {
-			return false, lerr // the lost POST did create it (or the look-up failed)
+			return recovered, lerr // the lost POST did create it (or the look-up failed)
 		}
 	}
 }
@@ -317,11 +331,11 @@ func (c *Client) CreateVolumeGroup(ctx context.Context, name, level string, driv
 	}
 	body := map[string]any{"name": name, "raidLevel": level, "diskDriveIds": driveIDs, "eraseSecuredDrives": false}
 	var doc poolDoc
-	created, err := c.createOnce(ctx, sys+"/storage-pools", body, &doc, lookup)
+	how, err := c.createOnce(ctx, sys+"/storage-pools", body, &doc, lookup)
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if how == made {
 		// The answer is the new group; its members are the drives given.
 		g := doc.group()
 		g.DriveIDs = slices.Clone(driveIDs)
@@ -330,6 +344,7 @@ func (c *Client) CreateVolumeGroup(ctx context.Context, name, level string, driv
 		}
 		return &g, nil
 	}
+	got.Adopted = how == adopted
 	return got, nil
 }
 
@@ -361,6 +376,8 @@ type Volume struct {
 	RAIDLevel     string
 	WWN           string // lower-case hex, as the host sees it after "naa."/"eui."
 	Mapped        bool
+	// Adopted: a create found it already there, as asked, and made nothing.
+	Adopted bool
 }
 
 type volumeDoc struct {
@@ -477,17 +494,18 @@ func (c *Client) CreateVolume(ctx context.Context, s VolumeSpec) (*Volume, error
 		body["segSize"] = s.SegmentBytes / 1024
 	}
 	var doc volumeDoc
-	created, err := c.createOnce(ctx, sys+"/volumes", body, &doc, lookup)
+	how, err := c.createOnce(ctx, sys+"/volumes", body, &doc, lookup)
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if how == made {
 		v := doc.volume()
 		if v.ID == "" {
 			return nil, fmt.Errorf("%w: %s created volume %q without an id", ErrServer, c.cfg.Name, s.Name)
 		}
 		return &v, nil
 	}
+	got.Adopted = how == adopted
 	return got, nil
 }
 
@@ -536,6 +554,8 @@ type Host struct {
 	HostTypeIndex int
 	HostGroupID   string // "" when in no host group
 	Ports         []HostPort
+	// Adopted: a create found it already there, as asked, and made nothing.
+	Adopted bool
 }
 
 type hostDoc struct {
@@ -640,17 +660,18 @@ func (c *Client) CreateHost(ctx context.Context, name string, hostType int, port
 	}
 	body := map[string]any{"name": name, "hostType": map[string]int{"index": hostType}, "ports": reqPorts}
 	var doc hostDoc
-	created, err := c.createOnce(ctx, sys+"/hosts", body, &doc, lookup)
+	how, err := c.createOnce(ctx, sys+"/hosts", body, &doc, lookup)
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if how == made {
 		h := doc.host()
 		if h.ID == "" {
 			return nil, fmt.Errorf("%w: %s created host %q without an id", ErrServer, c.cfg.Name, name)
 		}
 		return &h, nil
 	}
+	got.Adopted = how == adopted
 	return got, nil
 }
 
@@ -671,6 +692,8 @@ type HostGroup struct {
 	ID      string
 	Name    string
 	HostIDs []string
+	// Adopted: a create found it already there, as asked, and made nothing.
+	Adopted bool
 }
 
 type groupDoc struct {
@@ -757,11 +780,11 @@ func (c *Client) CreateHostGroup(ctx context.Context, name string, hostIDs []str
 		return true, nil
 	}
 	var doc groupDoc
-	created, err := c.createOnce(ctx, sys+"/host-groups", map[string]any{"name": name, "hosts": hostIDs}, &doc, lookup)
+	how, err := c.createOnce(ctx, sys+"/host-groups", map[string]any{"name": name, "hosts": hostIDs}, &doc, lookup)
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if how == made {
 		g := doc.group()
 		g.HostIDs = slices.Sorted(slices.Values(hostIDs))
 		if g.ID == "" {
@@ -769,6 +792,7 @@ func (c *Client) CreateHostGroup(ctx context.Context, name string, hostIDs []str
 		}
 		return &g, nil
 	}
+	got.Adopted = how == adopted
 	return got, nil
 }
 
@@ -792,6 +816,8 @@ type Mapping struct {
 	TargetID string `json:"mapRef"` // host or host group id
 	Type     string `json:"type"`   // host, cluster
 	LUN      int    `json:"lun"`
+	// Adopted: a create found it already there, as asked, and made nothing.
+	Adopted bool `json:"-"`
 }
 
 // Mappings lists every LUN mapping.
@@ -837,16 +863,17 @@ func (c *Client) Map(ctx context.Context, volumeID, targetID string, lun int) (*
 	}
 	body := map[string]any{"mappableObjectId": volumeID, "targetId": targetID, "lun": lun}
 	var doc Mapping
-	created, err := c.createOnce(ctx, sys+"/volume-mappings", body, &doc, lookup)
+	how, err := c.createOnce(ctx, sys+"/volume-mappings", body, &doc, lookup)
 	if err != nil {
 		return nil, err
 	}
-	if created {
+	if how == made {
 		if doc.ID == "" {
 			return nil, fmt.Errorf("%w: %s created the mapping of %s without an id", ErrServer, c.cfg.Name, volumeID)
 		}
 		return &doc, nil
 	}
+	got.Adopted = how == adopted
 	return got, nil
 }
 
