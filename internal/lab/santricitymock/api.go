@@ -76,8 +76,10 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if f := s.countAndFault(r.Method, path); f != nil && s.applyFault(w, r, f) {
 		return
 	}
-	defer s.flushEvents()
 	status, body, setCookie, err := s.route(r, path)
+	// Cable before answering: when the client hears "mapped", the volume
+	// is already on the nodes.
+	s.flushEvents()
 	if err != nil {
 		writeError(w, err)
 		return
