@@ -109,6 +109,7 @@ type Client struct {
 	cookie   string // "JSESSIONID=..." of the session
 	authGen  int
 	systemID string
+	trays    map[string]int // tray ref -> tray id
 
 	requests, retries, logins atomic.Int64
 }

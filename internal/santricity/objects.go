@@ -88,11 +88,14 @@ type trayDoc struct {
 	TrayID  int    `json:"trayId"`
 }
 
-// Drives lists the array's drives in tray and slot order.
-func (c *Client) Drives(ctx context.Context) ([]Drive, error) {
-	sys, err := c.sys(ctx)
-	if err != nil {
-		return nil, err
+// trayIDs maps tray refs to tray ids, read once per client: shelves do not
+// come and go during a run.
+func (c *Client) trayIDs(ctx context.Context, sys string) (map[string]int, error) {
+	c.mu.Lock()
+	trays := c.trays
+	c.mu.Unlock()
+	if trays != nil {
+		return trays, nil
 	}
 	var inv struct {
 		Trays []trayDoc `json:"trays"`
@@ -100,9 +103,25 @@ func (c *Client) Drives(ctx context.Context) ([]Drive, error) {
 	if err := c.do(ctx, http.MethodGet, sys+"/hardware-inventory", nil, &inv); err != nil {
 		return nil, err
 	}
-	trays := map[string]int{}
+	trays = map[string]int{}
 	for _, t := range inv.Trays {
 		trays[t.TrayRef] = t.TrayID
+	}
+	c.mu.Lock()
+	c.trays = trays
+	c.mu.Unlock()
+	return trays, nil
+}
+
+// Drives lists the array's drives in tray and slot order.
+func (c *Client) Drives(ctx context.Context) ([]Drive, error) {
+	sys, err := c.sys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	trays, err := c.trayIDs(ctx, sys)
+	if err != nil {
+		return nil, err
 	}
 	var docs []driveDoc
 	if err := c.do(ctx, http.MethodGet, sys+"/drives", nil, &docs); err != nil {
