@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/santricitymock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
@@ -151,6 +152,35 @@ func (l *Lab) provisionESeries(srv *santricitymock.Server, r VolumeRequest) (str
 		}
 	}
 	return normWWN(v.WWN), nil
+}
+
+// unmapESeries stops host seeing volume; the other hosts keep it (E-Series
+// maps to one target, so the mapping moves to what remains).
+func unmapESeries(srv *santricitymock.Server, volume, host string) error {
+	ctx := context.Background()
+	c, err := santricity.New(santricity.Config{Name: srv.Service.Spec().Name, URL: srv.URL, Username: srv.Username,
+		Password: srv.Password, CACertPEM: srv.CAPEM()})
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	a := arrays.ESeries(c)
+	v, ms, err := a.ReadVolume(ctx, volume)
+	if err != nil {
+		return err
+	}
+	var keep []string
+	var lun int64
+	for _, m := range ms {
+		lun = m.LUN
+		if m.Host != host {
+			keep = append(keep, m.Host)
+		}
+	}
+	if len(keep) == len(ms) {
+		return fmt.Errorf("volume %s is not mapped to %s", volume, host)
+	}
+	return a.SetMappings(ctx, v.ID, keep, lun)
 }
 
 // isESeries reports whether an array name is one of the lab's E-Series

@@ -86,6 +86,19 @@ func TestUpR3CablesESeries(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "bb2-node1/dev/disk/by-id/wwn-0x"+wwn)); err == nil {
 		t.Error("block 1's volume appeared in block 2")
 	}
+	// Unmapping one file node leaves the volume on the other.
+	if err := l.UnmapVolume("ef600-1", "stor_01_01", "bb1-node2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "bb1-node2/dev/disk/by-id/wwn-0x"+wwn)); err == nil {
+		t.Error("unmapped volume still on bb1-node2")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, NodesDir, "bb1-node1/dev/disk/by-id/wwn-0x"+wwn)); err != nil {
+		t.Errorf("bb1-node1 lost the volume when bb1-node2 was unmapped: %v", err)
+	}
+	if err := l.UnmapVolume("ef600-1", "stor_01_01", "bb1-node2"); err == nil {
+		t.Error("second unmap of bb1-node2 accepted")
+	}
 	if errs := l.Errors(); len(errs) > 0 {
 		t.Errorf("cabling errors: %v", errs)
 	}

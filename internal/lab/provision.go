@@ -107,6 +107,9 @@ func (l *Lab) ProvisionVolume(r VolumeRequest) (string, error) {
 
 // UnmapVolume removes the host mapping ProvisionVolume made for host.
 func (l *Lab) UnmapVolume(array, volume, host string) error {
+	if srv := l.eseriesServer(array); srv != nil {
+		return unmapESeries(srv, volume, host)
+	}
 	s, err := l.mock.Design.Service(array)
 	if err != nil {
 		return err
