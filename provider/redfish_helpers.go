@@ -23,6 +23,12 @@ func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnosti
 			fmt.Sprintf("The settings of endpoint %q depend on values known only after apply; apply what they depend on first.", name))
 		return nil
 	}
+	if d.speaksSantricity(name) {
+		diags.AddAttributeError(at, "Endpoint Speaks SANtricity",
+			fmt.Sprintf("Endpoint %q is an E-Series array (api = \"santricity\"); this resource or data source reaches arrays "+
+				"through Redfish only so far.", name))
+		return nil
+	}
 	ep, err := d.Redfish.Endpoint(name)
 	if err != nil {
 		addError(diags, at, "Unknown Endpoint", advice(err), err)
