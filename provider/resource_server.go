@@ -319,12 +319,18 @@ func (r *serverResource) planBios(ctx context.Context, ep *redfish.Endpoint, sys
 		return // unknown values: checked at apply
 	}
 	reg, err := registryFor(ctx, ep, sysID)
-	if errors.Is(err, redfish.ErrNotSupported) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
-			"The BMC publishes no BIOS attribute registry, so names and values are checked against the current BIOS at apply time, and by the BMC.")
+	switch {
+	case errors.Is(err, redfish.ErrNoBios):
+		addError(&resp.Diagnostics, path.Root("bios_attributes"), "Server Has No BIOS Resource",
+			"This system publishes no Bios resource, so its BIOS cannot be managed through the BMC; remove bios_attributes "+
+				"(the other settings of the server are still managed).", err)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, redfish.ErrNoRegistry):
+		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
+			"No BIOS attribute registry could be found on the BMC, so names and values are checked against the current "+
+				"BIOS at apply time, and by the BMC. Lookups: "+err.Error())
+		return
+	case err != nil:
 		redfishError(&resp.Diagnostics, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
 		return
 	}
@@ -427,7 +433,7 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 		var conv converter
 		reg, err := registryFor(ctx, ep, id)
 		switch {
-		case errors.Is(err, redfish.ErrNotSupported):
+		case errors.Is(err, redfish.ErrNoRegistry):
 			// No registry: type each value like its current value.
 			sys, err := ep.GetSystem(ctx, id)
 			if err != nil {
@@ -527,6 +533,17 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 	m.Model = types.StringValue(sys.Model)
 	m.SerialNumber = types.StringValue(sys.SerialNumber)
 	m.BiosVersion = types.StringValue(sys.BiosVersion)
+	// Counts missing from ProcessorSummary come from the Processors
+	// collection, read again only when they may have changed (create,
+	// import, a BIOS change), so a refresh stays at three GETs.
+	if known := m.CoreCount.ValueInt64(); m.CoreCount.IsUnknown() || known == 0 || m.CPUCount.ValueInt64() == 0 {
+		if err := ep.ProcessorCounts(ctx, sys); err != nil {
+			redfishError(diags, path.Empty(), "Cannot Read The Processors", err)
+			return true
+		}
+	} else if sys.CoreCount == 0 || sys.CPUCount == 0 {
+		sys.CPUCount, sys.CoreCount = m.CPUCount.ValueInt64(), known
+	}
 	m.CPUCount = types.Int64Value(sys.CPUCount)
 	m.CoreCount = types.Int64Value(sys.CoreCount)
 	m.NUMADomains = types.Int64Value(sys.NUMADomains)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +20,12 @@ var (
 	ErrUnknownAttribute = errors.New("unknown BIOS attribute")
 	ErrBadValue         = errors.New("value not accepted by the BIOS attribute registry")
 	ErrReadOnly         = errors.New("read-only BIOS attribute")
+	// ErrNoBios: the system links no Bios resource (BIOS settings cannot
+	// be read or managed through this BMC).
+	ErrNoBios = fmt.Errorf("%w: the system has no BIOS resource", ErrNotSupported)
+	// ErrNoRegistry: the BMC publishes no attribute registry that could be
+	// found; values can only be checked against the current ones.
+	ErrNoRegistry = fmt.Errorf("%w: no BIOS attribute registry found", ErrNotSupported)
 )
 
 // Bios is the current and pending state of a system's BIOS (two GETs).
@@ -44,6 +51,9 @@ type biosDoc struct {
 // GetBios reads current attributes and, when the BMC has a settings object,
 // the values waiting for the next reset.
 func (e *Endpoint) GetBios(ctx context.Context, biosURI string) (*Bios, error) {
+	if biosURI == "" {
+		return nil, fmt.Errorf("%w (%s)", ErrNoBios, e.cfg.Name)
+	}
 	var doc biosDoc
 	if _, err := e.Get(ctx, biosURI, &doc); err != nil {
 		return nil, err
@@ -239,62 +249,220 @@ func suggest(name string, names []string) string {
 	return ""
 }
 
-// BiosRegistry finds and reads the attribute registry a Bios names: through
-// the registry file (/redfish/v1/Registries/<id>), else the Dell location
-// beside the Bios. The result is cached for the provider run.
-func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
-	key := b.URI + "|" + b.RegistryID
-	e.mu.Lock()
-	if r, ok := e.registries[key]; ok {
-		e.mu.Unlock()
-		return r, nil
-	}
-	e.mu.Unlock()
+// registriesPath is the collection of registry files (MessageRegistryFile).
+const registriesPath = "/redfish/v1/Registries"
 
-	var candidates []string
-	if b.RegistryID != "" {
-		var file struct {
-			Location []struct {
-				Language string `json:"Language"`
-				URI      string `json:"Uri"`
-			} `json:"Location"`
-		}
-		if _, err := e.Get(ctx, "/redfish/v1/Registries/"+b.RegistryID, &file); err == nil {
-			for _, l := range file.Location {
-				if l.URI != "" && (l.Language == "en" || l.Language == "") {
-					candidates = append(candidates, l.URI)
-				}
-			}
-		} else if !IsGone(err) {
+type registryFile struct {
+	ID       string `json:"Id"`
+	Registry string `json:"Registry"`
+	Location []struct {
+		Language       string `json:"Language"`
+		URI            string `json:"Uri"`
+		PublicationURI string `json:"PublicationUri"`
+	} `json:"Location"`
+}
+
+// registryBase is a registry name without its version:
+// BiosAttributeRegistryA42.v1_2_60 and BiosAttributeRegistry.1.0.0 give
+// BiosAttributeRegistryA42 and BiosAttributeRegistry.
+func registryBase(name string) string {
+	name, _, _ = strings.Cut(name, ".")
+	return strings.ToLower(name)
+}
+
+// langRank orders registry locations: English first (en, unset, then any
+// en-*), other languages last (attribute names do not change with them).
+func langRank(lang string) int {
+	l := strings.ToLower(lang)
+	switch {
+	case l == "en" || l == "":
+		return 0
+	case strings.HasPrefix(l, "en"):
+		return 1
+	}
+	return 2
+}
+
+// localPath turns a registry location into a path on this endpoint; a
+// location on another host is not fetched (it would need our credentials
+// or the internet).
+func (e *Endpoint) localPath(uri string) (string, bool) {
+	if strings.HasPrefix(uri, "/") {
+		return uri, true
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	base, _ := url.Parse(e.base)
+	if base == nil || !strings.EqualFold(u.Host, base.Host) {
+		return "", false
+	}
+	return u.RequestURI(), true
+}
+
+// registryFiles finds the registry files for name: the file of that exact
+// name, else the members of the Registries collection whose name has the
+// same base (a versioned AttributeRegistry against an unversioned member,
+// or the other way round), or, with no name, any BIOS attribute registry.
+func (e *Endpoint) registryFiles(ctx context.Context, name string, note func(string, string)) ([]registryFile, error) {
+	if name != "" {
+		var f registryFile
+		uri := registriesPath + "/" + name
+		_, err := e.Get(ctx, uri, &f)
+		switch {
+		case err == nil:
+			return []registryFile{f}, nil
+		case IsGone(err):
+			note(uri, "404")
+		default:
 			return nil, err
 		}
 	}
-	candidates = append(candidates, strings.TrimRight(b.URI, "/")+"/BiosRegistry")
-	var lastErr error
-	for _, uri := range candidates {
+	var coll struct {
+		Members []schemasLink `json:"Members"`
+	}
+	if _, err := e.Get(ctx, registriesPath, &coll); err != nil {
+		if IsGone(err) {
+			note(registriesPath, "404")
+			return nil, nil
+		}
+		return nil, err
+	}
+	var exact, same []string
+	for _, m := range coll.Members {
+		seg := lastSegment(m.ID)
+		switch {
+		case name != "" && strings.EqualFold(seg, name):
+			exact = append(exact, m.ID)
+		case name != "" && registryBase(seg) == registryBase(name):
+			same = append(same, m.ID)
+		case name == "" && strings.Contains(strings.ToLower(seg), "biosattributeregistry"):
+			same = append(same, m.ID)
+		}
+	}
+	if len(exact)+len(same) == 0 {
+		what := "no member named like " + name
+		if name == "" {
+			what = "no BIOS attribute registry member"
+		}
+		note(registriesPath, what)
+	}
+	var out []registryFile
+	for _, uri := range append(exact, same...) {
+		var f registryFile
+		if _, err := e.Get(ctx, uri, &f); err != nil {
+			if IsGone(err) {
+				note(uri, "404")
+				continue
+			}
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+type registryEntry struct {
+	r   *Registry
+	err error
+}
+
+// BiosRegistry finds and reads the attribute registry of a Bios the ways
+// the Redfish specification allows: the registry file named by the Bios's
+// AttributeRegistry (or, without one, any BIOS attribute registry file),
+// looked up directly or among the Registries collection's members by name
+// without version; each file's locations in English first (en, en-US ...),
+// by Uri, or PublicationUri when it is on this BMC; finally the Dell
+// location beside the Bios. When none works the ErrNoRegistry error lists
+// every lookup tried. The outcome is cached for the provider run.
+func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
+	key := b.URI + "|" + b.RegistryID
+	e.mu.Lock()
+	if c, ok := e.registries[key]; ok {
+		e.mu.Unlock()
+		return c.r, c.err
+	}
+	e.mu.Unlock()
+	r, err := e.findBiosRegistry(ctx, b)
+	var he *HTTPError
+	if err == nil || errors.Is(err, ErrNoRegistry) || asHTTP(err, &he) && he.Status < 500 {
+		e.mu.Lock()
+		e.registries[key] = registryEntry{r, err}
+		e.mu.Unlock()
+	}
+	return r, err
+}
+
+func (e *Endpoint) findBiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
+	var tried []string
+	note := func(uri, outcome string) { tried = append(tried, uri+" ("+outcome+")") }
+	files, err := e.registryFiles(ctx, b.RegistryID, note)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		uri  string
+		rank int
+	}
+	var cands []cand
+	for _, f := range files {
+		for _, l := range f.Location {
+			switch p, ok := e.localPath(l.URI); {
+			case ok:
+				cands = append(cands, cand{p, langRank(l.Language)})
+			case l.URI == "" && l.PublicationURI != "":
+				if p, ok := e.localPath(l.PublicationURI); ok {
+					cands = append(cands, cand{p, langRank(l.Language)})
+				} else {
+					note(l.PublicationURI, "PublicationUri on another host, not fetched")
+				}
+			case l.URI != "":
+				note(l.URI, "Uri on another host, not fetched")
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.rank - b.rank })
+	cands = append(cands, cand{uri: strings.TrimRight(b.URI, "/") + "/BiosRegistry"})
+	seen := map[string]bool{}
+	for _, c := range cands {
+		if seen[c.uri] {
+			continue
+		}
+		seen[c.uri] = true
 		var doc struct {
 			ID              string `json:"Id"`
 			RegistryEntries struct {
 				Attributes []RegistryAttr
 			}
 		}
-		if _, err := e.Get(ctx, uri, &doc); err != nil {
-			lastErr = err
-			if IsGone(err) {
-				continue
-			}
+		resp, err := e.Get(ctx, c.uri, nil)
+		var he *HTTPError
+		switch {
+		case IsGone(err):
+			note(c.uri, "404")
+			continue
+		case asHTTP(err, &he) || errors.Is(err, ErrServer):
+			note(c.uri, err.Error())
+			continue
+		case err != nil:
 			return nil, err
 		}
-		r := &Registry{ID: doc.ID, Attrs: map[string]RegistryAttr{}}
+		if _, err := decodeLenient(resp.Body, &doc); err != nil || len(doc.RegistryEntries.Attributes) == 0 {
+			note(c.uri, "no RegistryEntries.Attributes")
+			continue
+		}
+		r := &Registry{ID: cmpOr(doc.ID, b.RegistryID), Attrs: map[string]RegistryAttr{}}
 		for _, a := range doc.RegistryEntries.Attributes {
 			r.Attrs[a.AttributeName] = a
 		}
-		e.mu.Lock()
-		e.registries[key] = r
-		e.mu.Unlock()
 		return r, nil
 	}
-	return nil, fmt.Errorf("%w: no attribute registry %q found on %s: %v", ErrNotSupported, b.RegistryID, e.cfg.Name, lastErr)
+	name := b.RegistryID
+	if name == "" {
+		name = "(the Bios names none)"
+	}
+	return nil, fmt.Errorf("%w on %s for AttributeRegistry %s; tried: %s", ErrNoRegistry, e.cfg.Name, name, strings.Join(tried, "; "))
 }
 
 // BiosChange is the outcome of ApplyBios.

@@ -88,7 +88,7 @@ type Endpoint struct {
 	token      string
 	sessionURI string
 	authGen    int // bumped on every login, so one expiry causes one re-login
-	registries map[string]*Registry
+	registries map[string]registryEntry
 	cache      collectionCache
 
 	requests, retries, logins atomic.Int64
@@ -143,7 +143,7 @@ func NewEndpoint(cfg Config) (*Endpoint, error) {
 		hc:   &hc2,
 		sem:  make(chan struct{}, cfg.MaxConcurrent),
 
-		registries: map[string]*Registry{},
+		registries: map[string]registryEntry{},
 	}, nil
 }
 
@@ -264,6 +264,9 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, body any, header
 	for attempt := 1; ; attempt++ {
 		gen, resp, err := e.send(ctx, method, path, payload, headers, true)
 		if err != nil {
+			if tlsVerifyError(err) {
+				return nil, tlsError(e.cfg.Name, e.base, err)
+			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w: %s %s on %s: %v", ErrTimeout, method, path, e.cfg.Name, ctx.Err())
 			}
@@ -475,6 +478,9 @@ func (e *Endpoint) login(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]string{"UserName": e.cfg.Username, "Password": e.cfg.Password})
 	for attempt := 1; ; attempt++ {
 		_, resp, err := e.send(ctx, http.MethodPost, sessionsPath, body, nil, false)
+		if err != nil && tlsVerifyError(err) {
+			return tlsError(e.cfg.Name, e.base, err)
+		}
 		if err != nil {
 			// Nothing was created that we know of; a session left behind
 			// by a lost answer expires on the BMC's idle timer.

@@ -36,6 +36,8 @@ type System struct {
 	ResetTarget  string
 	BiosURI      string
 	ManagerURI   string // first manager of the system, "" when not linked
+	// ProcessorsURI is the Processors collection, read by ProcessorCounts.
+	ProcessorsURI string
 }
 
 // BootOverride is the one-time or continuous boot source override.
@@ -48,7 +50,8 @@ type BootOverride struct {
 // systemDoc carries the members gofish keeps private (links and the reset
 // action), decoded next to gofish's ComputerSystem.
 type systemDoc struct {
-	Bios    schemasLink `json:"Bios"`
+	Bios       schemasLink `json:"Bios"`
+	Processors schemasLink `json:"Processors"`
 	Actions struct {
 		Reset struct {
 			Target  string   `json:"target"`
@@ -116,6 +119,7 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 			Mode: string(cs.Boot.BootSourceOverrideMode),
 		},
 		ResetTypes: doc.Actions.Reset.Allowed, ResetTarget: doc.Actions.Reset.Target, BiosURI: doc.Bios.ID,
+		ProcessorsURI: doc.Processors.ID,
 	}
 	if len(doc.Links.ManagedBy) > 0 {
 		s.ManagerURI = doc.Links.ManagedBy[0].ID
@@ -146,6 +150,49 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 		s.ResetTarget = uri + "/Actions/ComputerSystem.Reset"
 	}
 	return s, nil
+}
+
+// ProcessorCounts fills CPUCount and CoreCount from the Processors
+// collection when ProcessorSummary leaves them out (many BMCs publish no
+// CoreCount there): CPUs are the processors of type CPU (or untyped) that
+// are not Absent, cores the sum of their TotalCores. It sends nothing when
+// the summary had both.
+func (e *Endpoint) ProcessorCounts(ctx context.Context, s *System) error {
+	if (s.CPUCount > 0 && s.CoreCount > 0) || s.ProcessorsURI == "" {
+		return nil
+	}
+	items, err := e.expandMembers(ctx, s.ProcessorsURI, "Members")
+	if IsGone(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the processors of %s: %w", s.ID, err)
+	}
+	var cpus, cores int64
+	for _, it := range items {
+		var p struct {
+			ProcessorType string `json:"ProcessorType"`
+			TotalCores    int64  `json:"TotalCores"`
+			Status        struct {
+				State string `json:"State"`
+			} `json:"Status"`
+		}
+		if _, err := decodeLenient(it, &p); err != nil {
+			continue
+		}
+		if p.Status.State == "Absent" || (p.ProcessorType != "" && p.ProcessorType != "CPU") {
+			continue
+		}
+		cpus++
+		cores += p.TotalCores
+	}
+	if s.CPUCount == 0 {
+		s.CPUCount = cpus
+	}
+	if s.CoreCount == 0 {
+		s.CoreCount = cores
+	}
+	return nil
 }
 
 // NICMACs lists the MAC addresses of the system's Ethernet interfaces, in
