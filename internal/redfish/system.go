@@ -52,7 +52,7 @@ type BootOverride struct {
 type systemDoc struct {
 	Bios       schemasLink `json:"Bios"`
 	Processors schemasLink `json:"Processors"`
-	Actions struct {
+	Actions    struct {
 		Reset struct {
 			Target  string   `json:"target"`
 			Allowed []string `json:"ResetType@Redfish.AllowableValues"`
