@@ -30,8 +30,11 @@ var (
 
 // Bios is the current and pending state of a system's BIOS (two GETs).
 type Bios struct {
-	URI          string
-	RegistryID   string
+	URI        string
+	RegistryID string
+	// RegistryURI, when known from an earlier run, is where the attribute
+	// registry was found: BiosRegistry tries it first (one GET).
+	RegistryURI  string
 	Current      map[string]any
 	SettingsURI  string
 	SettingsETag string
@@ -160,6 +163,7 @@ func FormatValue(v any) string {
 // Registry is a BIOS attribute registry, indexed by attribute name.
 type Registry struct {
 	ID    string
+	URI   string // where it was read
 	Attrs map[string]RegistryAttr
 }
 
@@ -363,6 +367,47 @@ func (e *Endpoint) registryFiles(ctx context.Context, name string, note func(str
 	return out, nil
 }
 
+// readRegistry reads a registry hint; any failure is noted, not returned.
+func (e *Endpoint) readRegistry(ctx context.Context, b *Bios, uri string, note func(string, string)) (*Registry, bool) {
+	r, ok, err := e.readRegistryAt(ctx, b, uri, note)
+	if err != nil {
+		note(uri, err.Error())
+	}
+	return r, ok && err == nil
+}
+
+// readRegistryAt reads an attribute registry document; ok is false (and
+// the reason noted) when uri holds none.
+func (e *Endpoint) readRegistryAt(ctx context.Context, b *Bios, uri string, note func(string, string)) (*Registry, bool, error) {
+	var doc struct {
+		ID              string `json:"Id"`
+		RegistryEntries struct {
+			Attributes []RegistryAttr
+		}
+	}
+	resp, err := e.Get(ctx, uri, nil)
+	var he *HTTPError
+	switch {
+	case IsGone(err):
+		note(uri, "404")
+		return nil, false, nil
+	case asHTTP(err, &he) || errors.Is(err, ErrServer):
+		note(uri, err.Error())
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	if _, err := decodeLenient(resp.Body, &doc); err != nil || len(doc.RegistryEntries.Attributes) == 0 {
+		note(uri, "no RegistryEntries.Attributes")
+		return nil, false, nil
+	}
+	r := &Registry{ID: cmpOr(doc.ID, b.RegistryID), URI: uri, Attrs: map[string]RegistryAttr{}}
+	for _, a := range doc.RegistryEntries.Attributes {
+		r.Attrs[a.AttributeName] = a
+	}
+	return r, true, nil
+}
+
 type registryEntry struct {
 	r   *Registry
 	err error
@@ -394,9 +439,25 @@ func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error)
 	return r, err
 }
 
+// CachedRegistryURI says where this run found the registry of a Bios, if it
+// looked (no request).
+func (e *Endpoint) CachedRegistryURI(biosURI, registryID string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.registries[biosURI+"|"+registryID]; ok && c.r != nil {
+		return c.r.URI
+	}
+	return ""
+}
+
 func (e *Endpoint) findBiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
 	var tried []string
 	note := func(uri, outcome string) { tried = append(tried, uri+" ("+outcome+")") }
+	if b.RegistryURI != "" {
+		if r, ok := e.readRegistry(ctx, b, b.RegistryURI, note); ok {
+			return r, nil
+		}
+	}
 	files, err := e.registryFiles(ctx, b.RegistryID, note)
 	if err != nil {
 		return nil, err
@@ -424,39 +485,19 @@ func (e *Endpoint) findBiosRegistry(ctx context.Context, b *Bios) (*Registry, er
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return a.rank - b.rank })
 	cands = append(cands, cand{uri: strings.TrimRight(b.URI, "/") + "/BiosRegistry"})
-	seen := map[string]bool{}
+	seen := map[string]bool{b.RegistryURI: b.RegistryURI != ""}
 	for _, c := range cands {
 		if seen[c.uri] {
 			continue
 		}
 		seen[c.uri] = true
-		var doc struct {
-			ID              string `json:"Id"`
-			RegistryEntries struct {
-				Attributes []RegistryAttr
-			}
-		}
-		resp, err := e.Get(ctx, c.uri, nil)
-		var he *HTTPError
-		switch {
-		case IsGone(err):
-			note(c.uri, "404")
-			continue
-		case asHTTP(err, &he) || errors.Is(err, ErrServer):
-			note(c.uri, err.Error())
-			continue
-		case err != nil:
+		r, ok, err := e.readRegistryAt(ctx, b, c.uri, note)
+		if err != nil {
 			return nil, err
 		}
-		if _, err := decodeLenient(resp.Body, &doc); err != nil || len(doc.RegistryEntries.Attributes) == 0 {
-			note(c.uri, "no RegistryEntries.Attributes")
-			continue
+		if ok {
+			return r, nil
 		}
-		r := &Registry{ID: cmpOr(doc.ID, b.RegistryID), Attrs: map[string]RegistryAttr{}}
-		for _, a := range doc.RegistryEntries.Attributes {
-			r.Attrs[a.AttributeName] = a
-		}
-		return r, nil
 	}
 	name := b.RegistryID
 	if name == "" {
@@ -470,6 +511,9 @@ type BiosChange struct {
 	Changed  []string // attributes that were set
 	Rebooted bool
 	Task     string // the job or task the BMC created for them, if any
+	// PowerState is the system's power state when the values were seen
+	// applied ("" when nothing was changed).
+	PowerState string
 }
 
 // ApplyBios sets the attributes that differ from their current values:
@@ -478,16 +522,28 @@ type BiosChange struct {
 // every value landed and fails with ErrPending naming those that did not.
 // want holds registry-typed values (see Registry.Convert).
 func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]any, w Waiter) (BiosChange, error) {
+	return e.ApplyBiosFrom(ctx, sys, nil, want, w)
+}
+
+// ApplyBiosFrom is ApplyBios starting from a Bios just read (nil: read it),
+// so a caller that read it to type the values does not read it twice.
+//
+// Requests: the PATCH, the configuration job where the BMC needs one and did
+// not create it, one reset, then a poll that backs off: the job alone while
+// it runs, then the current BIOS (not the settings object) and the power
+// state once.
+func (e *Endpoint) ApplyBiosFrom(ctx context.Context, sys *System, b *Bios, want map[string]any, w Waiter) (BiosChange, error) {
 	var ch BiosChange
 	var diff map[string]any
-	var b *Bios
 	applyNow := false
 	// A 412 means someone changed the settings since we read them: read
 	// again, recompute the difference, and PATCH once more.
 	for attempt := 1; ; attempt++ {
-		var err error
-		if b, err = e.GetBios(ctx, sys.BiosURI); err != nil {
-			return ch, err
+		if b == nil || attempt > 1 {
+			var err error
+			if b, err = e.GetBios(ctx, sys.BiosURI); err != nil {
+				return ch, err
+			}
 		}
 		diff = map[string]any{}
 		ch.Changed = nil
@@ -538,10 +594,16 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		ch.Task = task
 	}
 	if !applyNow {
-		s, err := e.GetSystem(ctx, sys.ID)
-		if err != nil {
-			return ch, err
+		// The power state decides the reset: the one read by the caller
+		// when it is fresh (a transition under way is read again).
+		s := sys
+		if s.PowerState != "On" && s.PowerState != "Off" {
+			var err error
+			if s, err = e.GetSystem(ctx, sys.ID); err != nil {
+				return ch, err
+			}
 		}
+		var err error
 		if s.PowerState == "Off" {
 			err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
 		} else {
@@ -552,32 +614,55 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		}
 	}
 	ch.Rebooted = true
+	taskDone := ch.Task == ""
+	polls, jobStatus := 0, ""
 	err := w.Until(ctx, "BIOS settings to apply on "+e.cfg.Name, func() (bool, string, error) {
-		nb, err := e.GetBios(ctx, sys.BiosURI)
-		if err != nil {
-			return false, "", err
-		}
-		if ch.Task != "" {
-			// A failed job will never apply the values: stop waiting.
-			if t, err := e.GetTask(ctx, ch.Task); err == nil && t.Failed {
+		polls++
+		if !taskDone {
+			// While the job runs, mostly the job alone is read; a failed
+			// job will never apply the values: stop waiting. Every third
+			// poll looks at the values too, for BMCs whose jobs never say
+			// they are done.
+			t, err := e.GetTask(ctx, ch.Task)
+			switch {
+			case IsGone(err):
+				taskDone = true // some BMCs drop finished jobs
+			case err != nil:
+				return false, "", err
+			case t.Failed:
 				return false, "", fmt.Errorf("%w: BIOS job %s ended %s: %s", ErrPending, ch.Task, t.State, strings.Join(t.Messages, "; "))
+			case t.Done:
+				taskDone = true
+			default:
+				jobStatus = fmt.Sprintf("job %s %d%%", t.State, t.Percent)
+				if polls%3 != 0 {
+					return false, jobStatus, nil
+				}
 			}
+		}
+		var cur biosDoc
+		if _, err := e.Get(ctx, sys.BiosURI, &cur); err != nil {
+			return false, "", err
 		}
 		var missing []string
 		for k, v := range diff {
-			if FormatValue(nb.Current[k]) != FormatValue(v) {
-				missing = append(missing, fmt.Sprintf("%s=%s (now %s)", k, FormatValue(v), FormatValue(nb.Current[k])))
+			if FormatValue(cur.Attributes[k]) != FormatValue(v) {
+				missing = append(missing, fmt.Sprintf("%s=%s (now %s)", k, FormatValue(v), FormatValue(cur.Attributes[k])))
 			}
 		}
 		sort.Strings(missing)
-		if len(missing) == 0 {
-			s, err := e.GetSystem(ctx, sys.ID)
-			if err != nil {
-				return false, "", err
+		if len(missing) > 0 {
+			if !taskDone {
+				return false, jobStatus, nil // one status per job state keeps the backoff going
 			}
-			return s.PowerState == "On", "power " + s.PowerState, nil
+			return false, "still pending: " + strings.Join(missing, ", "), nil
 		}
-		return false, "still pending: " + strings.Join(missing, ", "), nil
+		s, err := e.GetSystem(ctx, sys.ID)
+		if err != nil {
+			return false, "", err
+		}
+		ch.PowerState = s.PowerState
+		return s.PowerState == "On", "power " + s.PowerState, nil
 	})
 	if errors.Is(err, ErrTimeout) {
 		return ch, fmt.Errorf("%w after one reboot: %v", ErrPending, err)

@@ -305,3 +305,27 @@ func TestBiosRegistryLookups(t *testing.T) {
 		}
 	}
 }
+
+// Polls back off while nothing changes (to four times the interval) and
+// look again soon after a change.
+func TestWaiterBacksOff(t *testing.T) {
+	var waits []time.Duration
+	w := Waiter{Interval: 10 * time.Millisecond, Timeout: time.Minute, Sleep: func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return nil
+	}}
+	statuses := []string{"a", "a", "a", "a", "a", "a", "b", "b"}
+	i := 0
+	err := w.Until(context.Background(), "x", func() (bool, string, error) {
+		i++
+		return i > len(statuses), statuses[min(i, len(statuses))-1], nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(n float64) time.Duration { return time.Duration(n * float64(time.Millisecond)) }
+	want := []time.Duration{ms(10), ms(15), ms(22.5), ms(33.75), ms(40), ms(40), ms(10), ms(15)}
+	if !slices.Equal(waits, want) {
+		t.Errorf("waits %v, want %v", waits, want)
+	}
+}

@@ -298,14 +298,22 @@ type Waiter struct {
 	Sleep    func(ctx context.Context, d time.Duration) error
 }
 
-// Until calls check every Interval until it reports done, fails, or Timeout
-// passes (ErrTimeout, with what check last said).
+// maxBackoff bounds how far Until stretches its interval (times Interval).
+const maxBackoff = 4
+
+// Until calls check until it reports done, fails, or Timeout passes
+// (ErrTimeout, with what check last said). It waits Interval at first and
+// half as long again after each check that changed nothing, up to four
+// times Interval: a reboot that takes minutes costs a few dozen polls, not
+// hundreds, and a quick change is still seen quickly.
 func (w Waiter) Until(ctx context.Context, what string, check func() (bool, string, error)) error {
 	deadline := time.Now().Add(w.Timeout)
 	sleep := w.Sleep
 	if sleep == nil {
 		sleep = sleepCtx
 	}
+	d := w.Interval
+	last := ""
 	for {
 		done, status, err := check()
 		if err != nil || done {
@@ -314,9 +322,14 @@ func (w Waiter) Until(ctx context.Context, what string, check func() (bool, stri
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: waiting %s for %s (last: %s)", ErrTimeout, w.Timeout, what, status)
 		}
-		if err := sleep(ctx, w.Interval); err != nil {
+		if status != last {
+			d = w.Interval // something moved: look again soon
+		}
+		last = status
+		if err := sleep(ctx, d); err != nil {
 			return err
 		}
+		d = min(d+d/2, maxBackoff*w.Interval)
 	}
 }
 
