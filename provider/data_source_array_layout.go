@@ -140,7 +140,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			},
 			"storage_id": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Storage id on `endpoint`. " + storageIDDoc,
+				MarkdownDescription: storageIDDoc,
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("endpoint"))},
 			},
 			"policy": schema.SingleNestedAttribute{
