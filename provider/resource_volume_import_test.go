@@ -66,3 +66,25 @@ resource "hpcstorage_volume" "v" {
 		}},
 	})
 }
+
+// Import ids of volumes and disk groups: plain storage ids, and storage
+// under a system given by its @odata.id (one slash or the id attribute's
+// two, with or without the collection segment).
+func TestSplitStorageImportID(t *testing.T) {
+	for _, tc := range []struct{ id, coll, ep, sid, obj string }{
+		{"me4084-1/controller_a/st01", "Volumes", "me4084-1", "controller_a", "st01"},
+		{"bmc/redfish/v1/Systems/1/Storage/DE081000/Volumes/1", "Volumes", "bmc", "/redfish/v1/Systems/1/Storage/DE081000", "1"},
+		{"bmc//redfish/v1/Systems/1/Storage/DE081000/1", "Volumes", "bmc", "/redfish/v1/Systems/1/Storage/DE081000", "1"},
+		{"bmc/redfish/v1/Systems/1/Storage/RAID/StoragePools/dg1", "StoragePools", "bmc", "/redfish/v1/Systems/1/Storage/RAID", "dg1"},
+	} {
+		ep, sid, obj, err := splitStorageImportID(tc.id, tc.coll)
+		if err != nil || ep != tc.ep || sid != tc.sid || obj != tc.obj {
+			t.Errorf("%s: %q %q %q %v", tc.id, ep, sid, obj, err)
+		}
+	}
+	for _, bad := range []string{"bmc", "bmc/st01", "/controller_a/st01", "bmc/controller_a/", "bmc///x/1"} {
+		if _, _, _, err := splitStorageImportID(bad, "Volumes"); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
