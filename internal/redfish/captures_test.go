@@ -329,3 +329,36 @@ func TestWaiterBacksOff(t *testing.T) {
 		t.Errorf("waits %v, want %v", waits, want)
 	}
 }
+
+// A system document with members of odd types (a string where a number
+// belongs, a vendor's own shape of a standard member) is still read: the
+// odd member stays empty, the rest is there. gofish's typed ComputerSystem
+// refuses the whole document.
+func TestSystemReadLeniently(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redfish/v1/Systems/1", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"Id":"1","PowerState":"On","Model":"X1","MemorySummary":{"TotalSystemMemoryGiB":"384 GiB"},
+			"ProcessorSummary":{"Count":2,"CoreCount":64},"TrustedModules":[{"InterfaceType":7}],
+			"Bios":{"@odata.id":"/redfish/v1/Systems/1/Bios"}}`)
+	})
+	ts := httptest.NewTLSServer(mux)
+	defer ts.Close()
+	ep, err := NewEndpoint(Config{Name: "bmc", URL: ts.URL, HTTPClient: ts.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ep.GetSystem(context.Background(), "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PowerState != "On" || s.Model != "X1" || s.CoreCount != 64 || s.MemoryGiB != 0 || s.BiosURI == "" {
+		t.Errorf("%+v", s)
+	}
+	var doc struct {
+		Model         string
+		MemorySummary struct{ TotalSystemMemoryGiB float64 }
+	}
+	if _, err := ep.Get(context.Background(), "/redfish/v1/Systems/1", &doc); err != nil || doc.Model != "X1" {
+		t.Errorf("Get with an odd member: %v %+v", err, doc)
+	}
+}

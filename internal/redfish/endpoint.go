@@ -177,7 +177,7 @@ func (r *Response) ETag() string {
 // Decode unmarshals the body into v.
 func (r *Response) Decode(v any) error {
 	if err := json.Unmarshal(r.Body, v); err != nil {
-		return fmt.Errorf("%w: decoding answer: %v", ErrServer, err)
+		return fmt.Errorf("%w: decoding answer: %w", ErrServer, err)
 	}
 	return nil
 }
@@ -200,6 +200,14 @@ func (e *Endpoint) Get(ctx context.Context, path string, v any) (*Response, erro
 			return resp, fmt.Errorf("%w: GET %s on %s: answer is not JSON", ErrServer, path, e.cfg.Name)
 		}
 		err = resp.Decode(v)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Valid JSON with a member of another type than the one we
+			// read it as: that member stays empty, the rest is read (a
+			// BMC's odd member must not fail the whole document).
+			e.logf("%s: GET %s: member %s holds a JSON %s, expected %s; ignored", e.cfg.Name, path, te.Field, te.Value, te.Type)
+			return resp, nil
+		}
 		if err != nil && attempt < 2 {
 			e.logf("%s: GET %s: %v; fetching again", e.cfg.Name, path, err)
 			continue

@@ -3,7 +3,9 @@
 // session per endpoint reused and re-created on expiry, basic-auth fallback,
 // retries with backoff and jitter that honour Retry-After for idempotent
 // requests only, a per-endpoint concurrency limit, ETags on every PATCH, and
-// traffic logs that never carry credentials. Payloads are decoded with the
+// traffic logs that never carry credentials. Documents are decoded into
+// structs that hold only the members the provider uses, leniently, so a
+// vendor's extra or odd member never fails a read; error bodies with the
 // gofish schemas package. It never imports Terraform packages: callers get
 // wrapped Go errors and match the sentinels below with errors.Is.
 package redfish

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/stmcginnis/gofish/schemas"
 )
 
 const systemsPath = "/redfish/v1/Systems"
@@ -47,8 +45,29 @@ type BootOverride struct {
 	Mode    string // UEFI, Legacy ("" when not published)
 }
 
-// systemDoc carries the members gofish keeps private (links and the reset
-// action), decoded next to gofish's ComputerSystem.
+// systemFields are the ComputerSystem members the provider reports.
+type systemFields struct {
+	PowerState   string `json:"PowerState"`
+	Manufacturer string `json:"Manufacturer"`
+	Model        string `json:"Model"`
+	SerialNumber string `json:"SerialNumber"`
+	BiosVersion  string `json:"BiosVersion"`
+	Boot         struct {
+		Target  string   `json:"BootSourceOverrideTarget"`
+		Enabled string   `json:"BootSourceOverrideEnabled"`
+		Mode    string   `json:"BootSourceOverrideMode"`
+		Allowed []string `json:"BootSourceOverrideTarget@Redfish.AllowableValues"`
+	} `json:"Boot"`
+	ProcessorSummary struct {
+		Count     int64 `json:"Count"`
+		CoreCount int64 `json:"CoreCount"`
+	} `json:"ProcessorSummary"`
+	MemorySummary struct {
+		TotalSystemMemoryGiB float64 `json:"TotalSystemMemoryGiB"`
+	} `json:"MemorySummary"`
+}
+
+// systemDoc carries the links and the reset action of a ComputerSystem.
 type systemDoc struct {
 	Bios       schemasLink `json:"Bios"`
 	Processors schemasLink `json:"Processors"`
@@ -105,37 +124,26 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs schemas.ComputerSystem
-	if err := json.Unmarshal(resp.Body, &cs); err != nil {
-		return nil, fmt.Errorf("%w: decoding %s: %v", ErrServer, uri, err)
+	// Only the members used are decoded, leniently: a member of a newer
+	// schema, or one of an odd type, never fails the read of the system.
+	var cs systemFields
+	if _, err := decodeLenient(resp.Body, &cs); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", uri, err)
 	}
 	var doc systemDoc
-	_ = json.Unmarshal(resp.Body, &doc)
+	_, _ = decodeLenient(resp.Body, &doc)
 	s := &System{
-		ID: id, URI: uri, ETag: resp.ETag(), PowerState: string(cs.PowerState),
+		ID: id, URI: uri, ETag: resp.ETag(), PowerState: cs.PowerState,
 		Manufacturer: cs.Manufacturer, Model: cs.Model, SerialNumber: cs.SerialNumber, BiosVersion: cs.BiosVersion,
-		Boot: BootOverride{
-			Target: string(cs.Boot.BootSourceOverrideTarget), Enabled: string(cs.Boot.BootSourceOverrideEnabled),
-			Mode: string(cs.Boot.BootSourceOverrideMode),
-		},
+		Boot:       BootOverride{Target: cs.Boot.Target, Enabled: cs.Boot.Enabled, Mode: cs.Boot.Mode},
 		ResetTypes: doc.Actions.Reset.Allowed, ResetTarget: doc.Actions.Reset.Target, BiosURI: doc.Bios.ID,
-		ProcessorsURI: doc.Processors.ID,
+		ProcessorsURI: doc.Processors.ID, BootTargets: cs.Boot.Allowed,
 	}
 	if len(doc.Links.ManagedBy) > 0 {
 		s.ManagerURI = doc.Links.ManagedBy[0].ID
 	}
-	for _, t := range cs.Boot.AllowableBootSourceOverrideTargetValues {
-		s.BootTargets = append(s.BootTargets, string(t))
-	}
-	if cs.ProcessorSummary.Count != nil {
-		s.CPUCount = int64(*cs.ProcessorSummary.Count)
-	}
-	if cs.ProcessorSummary.CoreCount != nil {
-		s.CoreCount = int64(*cs.ProcessorSummary.CoreCount)
-	}
-	if cs.MemorySummary.TotalSystemMemoryGiB != nil {
-		s.MemoryGiB = *cs.MemorySummary.TotalSystemMemoryGiB
-	}
+	s.CPUCount, s.CoreCount = cs.ProcessorSummary.Count, cs.ProcessorSummary.CoreCount
+	s.MemoryGiB = cs.MemorySummary.TotalSystemMemoryGiB
 	// No standard property holds the NUMA domain count; take it from any
 	// OEM section that publishes one.
 	for _, raw := range doc.OEM {
