@@ -32,7 +32,14 @@ func captureDir(t *testing.T, name string) string {
 // replayLab serves a capture as endpoint "bmc" over verified TLS.
 func replayLab(t *testing.T, name string) (*mockLab, *redfishmock.Service) {
 	t.Helper()
-	svc, err := redfishmock.NewReplay(captureDir(t, name), redfishmock.Options{Username: "root", Password: "replay-s3cret"})
+	lab := replayDirLab(t, captureDir(t, name))
+	return lab, lab.svcs["bmc"]
+}
+
+// replayDirLab serves a mockup folder as endpoint "bmc" over verified TLS.
+func replayDirLab(t *testing.T, dir string) *mockLab {
+	t.Helper()
+	svc, err := redfishmock.NewReplay(dir, redfishmock.Options{Username: "root", Password: "replay-s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +54,7 @@ func replayLab(t *testing.T, name string) (*mockLab, *redfishmock.Service) {
 	t.Cleanup(func() { _ = srv.Close() })
 	u, p := svc.Credentials()
 	return &mockLab{svcs: map[string]*redfishmock.Service{"bmc": svc},
-		eps: map[string]redfish.Config{"bmc": {Name: "bmc", URL: srv.URL, Username: u, Password: p, CACertPEM: ca.PEM()}}}, svc
+		eps: map[string]redfish.Config{"bmc": {Name: "bmc", URL: srv.URL, Username: u, Password: p, CACertPEM: ca.PEM()}}}
 }
 
 // captureCase is what each capture holds, as its vendor published it.

@@ -473,7 +473,15 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 	m.RAIDLevel = types.StringValue(v.RAIDType)
 	m.WWN = types.StringValue(v.WWN)
 	if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
+		// Imported: the configuration names the disk group, and arrays
+		// give pools ids that are not their names (ME4: 00c0ff...), so
+		// record the name, or the next plan would replace the volume.
 		m.DiskGroup = types.StringValue(v.PoolID)
+		if v.PoolID != "" {
+			if p, err := ep.ReadPool(ctx, sid, v.PoolID); err == nil && p.Name != "" {
+				m.DiskGroup = types.StringValue(p.Name)
+			}
+		}
 	}
 	if len(ms) == 0 && m.HostMappings.IsNull() {
 		return true

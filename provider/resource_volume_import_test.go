@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -87,4 +89,52 @@ func TestSplitStorageImportID(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// An array whose pools have ids that are not their names (as ME4 arrays
+// give them): an imported volume records its disk group by name, as the
+// configuration writes it, so the next plan replaces nothing.
+func TestVolumeImportPoolIDIsNotItsName(t *testing.T) {
+	dir := t.TempDir()
+	docs := map[string]string{
+		"":        `{"@odata.id":"/redfish/v1","Storage":{"@odata.id":"/redfish/v1/Storage"}}`,
+		"Storage": `{"@odata.id":"/redfish/v1/Storage","Members":[{"@odata.id":"/redfish/v1/Storage/arr1"}]}`,
+		"Storage/arr1": `{"@odata.id":"/redfish/v1/Storage/arr1","Id":"arr1","Drives":[],
+			"Volumes":{"@odata.id":"/redfish/v1/Storage/arr1/Volumes"},"StoragePools":{"@odata.id":"/redfish/v1/Storage/arr1/StoragePools"}}`,
+		"Storage/arr1/StoragePools": `{"@odata.id":"/redfish/v1/Storage/arr1/StoragePools","Members":[{"@odata.id":"/redfish/v1/Storage/arr1/StoragePools/00c0ff0a1b"}]}`,
+		"Storage/arr1/StoragePools/00c0ff0a1b": `{"@odata.id":"/redfish/v1/Storage/arr1/StoragePools/00c0ff0a1b","Id":"00c0ff0a1b","Name":"dg01",
+			"SupportedRAIDTypes":["RAID6"],"Capacity":{"Data":{"AllocatedBytes":96000000000000,"ConsumedBytes":4294967296}}}`,
+		"Storage/arr1/Volumes": `{"@odata.id":"/redfish/v1/Storage/arr1/Volumes","Members":[{"@odata.id":"/redfish/v1/Storage/arr1/Volumes/00c0ff0c2d"}]}`,
+		"Storage/arr1/Volumes/00c0ff0c2d": `{"@odata.id":"/redfish/v1/Storage/arr1/Volumes/00c0ff0c2d","Id":"00c0ff0c2d","Name":"st01",
+			"CapacityBytes":4294967296,"StripSizeBytes":524288,"RAIDType":"RAID6",
+			"Identifiers":[{"DurableNameFormat":"NAA","DurableName":"600C0FF0000000000000000000000001"}],
+			"Links":{"ProvidingStoragePool":{"@odata.id":"/redfish/v1/Storage/arr1/StoragePools/00c0ff0a1b"}}}`,
+	}
+	for rel, body := range docs {
+		d := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "index.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab := replayDirLab(t, dir)
+	cfg := lab.providerBlock() + `
+resource "hpcstorage_volume" "v" {
+  endpoint   = "bmc"
+  storage_id = "arr1"
+  disk_group = "dg01"
+  name       = "st01"
+}`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			{Config: cfg, ResourceName: "hpcstorage_volume.v", ImportState: true, ImportStateId: "bmc/arr1/00c0ff0c2d", ImportStatePersist: true},
+			{Config: cfg, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_volume.v", tfjsonpath.New("disk_group"), knownvalue.StringExact("dg01")),
+				}},
+		},
+	})
 }
