@@ -461,6 +461,9 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 		redfishError(diags, path.Empty(), "Cannot Read The Volume", err)
 		return true
 	}
+	for _, w := range v.Warnings {
+		diags.AddWarning("Volume Partly Read", fmt.Sprintf("Volume %s (%s): %s.", v.ID, v.URI, w))
+	}
 	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + sid + "/" + v.ID)
 	m.Name = types.StringValue(v.Name)
 	size := v.CapacityBytes
