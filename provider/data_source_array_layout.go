@@ -152,7 +152,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			},
 			"storage_id": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Storage id on `endpoint`. Default: the only one.",
+				MarkdownDescription: storageIDDoc,
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("endpoint"))},
 			},
 			"beegfs_building_block": schema.StringAttribute{
@@ -335,6 +335,9 @@ func (d *arrayLayoutDataSource) arrayDrives(ctx context.Context, m *arrayLayoutM
 	index := map[key]int{}
 	out := make([]layout.Drive, 0, len(drives))
 	for i, dr := range drives {
+		for _, w := range dr.Warnings {
+			diags.AddWarning("Drive Partly Read", fmt.Sprintf("Drive %s (%s): %s.", dr.ID, dr.URI, w))
+		}
 		k := key{dr.Enclosure, dr.Drawer}
 		if _, ok := index[k]; !ok {
 			index[k] = len(index)

@@ -71,7 +71,7 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
 			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the Storage resource (`controller_a`). Default: the only one of the endpoint.",
+				MarkdownDescription: storageIDDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Disk group name (letters, digits, `_`, `.`, `-`; at most 32).",
@@ -190,16 +190,17 @@ func (r *diskGroupResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *diskGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 3 || slices.Contains(parts, "") {
+	ep, sid, pid, err := splitStorageImportID(req.ID, "StoragePools")
+	if err != nil {
 		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID",
-			"Use <endpoint>/<storage-id>/<disk-group-id>, e.g. me4084-1/controller_a/dg01.", fmt.Errorf("got %q", req.ID))
+			"Use <endpoint>/<storage-id>/<disk-group-id>, e.g. me4084-1/controller_a/dg01, or with the storage's full "+
+				"@odata.id, e.g. bmc1/redfish/v1/Systems/1/Storage/X/StoragePools/dg01.", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), parts[1])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ep+"/"+sid+"/"+pid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), pid)...)
 }
 
 func (r *diskGroupResource) ConfigValidators(context.Context) []resource.ConfigValidator {

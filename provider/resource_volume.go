@@ -84,14 +84,15 @@ func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
 			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the Storage resource. Default: the only one of the endpoint.",
+				MarkdownDescription: storageIDDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
 			"disk_group": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Name of the disk group holding the volume (`hpcstorage_disk_group.<x>.name`)."},
-			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Volume name (letters, digits, `_`, `.`, `-`; at most 32).",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 32),
-					stringvalidator.RegexMatches(validName, "letters, digits, _ . - only")}},
+				MarkdownDescription: "Name of the disk group holding the volume (`hpcstorage_disk_group.<x>.name`). `\"\"` for " +
+					"a volume imported from a controller without disk groups (a RAID controller in a server)."},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), newNameCheck{}},
+				MarkdownDescription: "Volume name. A volume the provider creates is named with letters, digits, `_`, `.`, `-` " +
+					"(at most 32); a volume read or imported keeps the name its controller gave it (`Virtual Disk 1`).",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 			"capacity_bytes": schema.Int64Attribute{Optional: true, Computed: true, PlanModifiers: keepInt,
 				MarkdownDescription: fmt.Sprintf("Size. Unset: all the space left in the disk group at create. Rounded down "+
 					"to the array's allocation unit (%d MiB). Can grow in place; shrinking is refused.", allocationUnit>>20),
@@ -243,16 +244,17 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 3 || slices.Contains(parts, "") {
+	ep, sid, vid, err := splitStorageImportID(req.ID, "Volumes")
+	if err != nil {
 		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID",
-			"Use <endpoint>/<storage-id>/<volume-id>, e.g. me4084-1/controller_a/st01.", fmt.Errorf("got %q", req.ID))
+			"Use <endpoint>/<storage-id>/<volume-id>, e.g. me4084-1/controller_a/st01, or for storage under a system "+
+				"<endpoint>/<volume @odata.id>, e.g. bmc1/redfish/v1/Systems/1/Storage/RAID.Integrated.1-1/Volumes/Disk.Virtual.0.", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), parts[1])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ep+"/"+sid+"/"+vid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), vid)...)
 }
 
 // ValidateConfig refuses a host mapped twice or a LUN used twice.
@@ -398,6 +400,48 @@ func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint,
 	}
 }
 
+// newNameCheck holds names the provider gives at create (a new volume, or
+// one that replaces it) to what arrays accept; a name read from the array
+// is left as it is.
+type newNameCheck struct{}
+
+func (newNameCheck) Description(context.Context) string {
+	return "a new name uses letters, digits, _ . - only, at most 32"
+}
+
+func (c newNameCheck) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+func (newNameCheck) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	v := req.PlanValue
+	if v.IsNull() || v.IsUnknown() || (!req.StateValue.IsNull() && req.StateValue.Equal(v)) {
+		return
+	}
+	if n := v.ValueString(); len(n) > 32 || !validName.MatchString(n) {
+		addError(&resp.Diagnostics, req.Path, "Invalid Name For A New Object",
+			"A name the provider creates uses letters, digits, _ . - only, at most 32 characters (names with spaces "+
+				"are kept only on objects read or imported from the array).", fmt.Errorf("got %q", n))
+	}
+}
+
+// splitStorageImportID reads <endpoint>/<storage-id>/<object-id>, where the
+// storage id may be a full @odata.id (/redfish/v1/Systems/1/Storage/X, given
+// with one slash or two), optionally followed by /<collection>.
+func splitStorageImportID(id, collection string) (ep, sid, obj string, err error) {
+	ep, rest, ok := strings.Cut(id, "/")
+	i := strings.LastIndex(rest, "/")
+	if !ok || ep == "" || i <= 0 || i == len(rest)-1 {
+		return "", "", "", fmt.Errorf("got %q", id)
+	}
+	sid, obj = strings.TrimSuffix(rest[:i], "/"+collection), rest[i+1:]
+	if strings.HasPrefix(sid, "redfish/v1/") {
+		sid = "/" + sid
+	}
+	if strings.Trim(sid, "/") == "" || strings.Contains(sid, "//") {
+		return "", "", "", fmt.Errorf("got %q", id)
+	}
+	return ep, sid, obj, nil
+}
+
 func volumeIDOf(m volumeModel) string {
 	if id := m.ID.ValueString(); id != "" {
 		return id[strings.LastIndex(id, "/")+1:]
@@ -417,6 +461,9 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 		redfishError(diags, path.Empty(), "Cannot Read The Volume", err)
 		return true
 	}
+	for _, w := range v.Warnings {
+		diags.AddWarning("Volume Partly Read", fmt.Sprintf("Volume %s (%s): %s.", v.ID, v.URI, w))
+	}
 	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + sid + "/" + v.ID)
 	m.Name = types.StringValue(v.Name)
 	size := v.CapacityBytes
@@ -429,7 +476,15 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 	m.RAIDLevel = types.StringValue(v.RAIDType)
 	m.WWN = types.StringValue(v.WWN)
 	if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
+		// Imported: the configuration names the disk group, and arrays
+		// give pools ids that are not their names (ME4: 00c0ff...), so
+		// record the name, or the next plan would replace the volume.
 		m.DiskGroup = types.StringValue(v.PoolID)
+		if v.PoolID != "" {
+			if p, err := ep.ReadPool(ctx, sid, v.PoolID); err == nil && p.Name != "" {
+				m.DiskGroup = types.StringValue(p.Name)
+			}
+		}
 	}
 	if len(ms) == 0 && m.HostMappings.IsNull() {
 		return true
