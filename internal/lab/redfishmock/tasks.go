@@ -97,6 +97,9 @@ func (s *Service) renderTask(t *task) {
 	if !t.end.IsZero() {
 		body["EndTime"] = t.end.Format(time.RFC3339)
 	}
+	if t.jobPath != "" {
+		body["Oem"] = obj{"Dell": dellJobOem(t)}
+	}
 	s.put(path, body)
 	if t.jobPath != "" {
 		s.renderJob(t)
