@@ -122,8 +122,8 @@ func postManagerReset(_ *Service, r *request) (*reply, error) {
 	return &reply{status: http.StatusNoContent}, nil
 }
 
-// dellJobOem is the Dell job as iDRAC 9 embeds it in the Task under
-// TaskService (Oem.Dell), with Dell's own job states.
+// dellJobOem is the Dell job (DellJob) as iDRAC 9 serves it in the job
+// queue and embeds it in the job's Task under TaskService (Oem.Dell).
 func dellJobOem(t *task) obj {
 	state, msg, msgID := "Scheduled", "Task successfully scheduled.", "JCP001"
 	switch t.state {
@@ -138,7 +138,7 @@ func dellJobOem(t *task) obj {
 	if !t.end.IsZero() {
 		end = t.end.Format(time.RFC3339)
 	}
-	return obj{
+	job := obj{
 		"@odata.type":       "#DellJob.v1_2_0.DellJob",
 		"Id":                t.id,
 		"Name":              t.name,
@@ -151,7 +151,15 @@ func dellJobOem(t *task) obj {
 		"PercentComplete":   t.percent,
 		"StartTime":         "TIME_NOW",
 		"EndTime":           end,
-		"CompletionTime":    map[bool]any{true: end, false: nil}[!t.end.IsZero()],
+		"CompletionTime":    nil,
 		"TargetSettingsURI": nil,
 	}
+	if !t.ran.IsZero() {
+		job["ActualRunningStartTime"] = t.ran.Format(time.RFC3339)
+	}
+	if !t.end.IsZero() {
+		job["CompletionTime"] = end
+		job["ActualRunningStopTime"] = end
+	}
+	return job
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDellManagerOem reads the iDRAC manager the way Dell's gofish
@@ -56,4 +57,35 @@ func TestDellManagerOem(t *testing.T) {
 	if m := call(t, h, http.MethodGet, h.sys.mgrPath, nil).body; m["Oem"] != nil || m["Actions"] != nil {
 		t.Errorf("HPE manager has Dell extras: %v", m)
 	}
+}
+
+// TestDellJobDocumentsConform follows one BIOS job through its states and
+// checks the job (DellJob) and its Task against their schemas at each one,
+// and that both tell the same Dell state.
+func TestDellJobDocumentsConform(t *testing.T) {
+	ss := newSchemaSet(t)
+	s, clk := testService(t, "r1", "meta2-bmc", nil)
+	r := call(t, s, http.MethodPatch, s.sys.settingsPath, map[string]any{"Attributes": map[string]any{"SubNumaCluster": "Enabled"},
+		"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
+	taskURI := r.header.Get("Location")
+	job := s.sys.jobsPath + "/" + lastSeg(taskURI)
+	check := func(stage, want string) {
+		t.Helper()
+		j := call(t, s, http.MethodGet, job, nil).body
+		tk := call(t, s, http.MethodGet, taskURI, nil).body
+		for what, doc := range map[string]map[string]any{"job": j, "task": tk} {
+			if err := ss.validate(doc); err != nil {
+				t.Errorf("%s, %s: %v", stage, what, err)
+			}
+		}
+		if j["JobState"] != want || tk["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != want {
+			t.Errorf("%s: job %v, task's Dell job %v, want %s", stage, j["JobState"], tk["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"], want)
+		}
+	}
+	check("scheduled", "Scheduled")
+	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
+	clk.Advance(6 * time.Second)
+	check("booting", "Running")
+	clk.Advance(time.Minute)
+	check("booted", "Completed")
 }

@@ -73,7 +73,7 @@ func TestDellBiosJobAppliesOnReboot(t *testing.T) {
 	}
 	taskURI := r.header.Get("Location")
 	job := sys.jobsPath + "/" + lastSeg(taskURI)
-	if got := call(t, s, http.MethodGet, job, nil).body["JobState"]; got != "New" {
+	if got := call(t, s, http.MethodGet, job, nil).body["JobState"]; got != "Scheduled" {
 		t.Errorf("job state before reboot %v", got)
 	}
 	dellState := func() any {
@@ -262,7 +262,7 @@ func TestDellJobsAlias(t *testing.T) {
 	if c := call(t, s, http.MethodGet, alias, nil); c.status != 200 || c.body["Members@odata.count"] != float64(1) {
 		t.Fatalf("alias collection %d %s", c.status, c.raw)
 	}
-	if j := call(t, s, http.MethodGet, alias+"/"+id, nil); j.status != 200 || j.body["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Scheduled" {
+	if j := call(t, s, http.MethodGet, alias+"/"+id, nil); j.status != 200 || j.body["JobState"] != "Scheduled" {
 		t.Fatalf("alias job %d %s", j.status, j.raw)
 	}
 }
@@ -376,13 +376,13 @@ func TestServerFaults(t *testing.T) {
 	job := s.sys.jobsPath + "/" + lastSeg(r.header.Get("Location"))
 	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "GracefulRestart"})
 	clk.Advance(time.Minute)
-	if s.PowerState() != PowerOn || call(t, s, http.MethodGet, job, nil).body["JobState"] != "New" {
+	if s.PowerState() != PowerOn || call(t, s, http.MethodGet, job, nil).body["JobState"] != "Scheduled" {
 		t.Fatalf("graceful restart was not ignored")
 	}
 	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
 	clk.Advance(time.Minute)
 	j := call(t, s, http.MethodGet, job, nil).body
-	if j["JobState"] != "Exception" || j["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Failed" {
+	if j["JobState"] != "Failed" || j["Message"] != "Job failed." {
 		t.Errorf("job after failed boot: %v", j["JobState"])
 	}
 	if cur, pend := s.BiosAttributes(); cur["LogicalProc"] != "Enabled" || pend["LogicalProc"] != "Disabled" {
