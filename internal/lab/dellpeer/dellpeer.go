@@ -86,7 +86,7 @@ func download(ctx context.Context) (string, error) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	// Outside any module, so the project's go.mod is neither read nor changed.
 	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GO111MODULE=on")
+	cmd.Env = append(os.Environ(), "GO111MODULE=on")
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("go mod download %s@%s: %w: %s%s", Module, Version, err, errb.String(), out.String())
 	}
@@ -181,9 +181,10 @@ type Server struct {
 	Name, Endpoint, Username, Password string
 }
 
-// BiosConfig renders redfish_bios resources setting attrs on each server,
-// with the provider's waits set as short as its schema allows, and a
-// redfish_power keeping each server on when power is true.
+// BiosConfig renders a redfish_bios resource setting attrs on each server,
+// with timeouts short enough for the lab (a failure then shows in minutes,
+// not the default 20), and, when power is true, a redfish_power keeping
+// each server on (polled every second instead of every 10).
 func BiosConfig(servers []Server, attrs map[string]string, power bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "terraform {\n  required_providers {\n    redfish = { source = %q }\n  }\n}\n\nprovider \"redfish\" {}\n", "dell/redfish")
