@@ -54,6 +54,8 @@ type providerData struct {
 	// DriveClaims records, during one plan, which disk group (or the spare
 	// set) each drive is planned for, so one drive planned twice fails.
 	DriveClaims *driveClaims
+	// PlannedGroups holds the capacity of disk groups planned in this plan.
+	PlannedGroups *plannedGroups
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -196,7 +198,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	registerPool(pool)
-	data := &providerData{Redfish: pool, Deferred: deferred, DriveClaims: &driveClaims{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	data := &providerData{Redfish: pool, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}
