@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -57,4 +59,40 @@ func (p *plannedGroups) get(endpoint, storage, name string) (plannedGroup, bool)
 type plannedGroup struct {
 	usable int64
 	how    string // "RAID6 over 10 drives of 12000000000000 bytes"
+}
+
+// replacedKey is private plan data naming the object a plan replaces.
+// Terraform plans the new object of a replacement a second time with no
+// prior state but with this data: the old object, still on the array under
+// the same name, is the one being replaced, not a leftover to adopt.
+const replacedKey = "replaced_id"
+
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+func markReplaced(ctx context.Context, p privateSetter, id string, diags *diag.Diagnostics) {
+	if p == nil || id == "" {
+		return
+	}
+	b, _ := json.Marshal(id)
+	diags.Append(p.SetKey(ctx, replacedKey, b)...)
+}
+
+// replacedID is the id markReplaced recorded, "" on a plain create.
+func replacedID(ctx context.Context, p privateGetter, diags *diag.Diagnostics) string {
+	if p == nil {
+		return ""
+	}
+	b, d := p.GetKey(ctx, replacedKey)
+	diags.Append(d...)
+	var id string
+	if len(b) > 0 && json.Unmarshal(b, &id) != nil {
+		return ""
+	}
+	return id
 }

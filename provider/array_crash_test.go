@@ -147,7 +147,8 @@ func newPluginCLI(t *testing.T, config string) *pluginCLI {
 // command prepares terraform in its own process group, so one signal
 // reaches it and the provider it starts.
 func (c *pluginCLI) command(out *bytes.Buffer, args ...string) *exec.Cmd {
-	cmd := exec.Command(c.tf, append(args, "-no-color", "-input=false")...)
+	// Options go before the positional arguments (import ADDR ID, apply PLAN).
+	cmd := exec.Command(c.tf, append([]string{args[0], "-no-color", "-input=false"}, args[1:]...)...)
 	cmd.Dir, cmd.Env = c.dir, c.env
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

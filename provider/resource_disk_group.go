@@ -257,9 +257,16 @@ func (r *diskGroupResource) ValidateConfig(ctx context.Context, req resource.Val
 // be there in number. It records the capacity the group will have for the
 // volumes of the same plan.
 func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
+	if !req.State.Raw.IsNull() {
+		var state diskGroupModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		markReplaced(ctx, resp.Private, poolIDOf(state), &resp.Diagnostics)
+		return
+	}
+	replaced := replacedID(ctx, req.Private, &resp.Diagnostics)
 	var plan diskGroupModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
@@ -288,6 +295,8 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		case err != nil:
 			redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Disk Group", err)
 			return
+		case existing.ID == replaced:
+			// The group this plan replaces: destroyed before the create.
 		case !r.checkExisting(ctx, ep, sid, plan, existing, &resp.Diagnostics):
 			return
 		default:
@@ -295,7 +304,8 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 				plan.Endpoint.ValueString()+"/"+sid+"/"+existing.ID)
 		}
 	}
-	if plan.DriveIDs.IsUnknown() || (plan.DriveIDs.IsNull() && plan.DriveCount.IsUnknown()) {
+	byCount := !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown()
+	if !byCount && (plan.DriveIDs.IsUnknown() || plan.DriveIDs.IsNull()) {
 		return
 	}
 	drives, err := ep.CachedDrives(ctx, sid)
@@ -304,11 +314,11 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	level, lerr := layout.ParseLevel(plan.RAIDLevel.ValueString())
-	if plan.DriveIDs.IsNull() {
+	if byCount {
 		// drive_count: apply picks the lowest free drives of the media type.
 		n := int(plan.DriveCount.ValueInt64())
 		ids := pickFree(drives, n, plan.MediaType.ValueString())
-		if existing == nil && len(ids) < n {
+		if (existing == nil || existing.ID == replaced) && len(ids) < n {
 			addError(&resp.Diagnostics, path.Root("drive_count"), "Not Enough Free Drives",
 				fmt.Sprintf("%s has %d free drives of media type %q, the group needs %d; lower drive_count or free drives.",
 					plan.Endpoint.ValueString(), len(ids), plan.MediaType.ValueString(), n), nil)

@@ -326,10 +326,13 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !plan.StorageID.IsUnknown() {
 		sid = plan.StorageID.ValueString()
 	}
-	if state == nil {
+	if state != nil {
+		markReplaced(ctx, resp.Private, volumeIDOf(*state), &resp.Diagnostics)
+	} else {
 		// A volume of the same name is adopted at apply if it is the one
 		// configured; its space is then already taken, so no size check.
-		existing, ok := r.planExisting(ctx, ep, sid, plan, &resp.Diagnostics)
+		replaced := replacedID(ctx, req.Private, &resp.Diagnostics)
+		existing, ok := r.planExisting(ctx, ep, sid, plan, replaced, &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -440,8 +443,9 @@ func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint,
 }
 
 // planExisting looks, on create, for a volume of the configured name: nil
-// when there is none; false when there is one that differs (reported).
-func (r *volumeResource) planExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan volumeModel, diags *diag.Diagnostics) (*redfish.Volume, bool) {
+// when there is none (or it is the one this plan replaces); false when there
+// is one that differs (reported).
+func (r *volumeResource) planExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan volumeModel, replaced string, diags *diag.Diagnostics) (*redfish.Volume, bool) {
 	if plan.Name.IsUnknown() || plan.DiskGroup.IsUnknown() {
 		return nil, true
 	}
@@ -450,7 +454,7 @@ func (r *volumeResource) planExisting(ctx context.Context, ep *redfish.Endpoint,
 		return nil, true // reported at apply
 	}
 	v, _, err := ep.ReadVolume(ctx, sid, plan.Name.ValueString())
-	if redfish.IsGone(err) {
+	if redfish.IsGone(err) || (err == nil && v.ID == replaced) {
 		return nil, true
 	}
 	if err != nil {
