@@ -65,7 +65,9 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A linear disk group of an array (a Swordfish StoragePool): a RAID level over a set of " +
 			"drives. Changing the drives or the level cannot be done in place: the plan shows the group replaced, " +
-			"which destroys its volumes first. Destroy is refused by the array while volumes remain.",
+			"which destroys its volumes first. Destroy is refused by the array while volumes remain. A group of the same name " +
+			"already on the array (left by an interrupted apply) is adopted when it has the configured RAID level and drives; " +
+			"any other fails the plan with the `terraform import` command that takes it over.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
@@ -318,11 +320,13 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		// drive_count: apply picks the lowest free drives of the media type.
 		n := int(plan.DriveCount.ValueInt64())
 		ids := pickFree(drives, n, plan.MediaType.ValueString())
-		if (existing == nil || existing.ID == replaced) && len(ids) < n {
+		switch {
+		case existing != nil: // adopted, or replaced (its drives are freed first)
+		case len(ids) < n:
 			addError(&resp.Diagnostics, path.Root("drive_count"), "Not Enough Free Drives",
 				fmt.Sprintf("%s has %d free drives of media type %q, the group needs %d; lower drive_count or free drives.",
 					plan.Endpoint.ValueString(), len(ids), plan.MediaType.ValueString(), n), nil)
-		} else if existing == nil && lerr == nil && !plan.Name.IsUnknown() {
+		case lerr == nil && !plan.Name.IsUnknown():
 			r.recordPlanned(plan, sid, level, drives, ids)
 		}
 		return
@@ -368,31 +372,38 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // media type); if not it reports the error with the import command.
 func (r *diskGroupResource) checkExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan diskGroupModel, p *redfish.StoragePool, diags *diag.Diagnostics) bool {
 	var why []string
-	if !plan.RAIDLevel.IsUnknown() && p.RAIDLevel != plan.RAIDLevel.ValueString() {
-		why = append(why, fmt.Sprintf("it is %s, not %s", p.RAIDLevel, plan.RAIDLevel.ValueString()))
+	at := path.Root("name") // when several attributes differ
+	differs := func(attr, msg string) {
+		why = append(why, msg)
+		if len(why) == 1 {
+			at = path.Root(attr)
+		} else {
+			at = path.Root("name")
+		}
 	}
-	at := path.Root("drive_ids")
+	if !plan.RAIDLevel.IsUnknown() && p.RAIDLevel != plan.RAIDLevel.ValueString() {
+		differs("raid_level", fmt.Sprintf("it is %s, not %s", p.RAIDLevel, plan.RAIDLevel.ValueString()))
+	}
 	switch {
 	case !plan.DriveIDs.IsNull() && !plan.DriveIDs.IsUnknown():
 		var ids []string
 		diags.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
 		if !sameMembers(ids, p.DriveIDs) {
-			why = append(why, fmt.Sprintf("its drives are %s, not %s", strings.Join(sorted(p.DriveIDs), ", "), strings.Join(sorted(ids), ", ")))
+			differs("drive_ids", fmt.Sprintf("its drives are %s, not %s", strings.Join(sorted(p.DriveIDs), ", "), strings.Join(sorted(ids), ", ")))
 		}
 	case !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown():
-		at = path.Root("drive_count")
 		if n := int(plan.DriveCount.ValueInt64()); len(p.DriveIDs) != n {
-			why = append(why, fmt.Sprintf("it has %d drives, not %d", len(p.DriveIDs), n))
+			differs("drive_count", fmt.Sprintf("it has %d drives, not %d", len(p.DriveIDs), n))
 		}
 		if media := plan.MediaType.ValueString(); media != "" {
 			drives, err := ep.CachedDrives(ctx, sid)
 			if err != nil {
-				redfishError(diags, at, "Cannot List The Drives", err)
+				redfishError(diags, path.Root("media_type"), "Cannot List The Drives", err)
 				return false
 			}
 			for _, d := range drives {
 				if slices.Contains(p.DriveIDs, d.ID) && !strings.EqualFold(d.MediaType, media) {
-					why = append(why, fmt.Sprintf("drive %s is %s, not %s", d.ID, d.MediaType, media))
+					differs("media_type", fmt.Sprintf("drive %s is %s, not %s", d.ID, d.MediaType, media))
 					break
 				}
 			}
@@ -400,9 +411,6 @@ func (r *diskGroupResource) checkExisting(ctx context.Context, ep *redfish.Endpo
 	}
 	if len(why) == 0 {
 		return true
-	}
-	if len(why) == 1 && at.Equal(path.Root("drive_ids")) && strings.HasPrefix(why[0], "it is ") {
-		at = path.Root("raid_level")
 	}
 	existsError(diags, at, "Disk Group Already Exists", fmt.Sprintf("Disk group %q (%s)", p.Name, p.URI), strings.Join(why, "; "),
 		"hpcstorage_disk_group", plan.Endpoint.ValueString()+"/"+sid+"/"+p.ID)

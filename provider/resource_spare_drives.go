@@ -48,7 +48,8 @@ func (r *spareDrivesResource) Schema(_ context.Context, _ resource.SchemaRequest
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The global spare drives of an array: the array rebuilds a failed member of any disk group " +
 			"onto one of them. Use one resource per array, e.g. with `spare_drive_ids` of `data.hpcstorage_array_layout`. " +
-			"Destroy turns them back into plain free drives.",
+			"Destroy turns them back into plain free drives. On create, configured drives that are already global spares " +
+			"are adopted; a global spare the configuration does not list fails the plan with the `terraform import` command.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},

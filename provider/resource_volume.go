@@ -80,7 +80,10 @@ func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A volume carved from a disk group, mapped to hosts with a LUN. Its `wwn` is how a node " +
 			"finds the block device (`/dev/disk/by-id/wwn-0x<wwn>`). Volumes grow in place; a smaller " +
-			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data.",
+			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data. A volume of " +
+			"the same name already on the array (left by an interrupted apply) is adopted when it is in the configured disk " +
+			"group with the configured size and segment size (where set), and its mappings converge; any other fails with " +
+			"the `terraform import` command that takes it over.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
