@@ -610,7 +610,7 @@ func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host st
 	if len(g.Volumes) == 1 && g.Volumes[0] == v.URI && g.LUNs[0] == lun && slices.Equal(g.Hosts, []string{host}) {
 		return nil
 	}
-	return fmt.Errorf("%w: storage group %s (%s) maps %v as LUNs %v to hosts %v, not %s as LUN %d to %s: %v",
+	return fmt.Errorf("%w: storage group %s (%s) maps %v as LUNs %v to hosts %v, not %s as LUN %d to %s: %w",
 		ErrExists, g.Name, g.URI, g.Volumes, g.LUNs, g.Hosts, v.URI, lun, host, err)
 }
 
