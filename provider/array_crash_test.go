@@ -24,32 +24,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
-
-// serveProviderEnv makes the test binary serve the provider as main.go
-// does, so the real terraform CLI can start it as a plugin process (and a
-// test can kill it) without building a second binary.
-const serveProviderEnv = "HPCSTORAGE_TEST_SERVE_PROVIDER"
-
-func init() {
-	if os.Getenv(serveProviderEnv) != "1" {
-		return
-	}
-	err := providerserver.Serve(context.Background(), New("test"), providerserver.ServeOpts{
-		Address: "registry.terraform.io/hpcstorage/hpcstorage", ProtocolVersion: 6})
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
-	_ = CloseSessions(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
 
 // stateServer is a remote state store (Terraform's http backend) that
 // keeps a snapshot only once its whole body has arrived. The local backend
@@ -107,7 +84,10 @@ func (s *stateServer) clear() {
 }
 
 // pluginCLI is a terraform working directory whose CLI config installs the
-// provider from a local mirror holding this test binary (no registry).
+// provider, built from main.go as users get it, from a local mirror (no
+// registry), so terraform runs it as its own plugin process. It is built
+// without the race detector: under -race the applies run several times
+// slower, and the provider's races are the in-process tests' business.
 type pluginCLI struct {
 	t       *testing.T
 	tf, dir string
@@ -119,15 +99,15 @@ func newPluginCLI(t *testing.T, config string) *pluginCLI {
 	dir := t.TempDir()
 	mirror := filepath.Join(dir, "mirror")
 	pkg := filepath.Join(mirror, "registry.terraform.io", "hpcstorage", "hpcstorage", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := os.MkdirAll(pkg, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(self, filepath.Join(pkg, "terraform-provider-hpcstorage")); err != nil {
-		t.Fatal(err)
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(pkg, "terraform-provider-hpcstorage"), ".")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build the provider: %v\n%s", err, out)
 	}
 	rc := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", mirror)
 	work := filepath.Join(dir, "work")
@@ -139,7 +119,7 @@ func newPluginCLI(t *testing.T, config string) *pluginCLI {
 			t.Fatal(err)
 		}
 	}
-	env := append(os.Environ(), serveProviderEnv+"=1", "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_CLI_CONFIG_FILE="+filepath.Join(dir, "cli.tfrc"))
 	return &pluginCLI{t: t, tf: terraformCLI(t), dir: work, env: env}
 }
