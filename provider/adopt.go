@@ -61,6 +61,20 @@ type plannedGroup struct {
 	how    string // "RAID6 over 10 drives of 12000000000000 bytes"
 }
 
+// addVolume records the size a volume of the plan takes in a planned group
+// and returns what all the group's volumes planned so far take.
+func (p *plannedGroups) addVolume(endpoint, storage, group, volume string, bytes int64) int64 {
+	if p == nil {
+		return bytes
+	}
+	v, _ := p.m.LoadOrStore("volumes:"+endpoint+"/"+storage+"/"+group, &sync.Map{})
+	sizes := v.(*sync.Map)
+	sizes.Store(volume, bytes)
+	total := int64(0)
+	sizes.Range(func(_, b any) bool { total += b.(int64); return true })
+	return total
+}
+
 // replacedKey is private plan data naming the object a plan replaces.
 // Terraform plans the new object of a replacement a second time with no
 // prior state but with this data: the old object, still on the array under

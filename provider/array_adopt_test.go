@@ -294,6 +294,20 @@ resource "hpcstorage_volume" "v" {
   name           = "mdt01"
   capacity_bytes = 1000000000000
 }`, `(?s)Error: Volume Larger Than The Disk Group.*capacity_bytes.*holds at most 960000000000 bytes`},
+		{"two volumes larger than their new group", `
+resource "hpcstorage_disk_group" "g" {
+  endpoint   = "me4024-1"
+  name       = "mdt01"
+  raid_level = "RAID1"
+  drive_ids  = ["0.0", "0.1"]
+}
+resource "hpcstorage_volume" "v" {
+  count          = 2
+  endpoint       = "me4024-1"
+  disk_group     = hpcstorage_disk_group.g.name
+  name           = "mdt0${count.index + 1}"
+  capacity_bytes = 600000000000
+}`, `(?s)Error: Volumes Larger Than The Disk Group.*capacity_bytes.*holds at most 960000000000 bytes; with this volume \(600000000000 bytes\) its volumes planned so far take 1200000000000`},
 		{"RAID6 over 17 drives", `
 resource "hpcstorage_disk_group" "g" {
   endpoint   = "me4024-1"

@@ -376,10 +376,19 @@ func (r *volumeResource) planCapacity(ctx context.Context, ep *redfish.Endpoint,
 	if redfish.IsGone(err) {
 		// Created in this same plan: its drives and level bound its size.
 		g, ok := r.data.PlannedGroups.get(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString())
-		if ok && want > g.usable {
+		if !ok {
+			return
+		}
+		total := r.data.PlannedGroups.addVolume(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString(), plan.Name.ValueString(), want)
+		switch {
+		case want > g.usable:
 			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
 				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; the volume asks for %d. "+
 					"Lower capacity_bytes or leave it unset to take all the space of the group.", plan.DiskGroup.ValueString(), g.how, g.usable, want), nil)
+		case total > g.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; with this volume (%d bytes) "+
+					"its volumes planned so far take %d. Lower capacity_bytes.", plan.DiskGroup.ValueString(), g.how, g.usable, want, total), nil)
 		}
 		return
 	}
