@@ -22,7 +22,7 @@ func existsError(diags *diag.Diagnostics, at path.Path, summary, object, differs
 	addError(diags, at, summary, fmt.Sprintf("%s is already on the array and differs from the configuration: %s. "+
 		"Terraform creates nothing over it. Either delete or rename it on the array, or bring it under Terraform "+
 		"(the next plan then shows what it changes):\n\n  terraform import '<address>' %s\n\n"+
-		"where <address> is this resource's address, which Terraform prints below (e.g. %s.example).",
+		"where <address> is this resource's address, as the \"with\" line of this message gives it (e.g. %s.example).",
 		object, differs, importID, typeName), nil)
 }
 

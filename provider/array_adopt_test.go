@@ -178,6 +178,7 @@ func TestArrayAdoptsWhatAKilledRunLeft(t *testing.T) {
 	}{
 		{"disk group drives", "pool", `(?s)Error: Disk Group Already Exists.*"mdt01".*its drives are 0.2, 0.3, not 0.0, 0.1`, "hpcstorage_disk_group.g"},
 		{"volume size", "volume", `(?s)Error: Volume Already Exists.*capacity_bytes.*holds 53687091200 bytes, not 107374182400`, "hpcstorage_volume.v"},
+		{"volume group", "volume elsewhere", `(?s)Error: Volume Already Exists.*disk_group.*it is in disk group "other", not "mdt01"`, "hpcstorage_volume.v"},
 		{"spares", "spares", `(?s)Error: Global Spares Already Set.*holds 0.20, which drive_ids does not list`, "hpcstorage_spare_drives.s"},
 	}
 	for _, tc := range mismatches {
@@ -188,6 +189,12 @@ func TestArrayAdoptsWhatAKilledRunLeft(t *testing.T) {
 				pool("0.2", "0.3")
 			case "volume":
 				volume(pool("0.0", "0.1"), "mdt01", 50*gib, 131072)
+			case "volume elsewhere":
+				p, err := ep.CreatePool(ctx, sid, "other", "RAID1", []string{"0.4", "0.5"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				volume(p, "mdt01", 100*gib, 131072)
 			case "spares":
 				spare("0.20")
 			}
