@@ -58,6 +58,8 @@ type providerData struct {
 	DriveClaims *driveClaims
 	// ESeries are the endpoints declared api = "santricity" (arrays_seam.go).
 	ESeries map[string]*santricity.Client
+	// PlannedGroups holds the capacity of disk groups planned in this plan.
+	PlannedGroups *plannedGroups
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -210,7 +212,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	registerPool(pool)
 	registerESeries(eseries)
-	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,7 +80,10 @@ func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A volume carved from a disk group, mapped to hosts with a LUN. Its `wwn` is how a node " +
 			"finds the block device (`/dev/disk/by-id/wwn-0x<wwn>`). Volumes grow in place; a smaller " +
-			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data.",
+			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data. A volume of " +
+			"the same name already on the array (left by an interrupted apply) is adopted when it is in the configured disk " +
+			"group with the configured size and segment size (where set), and its mappings converge; any other fails with " +
+			"the `terraform import` command that takes it over.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
@@ -148,12 +152,31 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.IsNull() {
 		want = plan.CapacityBytes.ValueInt64()
 	}
-	v, err := ep.CreateVolume(ctx, sid, pool.ID, plan.Name.ValueString(), want, plan.SegmentSizeBytes.ValueInt64())
-	if err != nil {
-		redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+	// An earlier run may have created the volume (and some of its mappings)
+	// and stopped before saving it: adopt it, then converge its mappings.
+	var current []redfish.Mapping
+	v, _, err := ep.ReadVolume(ctx, sid, plan.Name.ValueString())
+	switch {
+	case err == nil:
+		if !checkExistingVolume(plan, sid, pool, v, &resp.Diagnostics) {
+			return
+		}
+		adoptedWarning(&resp.Diagnostics, "Existing Volume Adopted", "Volume "+v.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+		if current, err = ep.Mappings(ctx, sid, v.URI); err != nil {
+			redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
+			return
+		}
+	case !redfish.IsGone(err):
+		redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Volume", err)
 		return
+	default:
+		v, err = ep.CreateVolume(ctx, sid, pool.ID, plan.Name.ValueString(), want, plan.SegmentSizeBytes.ValueInt64())
+		if err != nil {
+			redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+			return
+		}
 	}
-	r.syncMappings(ctx, ep, sid, v, nil, mappings, &resp.Diagnostics)
+	r.syncMappings(ctx, ep, sid, v, current, mappings, &resp.Diagnostics)
 	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -308,6 +331,23 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !plan.StorageID.IsUnknown() {
 		sid = plan.StorageID.ValueString()
 	}
+	if state != nil {
+		markReplaced(ctx, resp.Private, volumeIDOf(*state), &resp.Diagnostics)
+	} else {
+		// A volume of the same name is adopted at apply if it is the one
+		// configured; its space is then already taken, so no size check.
+		replaced := replacedID(ctx, req.Private, &resp.Diagnostics)
+		existing, ok := r.planExisting(ctx, ep, sid, plan, replaced, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		if existing != nil {
+			self := plan
+			self.ID = types.StringValue("/" + existing.ID)
+			r.planMappings(ctx, ep, sid, &self, nil, resp)
+			return
+		}
+	}
 	r.planCapacity(ctx, ep, sid, &plan, state, resp)
 	r.planMappings(ctx, ep, sid, &plan, state, resp)
 }
@@ -336,7 +376,23 @@ func (r *volumeResource) planCapacity(ctx context.Context, ep *redfish.Endpoint,
 	}
 	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
 	if redfish.IsGone(err) {
-		return // created in this same apply
+		// Created in this same plan: its drives and level bound its size.
+		g, ok := r.data.PlannedGroups.get(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString())
+		if !ok {
+			return
+		}
+		total := r.data.PlannedGroups.addVolume(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString(), plan.Name.ValueString(), want)
+		switch {
+		case want > g.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; the volume asks for %d. "+
+					"Lower capacity_bytes or leave it unset to take all the space of the group.", plan.DiskGroup.ValueString(), g.how, g.usable, want), nil)
+		case total > g.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; with this volume (%d bytes) "+
+					"its volumes planned so far take %d. Lower capacity_bytes.", plan.DiskGroup.ValueString(), g.how, g.usable, want, total), nil)
+		}
+		return
 	}
 	if err != nil {
 		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Read The Disk Group", err)
@@ -440,6 +496,72 @@ func splitStorageImportID(id, collection string) (ep, sid, obj string, err error
 		return "", "", "", fmt.Errorf("got %q", id)
 	}
 	return ep, sid, obj, nil
+}
+
+// planExisting looks, on create, for a volume of the configured name: nil
+// when there is none (or it is the one this plan replaces); false when there
+// is one that differs (reported).
+func (r *volumeResource) planExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan volumeModel, replaced string, diags *diag.Diagnostics) (*redfish.Volume, bool) {
+	if plan.Name.IsUnknown() || plan.DiskGroup.IsUnknown() {
+		return nil, true
+	}
+	sid, err := ep.FindStorage(ctx, sid)
+	if err != nil {
+		return nil, true // reported at apply
+	}
+	v, _, err := ep.ReadVolume(ctx, sid, plan.Name.ValueString())
+	if redfish.IsGone(err) || (err == nil && v.ID == replaced) {
+		return nil, true
+	}
+	if err != nil {
+		redfishError(diags, path.Root("name"), "Cannot Look For An Existing Volume", err)
+		return nil, false
+	}
+	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
+	if err != nil && !redfish.IsGone(err) {
+		redfishError(diags, path.Root("disk_group"), "Cannot Read The Disk Group", err)
+		return nil, false
+	}
+	if err != nil {
+		pool = nil
+	}
+	if !checkExistingVolume(plan, sid, pool, v, diags) {
+		return nil, false
+	}
+	adoptedWarning(diags, "Existing Volume Will Be Adopted", "Volume "+v.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+	return v, true
+}
+
+// checkExistingVolume tells whether v, found under the configured name, is
+// the configured volume: in the configured disk group (pool, nil when the
+// group does not exist), of the configured size and segment size where they
+// are set. If not it reports the error with the import command.
+func checkExistingVolume(plan volumeModel, sid string, pool *redfish.StoragePool, v *redfish.Volume, diags *diag.Diagnostics) bool {
+	var why []string
+	at := path.Root("name")
+	if pool == nil || v.PoolID != pool.ID {
+		why = append(why, fmt.Sprintf("it is in disk group %q, not %q", v.PoolID, plan.DiskGroup.ValueString()))
+		at = path.Root("disk_group")
+	}
+	if want := plan.CapacityBytes; !want.IsUnknown() && !want.IsNull() {
+		if w := want.ValueInt64(); w < v.CapacityBytes || w-v.CapacityBytes >= allocationUnit {
+			why = append(why, fmt.Sprintf("it holds %d bytes, not %d", v.CapacityBytes, w))
+			at = path.Root("capacity_bytes")
+		}
+	}
+	if seg := plan.SegmentSizeBytes; !seg.IsUnknown() && !seg.IsNull() && seg.ValueInt64() != v.StripSizeBytes {
+		why = append(why, fmt.Sprintf("its segment size is %d bytes, not %d", v.StripSizeBytes, seg.ValueInt64()))
+		at = path.Root("segment_size_bytes")
+	}
+	if len(why) == 0 {
+		return true
+	}
+	if len(why) > 1 {
+		at = path.Root("name")
+	}
+	existsError(diags, at, "Volume Already Exists", fmt.Sprintf("Volume %q (%s)", v.Name, v.URI), strings.Join(why, "; "),
+		"hpcstorage_volume", plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+	return false
 }
 
 func volumeIDOf(m volumeModel) string {
@@ -600,7 +722,14 @@ func (r *volumeResource) syncMappings(ctx context.Context, ep *redfish.Endpoint,
 		if have[w.Host.ValueString()] {
 			continue
 		}
-		if err := ep.Map(ctx, sid, v, w.Host.ValueString(), w.LUN.ValueInt64()); err != nil {
+		err := ep.Map(ctx, sid, v, w.Host.ValueString(), w.LUN.ValueInt64())
+		if errors.Is(err, redfish.ErrExists) {
+			addError(diags, path.Root("host_mappings").AtListIndex(i), "Host Mapping Already Exists",
+				"The array holds a storage group of the name this mapping takes, mapping something else. It belongs to no "+
+					"volume of this configuration: delete or rename it on the array, then apply again.", err)
+			return
+		}
+		if err != nil {
 			redfishError(diags, path.Root("host_mappings").AtListIndex(i), "Volume Not Mapped", err)
 			return
 		}

@@ -615,7 +615,62 @@ func mappingName(volumeID, host string) string {
 	return n
 }
 
-// Map exposes a volume to host with lun (one StorageGroup per host).
+// ErrExists: an object with the name a create uses is already on the array
+// and is not the one the create asked for.
+var ErrExists = errors.New("already exists")
+
+// StorageGroup is a host mapping group as the array lists it.
+type StorageGroup struct {
+	URI, Name string
+	Volumes   []string // volume URIs
+	LUNs      []int64  // LUN of each volume
+	Hosts     []string // host (endpoint group) ids
+}
+
+// FindStorageGroup returns the mapping group called name (by Name or Id),
+// or ErrNotFound.
+func (e *Endpoint) FindStorageGroup(ctx context.Context, storageID, name string) (*StorageGroup, error) {
+	items, err := e.expandMembers(ctx, StorageGroupsURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		var g struct {
+			ID            string `json:"@odata.id"`
+			ShortID       string `json:"Id"`
+			Name          string `json:"Name"`
+			MappedVolumes []struct {
+				Volume schemasLink `json:"Volume"`
+				LUN    string      `json:"LogicalUnitNumber"`
+			} `json:"MappedVolumes"`
+			Groups []schemasLink `json:"ClientEndpointGroups"`
+			Links  struct {
+				Groups []schemasLink `json:"ClientEndpointGroups"`
+			} `json:"Links"`
+		}
+		if err := json.Unmarshal(it, &g); err != nil {
+			return nil, fmt.Errorf("%w: decoding storage group: %v", ErrServer, err)
+		}
+		if g.Name != name && g.ShortID != name {
+			continue
+		}
+		out := &StorageGroup{URI: g.ID, Name: cmpOr(g.Name, g.ShortID)}
+		for _, mv := range g.MappedVolumes {
+			lun, _ := strconv.ParseInt(mv.LUN, 10, 64)
+			out.Volumes = append(out.Volumes, mv.Volume.ID)
+			out.LUNs = append(out.LUNs, lun)
+		}
+		for _, h := range append(g.Groups, g.Links.Groups...) {
+			out.Hosts = append(out.Hosts, path.Base(h.ID))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: no storage group %q on %s", ErrNotFound, name, e.cfg.Name)
+}
+
+// Map exposes a volume to host with lun (one StorageGroup per host). A
+// group of the same name left by an earlier run is taken over when it maps
+// exactly this volume to this host with this LUN; any other is ErrExists.
 func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host string, lun int64) error {
 	name := mappingName(v.ID, host)
 	body := map[string]any{
@@ -635,7 +690,18 @@ func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host st
 		}
 		return "", fmt.Errorf("%w: mapping of %s to %s", ErrNotFound, v.Name, host)
 	})
-	return err
+	if err == nil || !errors.Is(err, ErrConflict) {
+		return err
+	}
+	g, ferr := e.FindStorageGroup(ctx, storageID, name)
+	if ferr != nil {
+		return err // no group of that name: the conflict is something else (a LUN in use)
+	}
+	if len(g.Volumes) == 1 && g.Volumes[0] == v.URI && g.LUNs[0] == lun && slices.Equal(g.Hosts, []string{host}) {
+		return nil
+	}
+	return fmt.Errorf("%w: storage group %s (%s) maps %v as LUNs %v to hosts %v, not %s as LUN %d to %s: %w",
+		ErrExists, g.Name, g.URI, g.Volumes, g.LUNs, g.Hosts, v.URI, lun, host, err)
 }
 
 // CachedDrives lists the drives of an array from the short-lived collection
