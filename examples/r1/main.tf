@@ -7,6 +7,9 @@ terraform {
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
+      # Patch releases only: before 1.0 a minor release may change attributes
+      # (CHANGELOG.md says what to edit).
+      version = "~> 0.1.0"
     }
   }
 }
