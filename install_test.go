@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,36 @@ output "profile" {
 	out, err = tfRun(t, dir, env, "plan", "-no-color")
 	if err != nil || !strings.Contains(out, `profile = "beegfs-storage"`) {
 		t.Fatalf("terraform plan: %v\n%s", err, out)
+	}
+
+	// Another build under the same version: the lock file refuses it (even
+	// with init -upgrade) until the provider's block is removed from it.
+	other := filepath.Join(t.TempDir(), "terraform-provider-hpcstorage")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, append(b, "another build"...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("./scripts/install.sh", other, mirror, "0.1.0").CombinedOutput(); err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	if out, err := tfRun(t, dir, env, "init", "-no-color"); err == nil || !strings.Contains(out, "checksum") {
+		t.Errorf("init accepted a changed build under a locked version (err %v):\n%s", err, out)
+	}
+	if out, err := tfRun(t, dir, env, "init", "-upgrade", "-no-color"); err == nil {
+		t.Errorf("init -upgrade accepted a changed build under a locked version:\n%s", out)
+	}
+	block := regexp.MustCompile(`(?s)provider "registry.terraform.io/hpcstorage/hpcstorage" \{.*?\n\}\n`)
+	if err := os.WriteFile(filepath.Join(dir, ".terraform.lock.hcl"), block.ReplaceAll(lock, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := tfRun(t, dir, env, "init", "-no-color"); err != nil {
+		t.Errorf("init after removing the provider's lock block: %v\n%s", err, out)
+	}
+	if lock2, _ := os.ReadFile(filepath.Join(dir, ".terraform.lock.hcl")); bytes.Equal(lock, lock2) {
+		t.Error("init -upgrade left the lock file as it was")
 	}
 
 	// The same build filed under its own prerelease version is not selected.

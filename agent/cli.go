@@ -31,7 +31,7 @@ const usageText = `usage: hpcstorage-agent COMMAND [flags]
 
 Exit status: 0 success, 2 an item failed, 1 invalid spec, misuse, or the run could not start,
 3 this executable is not the build --expect-sha256 names (nothing was done).
-See docs/agent.md.
+See docs/guides/agent.md.
 `
 
 // errUsage marks command-line misuse (exit 1, usage printed).

@@ -218,7 +218,7 @@ func jsonErrMsg(err error) string {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")
 	if strings.HasPrefix(msg, "unknown field") {
-		return msg + " (fields are case sensitive; see docs/agent.md)"
+		return msg + " (fields are case sensitive; see docs/guides/agent.md)"
 	}
 	return msg
 }
