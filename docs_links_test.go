@@ -116,3 +116,21 @@ func TestDocsLinks(t *testing.T) {
 		t.Errorf("only %d relative links checked: is the scan broken?", checked)
 	}
 }
+
+// Every resource page says whether and how the resource imports.
+func TestEveryResourceSaysImport(t *testing.T) {
+	pages, _ := filepath.Glob("docs/resources/*.md")
+	if len(pages) < 12 {
+		t.Fatalf("only %d resource pages", len(pages))
+	}
+	for _, p := range pages {
+		b, _ := os.ReadFile(p)
+		_, sec, ok := strings.Cut(string(b), "\n## Import\n")
+		switch {
+		case !ok:
+			t.Errorf("%s has no Import section", p)
+		case !strings.Contains(sec, "terraform import ") && !strings.Contains(sec, "cannot be imported"):
+			t.Errorf("%s: the Import section shows no id and says nothing about import:\n%s", p, sec)
+		}
+	}
+}
