@@ -53,6 +53,10 @@ provider_installation {
 }
 EOF
 export TF_CLI_CONFIG_FILE=$work/demo.tfrc CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
+# The endpoints' passwords, as a CI job gets its secrets: environment only.
+set -a
+. "$lab/lab.env"
+set +a
 
 # A copy of the examples, so no state lands in the source tree.
 mkdir -p "$work/examples"

@@ -77,7 +77,7 @@ variable "conn_auth_secret" {
 }
 
 variable "conn_auth_secret_file" {
-  description = "Path of a file whose first line is the secret, read where Terraform runs (any Terraform or OpenTofu version)."
+  description = "Path of a file whose first line is the secret, read where Terraform runs (any Terraform version)."
   type        = string
   default     = null
 }
@@ -144,7 +144,7 @@ variable "influxdb_password" {
 }
 
 variable "influxdb_password_file" {
-  description = "Path of a file whose first line is the InfluxDB password, read where Terraform runs (any Terraform or OpenTofu version)."
+  description = "Path of a file whose first line is the InfluxDB password, read where Terraform runs (any Terraform version)."
   type        = string
   default     = null
 }
