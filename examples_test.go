@@ -36,6 +36,9 @@ func TestExamplesValidateAsCopied(t *testing.T) {
 	for _, d := range dirs {
 		t.Run(strings.TrimPrefix(d, "examples/"), func(t *testing.T) {
 			t.Parallel()
+			if need, have := requiredMinor(d), terraformMinor(t); need > have {
+				t.Skipf("needs Terraform >= 1.%d, have 1.%d", need, have)
+			}
 			dir := t.TempDir()
 			if err := os.CopyFS(dir, os.DirFS(d)); err != nil {
 				t.Fatal(err)

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -98,3 +101,47 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		}
 	}
 }
+
+var (
+	tfVerOnce sync.Once
+	tfMinor   int // 1.x
+)
+
+// terraformMinor is the CLI's minor version (Terraform 1.x).
+func terraformMinor(t *testing.T) int {
+	t.Helper()
+	tf := terraformPath(t)
+	tfVerOnce.Do(func() {
+		out, err := exec.Command(tf, "version", "-json").Output()
+		if err != nil {
+			return
+		}
+		var v struct {
+			Version string `json:"terraform_version"`
+		}
+		if json.Unmarshal(out, &v) == nil {
+			parts := strings.SplitN(v.Version, ".", 3)
+			if len(parts) >= 2 && parts[0] == "1" {
+				tfMinor, _ = strconv.Atoi(parts[1])
+			}
+		}
+	})
+	return tfMinor
+}
+
+// requiredMinor reads `required_version = ">= 1.N"` from a folder's .tf files.
+func requiredMinor(dir string) int {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.tf"))
+	min := 0
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		for _, m := range requiredRE.FindAllStringSubmatch(string(b), -1) {
+			if n, _ := strconv.Atoi(m[1]); n > min {
+				min = n
+			}
+		}
+	}
+	return min
+}
+
+var requiredRE = regexp.MustCompile(`required_version\s*=\s*">=\s*1\.(\d+)`)
