@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	suggestpkg "github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // ErrInvalidSpec is wrapped by every parse and validation error.
@@ -294,35 +296,4 @@ func knownKind(k string) bool {
 }
 
 // suggest returns ` (did you mean "x"?)` for a near miss, else "".
-func suggest(got string, options []string) string {
-	best, bestD := "", 3
-	for _, o := range options {
-		if d := editDistance(strings.ToLower(got), o); d < bestD {
-			best, bestD = o, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(got string, options []string) string { return suggestpkg.DidYouMean(got, options, 2) }
