@@ -9,7 +9,7 @@ func TestClosest(t *testing.T) {
 		max       int
 	}{
 		{"sysctl", "sysctl", 2},
-		{"systcl", "sysctl", 2},  // transposition: two edits
+		{"systcl", "sysctl", 2},   // transposition: two edits
 		{"Service", "service", 2}, // case does not count
 		{"udev-rule", "udev_rule", 2},
 		{"blockqueue", "block_queue", 2},
