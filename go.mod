@@ -17,6 +17,7 @@ require (
 	github.com/pkg/sftp v1.13.12
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stmcginnis/gofish v0.23.0
+	go.yaml.in/yaml/v3 v3.0.3
 	golang.org/x/crypto v0.59.0
 	sigs.k8s.io/yaml v1.6.0
 )
