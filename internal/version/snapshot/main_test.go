@@ -94,7 +94,7 @@ func TestSnapshotLayout(t *testing.T) {
 	}
 	slices.Sort(files)
 	if want := []string{"CHANGELOG.md", "LICENSE", "README.md", "hpcstorage-agent-linux-amd64", "hpcstorage-agent-linux-arm64",
-		"terraform-provider-hpcstorage_v" + v}; !slices.Equal(files, want) {
+		"spec.schema.json", "terraform-provider-hpcstorage_v" + v}; !slices.Equal(files, want) {
 		t.Errorf("zip holds %v, want %v", files, want)
 	}
 	if b, err := exec.Command(bin, "-version").CombinedOutput(); err != nil || !strings.HasPrefix(string(b), "terraform-provider-hpcstorage "+v+" ") {
