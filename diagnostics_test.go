@@ -20,6 +20,14 @@ func TestOneDiagnosticPerMistake(t *testing.T) {
 		{"nr_requests -1", node(`  block_queues = [{ match = { name = "sd*" }, nr_requests = -1 }]`), "block_queues[0].nr_requests", `-1: want 4 to 1048576`},
 		{"read_ahead_kb too big", node(`  block_queues = [{ match = { name = "sd*" }, read_ahead_kb = 99999999 }]`), "block_queues[0].read_ahead_kb", `want 0 to 16777216`},
 		{"service state", node(`  services = { "beegfs-storage" = { state = "runing" } }`), `services["beegfs-storage"].state`, `"runing": want one of started, stopped, restarted`},
+		{"request_timeout", `provider "hpcstorage" {
+  request_timeout = "forever"
+}
+
+data "hpcstorage_tuning_profile" "x" {
+  name = "beegfs-storage"
+}
+`, "request_timeout", `"forever" is not a positive duration`},
 		{"mount persist", node(`  mounts = { "/data" = { device = "LABEL=x", fstype = "xfs", persist = "always" } }`), `mounts["/data"].persist`, `"always": want one of fstab, none`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

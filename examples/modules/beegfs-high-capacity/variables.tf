@@ -97,12 +97,12 @@ variable "numa_zones" {
 variable "stripe_patterns" {
   description = "Stripe patterns per directory (relative to the mount), set from the first client. Default: the R1 benchmarks' 1 MiB chunks on 1 target in `bench`."
   type = map(object({
-    chunk_size  = number
-    num_targets = number
-    pool        = optional(number, 1)
+    chunk_size_bytes = number
+    num_targets      = number
+    pool             = optional(number, 1)
   }))
   default = {
-    bench = { chunk_size = 1048576, num_targets = 1 }
+    bench = { chunk_size_bytes = 1048576, num_targets = 1 }
   }
 }
 

@@ -4,12 +4,12 @@
 resource "hpcstorage_beegfs_target" "st" {
   for_each = var.storage_wwns
 
-  host         = "stor1"
-  wwn          = each.value
-  kind         = "storage"
-  mount_point  = "/data/${each.key}"
-  segment_size = 524288
-  data_drives  = 8
+  host               = "stor1"
+  wwn                = each.value
+  kind               = "storage"
+  mount_point        = "/data/${each.key}"
+  segment_size_bytes = 524288
+  data_drives        = 8
 }
 
 variable "storage_wwns" {
