@@ -73,10 +73,10 @@ const (
 )
 
 type providerModel struct {
-	Endpoints             map[string]endpointModel `tfsdk:"endpoints"`
-	RequestTimeout        types.String             `tfsdk:"request_timeout"`
-	SSH                   types.Object             `tfsdk:"ssh"`
-	MaxRetries            types.Int64              `tfsdk:"max_retries"`
+	Endpoints      map[string]endpointModel `tfsdk:"endpoints"`
+	RequestTimeout types.String             `tfsdk:"request_timeout"`
+	SSH            types.Object             `tfsdk:"ssh"`
+	MaxRetries     types.Int64              `tfsdk:"max_retries"`
 }
 
 type endpointModel struct {
