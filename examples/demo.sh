@@ -77,7 +77,17 @@ grep -q 'hpcstorage/hpcstorage' "$cfg/.terraform.lock.hcl" && echo "wrote .terra
 
 section "terraform apply examples/r1"
 start=$(date +%s)
-if ! "$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1; then
+"$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1 &
+apply=$!
+# Progress every 5 s: resources done out of the plan's count.
+while kill -0 "$apply" 2>/dev/null; do
+	sleep 5
+	kill -0 "$apply" 2>/dev/null || break
+	total=$(grep -oE '^Plan: [0-9]+' "$work/apply.log" | grep -oE '[0-9]+' || true)
+	printf '  %3d s: %d of %s resources done\n' $(($(date +%s) - start)) \
+		"$(grep -cE ': (Creation|Modifications) complete' "$work/apply.log" || true)" "${total:-?}"
+done
+if ! wait "$apply"; then
 	echo "demo: terraform apply failed:" >&2
 	quiet <"$work/apply.log" | tail -40 >&2
 	exit 1
@@ -85,14 +95,23 @@ fi
 grep -E -e '^Plan:' -e '^Apply complete' "$work/apply.log"
 echo "applied in $(($(date +%s) - start)) s"
 
+section "what the BMCs now say (hpcstorage_server: powered on, inventory read back)"
+"$tf" -chdir="$cfg" output -raw bmc_summary && echo
+
 section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
+cat <<'LEGEND'
+  volumes: array volumes cabled to the node (block devices with a WWN)
+  formatted, mounted: BeeGFS targets the provider formatted once and mounted
+  owners: agent owners holding settings on the node (node_config and each BeeGFS resource)
+  units: BeeGFS systemd units running (x6: template instances)
+LEGEND
 
 section "one storage target and one metadata target"
 "$tf" -chdir="$cfg" output -raw first_targets && echo
 
-section "ME4084 drawers (S: global spare)"
-"$tf" -chdir="$cfg" output -raw storage_drawers
+section "every array's layout (NN: disk group, S: global spare)"
+"$tf" -chdir="$cfg" output -raw all_drawers
 
 section "terraform plan again (expect no changes)"
 set +e

@@ -69,6 +69,17 @@ output "raw_capacity_tb" {
   value = module.r1.raw_capacity_bytes / 1e12
 }
 
+output "all_drawers" {
+  description = "Every array's drawers, disk groups and spares."
+  value       = join("\n", [for a in sort(keys(module.r1.drawer_diagrams)) : "${a}:\n${module.r1.drawer_diagrams[a]}"])
+}
+
+output "bmc_summary" {
+  description = "Each server as its BMC reports it after the apply."
+  value = join("\n", [for k in sort(keys(module.r1.servers)) :
+  format("  %-6s %-16s %-8s power %s, %d CPUs, %d GiB", k, module.r1.servers[k].model, module.r1.servers[k].serial, module.r1.servers[k].power_state, module.r1.servers[k].cpu_count, module.r1.servers[k].memory_gib)])
+}
+
 output "storage_drawers" {
   description = "Drawers of the first ME4084."
   value       = module.r1.drawer_diagrams["me4084-1"]
