@@ -24,6 +24,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // r1Lab is the R1 design in the lab with its volumes carved and mapped as
@@ -41,7 +42,7 @@ func startR1Lab(t *testing.T, clients int) *r1Lab {
 	t.Helper()
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -643,7 +644,7 @@ func TestBeegfsErrorPath(t *testing.T) {
 func TestBeegfsTargetSignature(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
@@ -140,7 +141,7 @@ func startNodeLab(tb testing.TB, n int) *nodeLab {
 		Nodes:      n,
 		Dir:        filepath.Join(dir, "nodes"),
 		ClientKeys: []ssh.PublicKey{signer.PublicKey()},
-		Seed:       seedStorageNode,
+		Seed:       seedStorageNode(simtest.Binary(tb)),
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -157,13 +158,17 @@ func startNodeLab(tb testing.TB, n int) *nodeLab {
 	return l
 }
 
-// seedStorageNode lays out an R1 storage server with its array volumes.
-func seedStorageNode(root string, i int) error {
-	host := fmt.Sprintf("stor%02d", i+1)
-	if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, 4)}); err != nil {
-		return err
+// seedStorageNode lays out R1 storage servers with their array volumes and
+// the simulator program simBin.
+func seedStorageNode(simBin string) func(root string, i int) error {
+	return func(root string, i int) error {
+		host := fmt.Sprintf("stor%02d", i+1)
+		opts := fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, 4), Simulator: simBin}
+		if err := fakenode.SeedWith(root, fakenode.Storage, opts); err != nil {
+			return err
+		}
+		return addArpFilter(root)
 	}
-	return addArpFilter(root)
 }
 
 // addArpFilter adds a key a real kernel has and the fake root does not yet.

@@ -13,6 +13,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // node is a seeded fake root with a spec's items ready to plan and apply.
@@ -25,7 +26,7 @@ type node struct {
 func newNode(t *testing.T, p fakenode.Profile, disks ...fakenode.Disk) *node {
 	t.Helper()
 	dir := t.TempDir()
-	if err := fakenode.SeedWith(dir, p, fakenode.Options{Disks: disks}); err != nil {
+	if err := fakenode.SeedWith(dir, p, fakenode.Options{Disks: disks, Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)

@@ -26,6 +26,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // Files the lab writes in its folder.
@@ -60,6 +61,9 @@ type Config struct {
 	DriveSizeBytes int64
 	// Password is every BMC's and array's password (default: random).
 	Password string
+	// Simulator is the lab's simulator program installed in every node
+	// root (internal/lab/sim; default: sim.Locate).
+	Simulator string
 }
 
 // Lab is a running design.
@@ -138,6 +142,11 @@ func Up(cfg Config) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Simulator == "" {
+		if cfg.Simulator, err = sim.Locate(); err != nil {
+			return nil, err
+		}
+	}
 	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
 	type planned struct{ name, role, bmc string }
 	var plan []planned
@@ -177,7 +186,7 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator})
 		},
 	})
 	if err != nil {

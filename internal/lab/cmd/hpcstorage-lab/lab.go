@@ -48,7 +48,11 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size})
+	simBin, err := simulator()
+	if err != nil {
+		return err
+	}
+	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size, Simulator: simBin})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // command is one lab subcommand; each lives in its own file.
@@ -27,6 +30,16 @@ func commands() []command {
 	}
 }
 
+// simulator is the program installed in the node roots this command
+// seeds: hpcstorage-sim beside it (or $HPCSTORAGE_SIM_BIN), else this
+// program itself, which runs as the simulator under a tool's name.
+func simulator() (string, error) {
+	if p, err := sim.Locate(); err == nil {
+		return p, nil
+	}
+	return os.Executable()
+}
+
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hpcstorage-lab COMMAND [flags]")
 	for _, c := range commands() {
@@ -35,6 +48,11 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// Linked into a node root as a tool (when no hpcstorage-sim is beside
+	// this program), it is that tool's simulator.
+	if b := filepath.Base(os.Args[0]); sim.IsTool(b) || b == sim.Program {
+		os.Exit(sim.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	}
 	if len(os.Args) < 2 {
 		usage(os.Stderr)
 		os.Exit(1)
