@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 

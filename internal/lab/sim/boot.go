@@ -123,4 +123,3 @@ func hasOpt(opts, o string) bool {
 type discard struct{}
 
 func (discard) Write(b []byte) (int, error) { return len(b), nil }
-

@@ -1,7 +1,6 @@
 package sim
 
 import (
-
 	"path"
 	"strings"
 )
@@ -102,4 +101,3 @@ func moduleOf(p string) string {
 	}
 	return strings.ReplaceAll(b, "-", "_")
 }
-

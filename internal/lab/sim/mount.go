@@ -116,4 +116,3 @@ func umount(e *Env, args []string) int {
 	}
 	return e.fail(32, "%s: not mounted.", target)
 }
-

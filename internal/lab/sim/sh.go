@@ -109,4 +109,3 @@ type devNull struct{}
 func (devNull) Read([]byte) (int, error)    { return 0, io.EOF }
 func (devNull) Write(b []byte) (int, error) { return len(b), nil }
 func (devNull) Close() error                { return nil }
-

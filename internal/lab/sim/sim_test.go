@@ -194,7 +194,7 @@ func TestModprobeRefusals(t *testing.T) {
 	n.refused("FATAL: Module lustre not found in directory /lib/modules/4.18.0-305.3.1.el8.x86_64", "modprobe", "lustre")
 	n.refused("FATAL: Module ib_ipoib is not in kernel.", "modprobe", "-r", "ib_ipoib")
 	n.ok("modprobe", "ib-ipoib") // "-" and "_" alike
-	n.ok("modprobe", "loop")      // built in: nothing to load
+	n.ok("modprobe", "loop")     // built in: nothing to load
 	if got := n.read("proc/modules"); !strings.Contains(got, "\nib_ipoib ") || strings.Contains(got, "loop") {
 		t.Errorf("proc/modules:\n%s", got)
 	}

@@ -279,4 +279,3 @@ func (e *Env) unitQuery(verb string, units []string) int {
 	}
 	return code
 }
-

@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"fmt"
-	"path"
 	"errors"
+	"fmt"
 	"io/fs"
+	"path"
 )
 
 // wipefs follows wipefs(8): `wipefs -a DEV` erases every signature; a
