@@ -510,6 +510,19 @@ func TestMountApplyRemoveIsByteIdentical(t *testing.T) {
 	if err != nil || len(ents) < 2 {
 		t.Fatalf("by-id links: %v %v", ents, err)
 	}
+	for _, e := range ents[:2] { // formatted, or mount refuses them
+		target, err := os.Readlink(filepath.Join(st, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := filepath.Join(root.Dir(), fakenode.SimBlkidDir, filepath.Base(target))
+		if err := os.MkdirAll(filepath.Dir(sig), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(sig, []byte("xfs\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before := treeHash(t, root.Dir())
 	spec := parse(t, fmt.Sprintf(`
 apiVersion: hpcstorage/v1

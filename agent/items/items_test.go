@@ -410,6 +410,7 @@ func TestService(t *testing.T) {
 
 func TestMount(t *testing.T) {
 	vols := fakenode.ArrayVolumes("st", 2)
+	vols[0].FSType = "xfs" // mount refuses a blank device
 	n := newNode(t, fakenode.Storage, vols...)
 	s := spec(t, "  - mount: {device: /dev/disk/by-id/wwn-0x"+vols[0].WWN+", path: /data/st01, fstype: xfs, options: [noatime, largeio]}\n")
 	p, err := n.plan(s, 0, true)
