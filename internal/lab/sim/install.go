@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 )
 
 // BinEnv names the simulator program for the lab commands that seed roots
@@ -16,10 +14,10 @@ import (
 const BinEnv = "HPCSTORAGE_SIM_BIN"
 
 // Install puts the simulator program bin into the node root dir: the
-// program as runner.SimBinDir/Program (a hard link when it can, else a
+// program as BinDir/Program (a hard link when it can, else a
 // copy) and one link per tool to it, which is how the agent finds them.
 func Install(dir, bin string) error {
-	binDir := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(runner.SimBinDir, "/")))
+	binDir := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(BinDir, "/")))
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
 		return fmt.Errorf("install simulators: %w", err)
 	}

@@ -22,7 +22,6 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 )
 
 // Where the simulators keep their state, root-relative.
@@ -31,8 +30,14 @@ const (
 	RunDir = "/run/hpcstorage-sim"
 	// DataDir survives reboots, like the disks it stands for.
 	DataDir = "/.hpcstorage-sim/data"
-	// Program is the multi-call program's name in runner.SimBinDir.
+	// Program is the multi-call program's name in BinDir.
 	Program = "hpcstorage-sim"
+	// BinDir and RootEnv are the agent's side of the contract
+	// (runner.SimBinDir, runner.SimRootEnv), repeated here so that the
+	// simulator, which starts once per command, does not pay for the
+	// agent's packages' initialisation; a test keeps them equal.
+	BinDir  = "/.hpcstorage-sim/bin"
+	RootEnv = "HPCSTORAGE_SIM_ROOT"
 )
 
 // Env is one simulated command's world: the root it acts on and its
@@ -85,7 +90,7 @@ func Tools() []string {
 func IsTool(name string) bool { _, ok := tools[name]; return ok }
 
 // Main runs the simulator argv[0] names (or, when argv[0] is Program,
-// argv[1]) against the root named by runner.SimRootEnv, and returns the
+// argv[1]) against the root named by RootEnv, and returns the
 // exit status.
 func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(argv) > 0 && path.Base(argv[0]) == Program {
@@ -95,9 +100,9 @@ func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: usage: %s TOOL [ARGS...] (tools: %s)\n", Program, Program, strings.Join(Tools(), ", "))
 		return 2
 	}
-	dir := os.Getenv(runner.SimRootEnv)
+	dir := os.Getenv(RootEnv)
 	if dir == "" || dir == "/" {
-		fmt.Fprintf(stderr, "%s: %s must name a fake node root (never /)\n", Program, runner.SimRootEnv)
+		fmt.Fprintf(stderr, "%s: %s must name a fake node root (never /)\n", Program, RootEnv)
 		return 2
 	}
 	root, err := fsroot.Open(dir)

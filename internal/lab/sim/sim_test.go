@@ -103,6 +103,14 @@ func (n *node) write(p, content string) {
 	}
 }
 
+// TestContractConstants: the simulator and the agent agree on where
+// simulators live and how the root is passed.
+func TestContractConstants(t *testing.T) {
+	if sim.BinDir != runner.SimBinDir || sim.RootEnv != runner.SimRootEnv {
+		t.Errorf("sim %s %s, runner %s %s", sim.BinDir, sim.RootEnv, runner.SimBinDir, runner.SimRootEnv)
+	}
+}
+
 func TestUndoRestoresFilesExactly(t *testing.T) {
 	n := newNode(t)
 	modules, mounts, units := n.read("proc/modules"), n.read("proc/mounts"), n.read("run/hpcstorage-sim/systemd.json")
