@@ -197,6 +197,7 @@ func Up(cfg Config) (*Lab, error) {
 	}
 	// Cable before serving, so no mapping can be missed.
 	d.OnMapping(l.onMapping)
+	d.OnPower(l.onPower)
 	l.mock, err = d.Start(redfishmock.StartConfig{})
 	if err != nil {
 		l.nodes.Close()
@@ -387,6 +388,28 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 	}
 	if err != nil {
 		l.errs = append(l.errs, fmt.Errorf("cabling %s %s of %s to %s: %w", ev.Kind, ev.VolumeName, ev.Array, ev.Host, err))
+	}
+}
+
+// onPower reboots a server's node with its BMC: powered off, the node
+// loses its volatile state (services stop, mounts and modules go back to
+// boot's); booted, it starts what is enabled and mounts its fstab.
+func (l *Lab) onPower(ev redfishmock.PowerEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	root, ok := l.roots[ev.Node]
+	if l.closed || !ok {
+		return
+	}
+	var err error
+	switch ev.State {
+	case redfishmock.PowerOff:
+		err = sim.PowerOff(root)
+	case redfishmock.PowerOn:
+		err = sim.Boot(root)
+	}
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("power %s of %s (%s): %w", ev.State, ev.Node, ev.System, err))
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 func TestUpCablesVolumes(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2})
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestUpCablesVolumes(t *testing.T) {
 		!strings.Contains(out.String(), "mgmt      management volumes  0") {
 		t.Errorf("brief status:\n%s", out.String())
 	}
-	if _, err := Up(Config{Design: "r1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
+	if _, err := Up(Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second up in the same folder: %v", err)
 	}
 }
@@ -218,7 +220,7 @@ func TestUpEveryDesign(t *testing.T) {
 	}
 	want := map[string]int{"r1": 5, "r2": 2, "r3": 6, "r4": 7, "r5": 5}
 	for design, servers := range want {
-		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1})
+		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1, Simulator: simtest.Binary(t)})
 		if err != nil {
 			t.Fatalf("%s: %v", design, err)
 		}

@@ -168,6 +168,9 @@ type Service struct {
 	events    []MappingEvent
 	outbox    []MappingEvent
 	listeners []func(MappingEvent)
+	// Power transitions of a server, for the lab to act on its node.
+	powerOutbox    []PowerEvent
+	powerListeners []func(PowerEvent)
 	dispatch  sync.Mutex // serialises listener calls outside mu
 }
 

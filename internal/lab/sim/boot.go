@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
@@ -28,9 +29,9 @@ func PowerOff(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer root.Close()
-	e := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: discard{}, tool: "poweroff"}
+	e := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: discard{}}
 	st, err := e.loadUnits()
+	root.Close()
 	if err != nil {
 		return err
 	}
@@ -42,9 +43,14 @@ func PowerOff(dir string) error {
 			st.Units[n] = u
 		}
 	}
-	if err := os.RemoveAll(root.HostPath(RunDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(RunDir, "/")))); err != nil {
 		return fmt.Errorf("power off: %w", err)
 	}
+	if root, err = fsroot.Open(dir); err != nil {
+		return err
+	}
+	defer root.Close()
+	e.Root = root
 	if err := e.saveUnits(st); err != nil {
 		return err
 	}

@@ -349,3 +349,55 @@ mkdir -p "${marker%/*}" && printf '%s\n' "$*" > "$marker"`
 		t.Errorf("log %q %v", log, err)
 	}
 }
+
+// TestPowerCycle: a reboot keeps what a real node keeps on disk (enabled
+// units, fstab, modules-load.d, signatures) and loses the rest: a unit
+// started but not enabled comes back stopped, a mount not in fstab and a
+// module not in modules-load.d are gone.
+func TestPowerCycle(t *testing.T) {
+	disks := fakenode.ArrayVolumes("storage01", 2)
+	disks[0].FSType, disks[1].FSType = "xfs", "xfs"
+	n := newNode(t, disks...)
+	if err := os.MkdirAll(filepath.Join(n.dir, "data/st02"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n.ok("systemctl", "enable", "beegfs-storage.service")
+	n.ok("systemctl", "start", "beegfs-storage.service")
+	n.ok("systemctl", "start", "beegfs-meta.service") // started, not enabled
+	n.ok("mount", "-t", "xfs", "-o", "noatime", "/dev/sdb", "/data/st01")
+	n.ok("mount", "-t", "xfs", "/dev/sdc", "/data/st02")
+	n.write("etc/fstab", n.read("etc/fstab")+"/dev/disk/by-id/wwn-0x"+disks[0].WWN+" /data/st01 xfs noatime,nofail 0 0\n")
+	n.ok("modprobe", "ib_ipoib")
+	n.ok("modprobe", "rdma_ucm")
+	n.write("etc/modules-load.d/rdma.conf", "# boot\nrdma_ucm\n")
+	if err := sim.PowerOff(n.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(n.dir, "run/hpcstorage-sim/daemon-reload")); !os.IsNotExist(err) {
+		t.Errorf("power off kept run/hpcstorage-sim/daemon-reload: %v", err)
+	}
+	if out, _ := n.query("systemctl", "is-active", "beegfs-storage.service"); out != "inactive\n" {
+		t.Errorf("powered off, beegfs-storage is %q", out)
+	}
+	if err := sim.Boot(n.dir); err != nil {
+		t.Fatal(err)
+	}
+	for unit, want := range map[string]string{"beegfs-storage.service": "active\n", "beegfs-meta.service": "inactive\n", "sshd.service": "active\n"} {
+		if out, _ := n.query("systemctl", "is-active", unit); out != want {
+			t.Errorf("after boot %s is %q, want %q", unit, out, want)
+		}
+	}
+	if out, code := n.query("systemctl", "is-enabled", "beegfs-storage.service"); code != 0 || out != "enabled\n" {
+		t.Errorf("enablement lost: %q %d", out, code)
+	}
+	mounts, modules := n.read("proc/mounts"), n.read("proc/modules")
+	if !strings.Contains(mounts, "/dev/sdb /data/st01 xfs noatime,nofail 0 0\n") || strings.Contains(mounts, "/data/st02") {
+		t.Errorf("mounts after boot:\n%s", mounts)
+	}
+	if !strings.Contains(modules, "\nrdma_ucm ") || strings.Contains(modules, "ib_ipoib") || !strings.HasPrefix(modules, "xfs ") {
+		t.Errorf("modules after boot:\n%s", modules)
+	}
+	if got := n.read(".hpcstorage-sim/data/blkid/sdc"); got != "xfs\n" {
+		t.Errorf("a reboot lost a disk's signature: %q", got)
+	}
+}
