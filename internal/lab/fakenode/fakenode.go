@@ -654,7 +654,7 @@ func (w *writer) systemd(n node) {
 		return
 	}
 	w.file(SimSystemdPath, string(data))
-	w.file(strings.TrimPrefix(sim.ReloadStamp, "/"), "boot")
+	w.file(strings.TrimPrefix(sim.ReloadStamp, "/"), "")
 }
 
 func (w *writer) proc(n node) {

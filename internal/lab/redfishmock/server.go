@@ -171,7 +171,7 @@ type Service struct {
 	// Power transitions of a server, for the lab to act on its node.
 	powerOutbox    []PowerEvent
 	powerListeners []func(PowerEvent)
-	dispatch  sync.Mutex // serialises listener calls outside mu
+	dispatch       sync.Mutex // serialises listener calls outside mu
 }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC() }
