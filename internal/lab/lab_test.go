@@ -232,3 +232,37 @@ func TestUpEveryDesign(t *testing.T) {
 		}
 	}
 }
+
+// TestRebootNode: `hpcstorage-lab reboot` stops a unit that was started
+// but not enabled, through the simulators installed in the node root.
+func TestRebootNode(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	root := filepath.Join(dir, NodesDir, "client01")
+	systemctl := func(args ...string) string {
+		cmd := exec.Command(filepath.Join(root, ".hpcstorage-sim/bin/systemctl"), args...)
+		cmd.Env = []string{"HPCSTORAGE_SIM_ROOT=" + root}
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	systemctl("start", "beegfs-helperd.service")
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "active\n" {
+		t.Fatalf("started: %q", got)
+	}
+	if err := Reboot(dir, "client01"); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "inactive\n" {
+		t.Errorf("after reboot beegfs-helperd is %q", got)
+	}
+	if got := systemctl("is-active", "ssh.service"); got != "active\n" {
+		t.Errorf("after reboot the enabled ssh.service is %q", got)
+	}
+	if err := Reboot(dir, "nosuch"); err == nil || !strings.Contains(err.Error(), `no node "nosuch"`) {
+		t.Errorf("unknown node: %v", err)
+	}
+}

@@ -132,6 +132,25 @@ func labStatus(args []string, stdout, stderr io.Writer) error {
 	return lab.WriteStatus(*dir, stdout)
 }
 
+// labReboot: reboot --dir DIR --node NAME.
+func labReboot(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reboot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "lab folder given to up")
+	node := fs.String("node", "", "lab node to power-cycle (e.g. client01)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || *node == "" {
+		return errors.New("--dir and --node are required")
+	}
+	if err := lab.Reboot(*dir, *node); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s rebooted: services not enabled are stopped, fstab and modules-load.d applied\n", *node)
+	return nil
+}
+
 func labDown(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("down", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -24,6 +24,7 @@ func commands() []command {
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
 		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json", labUp},
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
+		{"reboot", "reboot --dir DIR --node NAME                         power-cycle a lab node (servers: prefer their BMC's ComputerSystem.Reset)", labReboot},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
 		{"bench-fleet", "bench-fleet --n N [--ansible-dir DIR] [--ansible-forks F] [--max-parallel P]   agent vs tuned Ansible on N real sshd hosts (issue 4's fleet figure)", benchFleet},
