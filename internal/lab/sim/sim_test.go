@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
@@ -292,9 +293,13 @@ func TestBeegfsStripe(t *testing.T) {
 	if out := info("/mnt/beegfs/bench"); !strings.Contains(out, "Stripe pattern details:\n+ Type: RAID0\n+ Chunksize: 512K\n+ Number of storage targets: desired: 4\n+ Storage Pool: 1 (Default)\n") {
 		t.Errorf("default pattern:\n%s", out)
 	}
-	// The provider's stripe script: mkdir, then "$@".
-	n.ok("/bin/sh", "-c", "dir=$1; shift\nmkdir -p \"$dir\" || exit 1\nexec \"$@\"", "hpcstorage-stripe", "/mnt/beegfs/bench",
-		"beegfs-ctl", "--setpattern", "--chunksize=1m", "--numtargets=1", "--storagepoolid=2", "--mount=/mnt/beegfs", "/mnt/beegfs/bench")
+	// The provider's stripe item: its script makes the folder, then runs
+	// beegfs-ctl as "$@".
+	items, err := beegfs.Stripe{MountPoint: "/mnt/beegfs", Path: "bench", ChunkSize: 1 << 20, NumTargets: 1, Pool: 2}.Items()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.ok(items[0].Command.Argv...)
 	if st, err := os.Stat(filepath.Join(n.dir, "mnt/beegfs/bench")); err != nil || !st.IsDir() {
 		t.Errorf("the script's mkdir -p did not create the folder in the root: %v", err)
 	}
@@ -311,41 +316,33 @@ func TestBeegfsStripe(t *testing.T) {
 	}
 }
 
-// TestShellFormatScript runs the provider's real format script (refuse a
-// signature unless wipe, wipefs, mkfs, marker) through the simulated sh:
-// its files land in the root, never on the host.
+// TestShellFormatScript runs the provider's own format script
+// (beegfs.Target.FormatCommand: refuse a signature unless wipe, wipefs,
+// mkfs, marker) through the simulated sh: its files land in the root,
+// never on the host.
 func TestShellFormatScript(t *testing.T) {
 	disks := fakenode.ArrayVolumes("storage01", 1)
-	disks[0].FSType = "xfs"
+	disks[0].FSType = "ext4"
 	n := newNode(t, disks...)
-	const script = `dev=$1 marker=$2 wipe=$3; shift 3
-if blkid -p "$dev" >/dev/null 2>&1; then
-  sig=$(blkid -p -o value -s TYPE "$dev" 2>/dev/null)
-  if [ "$wipe" != 1 ]; then
-    echo "$dev already has a signature (${sig:-unknown}); refusing to format it: set wipe = true to erase it" >&2
-    exit 3
-  fi
-  wipefs -a "$dev" >&2 || exit 1
-fi
-"$@" || exit 1
-mkdir -p "${marker%/*}" && printf '%s\n' "$*" > "$marker"`
-	marker := "/var/lib/hpcstorage/formatted/sdb"
-	argv := func(wipe string) []string {
-		return []string{"/bin/sh", "-c", script, "hpcstorage-format", "/dev/sdb", marker, wipe, "mkfs.ext4", "-q", "/dev/sdb"}
-	}
-	n.refused("exit status 3: /dev/sdb already has a signature (xfs); refusing", argv("0")...)
-	n.ok(argv("1")...)
+	target := beegfs.Target{WWN: disks[0].WWN, Kind: beegfs.KindStorage, MountPoint: "/data/st01", SegmentBytes: 512 << 10, DataDrives: 8}
+	n.refused("exit status 3: "+beegfs.DevicePath(disks[0].WWN)+" already has a signature (ext4); refusing", target.FormatCommand().Argv...)
 	if got := n.read(".hpcstorage-sim/data/blkid/sdb"); got != "ext4\n" {
+		t.Errorf("the refused format changed the signature: %q", got)
+	}
+	target.Wipe = true
+	format := target.FormatCommand()
+	n.ok(format.Argv...)
+	if got := n.read(".hpcstorage-sim/data/blkid/sdb"); got != "xfs\n" {
 		t.Errorf("signature %q", got)
 	}
-	if got := n.read(marker[1:]); got != "mkfs.ext4 -q /dev/sdb\n" {
+	if got := n.read(format.Creates[1:]); got != strings.Join(target.MkfsArgv(), " ")+"\n" {
 		t.Errorf("marker %q", got)
 	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatalf("the script wrote %s on the host", marker)
+	if _, err := os.Stat(format.Creates); err == nil {
+		t.Fatalf("the script wrote %s on the host", format.Creates)
 	}
 	log, err := runner.ReadLog(n.run.Root)
-	if err != nil || len(log) != 2 || !slices.Equal(log[1], argv("1")) {
+	if err != nil || len(log) != 2 || !slices.Equal(log[1], format.Argv) {
 		t.Errorf("log %q %v", log, err)
 	}
 }
