@@ -258,10 +258,11 @@ func (r *r1Lab) read(t *testing.T, node, p string) string {
 }
 
 // keptOnDestroy are the paths destroy leaves by design: agent state,
-// format markers, what the setup steps wrote on the targets (data), and
-// the simulated file-system signatures and stripe patterns (data too);
+// format markers, what the setup steps wrote on the targets (data) and in
+// the mounted BeeGFS (mnt: the stripe pattern folders the setpattern step
+// makes under /mnt/beegfs), the simulated file-system signatures and stripe patterns (data too);
 // and the lab's simulator programs, which no run changes.
-var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|\.hpcstorage-sim/(data|bin))(/|$)`)
+var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|mnt|\.hpcstorage-sim/(data|bin))(/|$)`)
 
 func (r *r1Lab) tree(t *testing.T, node string) map[string]string {
 	t.Helper()
