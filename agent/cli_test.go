@@ -48,6 +48,11 @@ const r1Path = "../examples/agent/r1-storage-server.yaml"
 func storageRoot(t testing.TB, dir string) string {
 	t.Helper()
 	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4), Simulator: simtest.Binary(t)}
+	// sdb-sdd are formatted targets (the simulated mount refuses a blank
+	// device); sde is a fresh volume.
+	for i := range opts.Disks[:3] {
+		opts.Disks[i].FSType = "xfs"
+	}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,11 @@ func seededRoot(tb testing.TB) *fsroot.Root {
 	tb.Helper()
 	dir := tb.TempDir()
 	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4), Simulator: simtest.Binary(tb)}
+	// sdb-sdd are formatted targets (the simulated mount refuses a blank
+	// device); sde is a fresh volume.
+	for i := range opts.Disks[:3] {
+		opts.Disks[i].FSType = "xfs"
+	}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		tb.Fatal(err)
 	}

@@ -199,6 +199,9 @@ func Apply(ctx context.Context, root *fsroot.Root, spec *protocol.Spec, opts Opt
 			lastNotify[u] = i
 		}
 		if opts.Check {
+			// Nothing is written: later items are planned against what
+			// this one would have done.
+			plan.RecordPending()
 			for _, u := range plan.Starts {
 				startedAt[u] = i
 			}

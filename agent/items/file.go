@@ -38,21 +38,21 @@ func (i *fileItem) Plan(_ context.Context, env *Env) (Plan, error) {
 		}
 	}
 	var err error
-	if w.UID, err = lookupID(env.Root, i.f.Owner, "passwd"); err != nil {
+	if w.UID, err = lookupID(env.fs(), i.f.Owner, "passwd"); err != nil {
 		return plan, fmt.Errorf("owner: %w", err)
 	}
-	if w.GID, err = lookupID(env.Root, i.f.Group, "group"); err != nil {
+	if w.GID, err = lookupID(env.fs(), i.f.Group, "group"); err != nil {
 		return plan, fmt.Errorf("group: %w", err)
 	}
 	switch {
 	case i.f.Content != nil:
 		w.Content = []byte(*i.f.Content)
 	case i.f.Set != nil:
-		target, err := env.Root.Resolve(i.f.Path)
+		target, err := env.fs().Resolve(i.f.Path)
 		if err != nil {
 			return plan, err
 		}
-		fi, err := readFileInfo(env.Root, target)
+		fi, err := env.fs().fileInfo(target)
 		if err != nil {
 			return plan, err
 		}

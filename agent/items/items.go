@@ -41,13 +41,17 @@ type Env struct {
 	overrides  *sysctlOverrides  // lazily scanned sysctl.d and tuned files
 	sharedDone map[string]string // generated shared files known converged this run -> claim key
 	packages   *packageDB        // read once per run
+	pending    *overlay          // check mode: what earlier steps would have written
 }
 
 // Step is one change. Do performs it; Origs are the values it overwrites.
+// Would records in check mode what Do would leave for later items to read
+// (nil when nothing later items read changes).
 type Step struct {
 	Origs []state.Original
 	Diff  string
 	Do    func(ctx context.Context) error
+	Would func()
 }
 
 // Plan is an item's planned changes. Claims are every key the item manages,
@@ -188,12 +192,12 @@ type fileWant struct {
 // fileSteps plans a file: missing folders, then content/mode/owner. The
 // returned key is the file's claim key (its path after links).
 func fileSteps(env *Env, p string, w fileWant) (string, []Step, error) {
-	target, err := env.Root.Resolve(p)
+	target, err := env.fs().Resolve(p)
 	if err != nil {
 		return "", nil, err
 	}
 	key := "file:" + target
-	fi, err := readFileInfo(env.Root, target)
+	fi, err := env.fs().fileInfo(target)
 	if err != nil {
 		return key, nil, err
 	}
@@ -202,7 +206,7 @@ func fileSteps(env *Env, p string, w fileWant) (string, []Step, error) {
 		if w.Content == nil {
 			return key, nil, fmt.Errorf("%s: %w (set content to create it)", p, ErrNotFound)
 		}
-		dirs, err := missingDirs(env.Root, target)
+		dirs, err := missingDirs(env.fs(), target)
 		if err != nil {
 			return key, nil, err
 		}
@@ -216,7 +220,8 @@ func fileSteps(env *Env, p string, w fileWant) (string, []Step, error) {
 				Do: func(context.Context) error {
 					_, err := env.Root.MkdirAll(last, 0o755)
 					return err
-				}})
+				},
+				Would: func() { env.wouldMkdirAll(last) }})
 		}
 	}
 	content := fi.content
@@ -259,12 +264,13 @@ func fileSteps(env *Env, p string, w fileWant) (string, []Step, error) {
 		Do: func(context.Context) error {
 			return env.Root.WriteAtomic(target, content, fsroot.WriteOpts{Mode: mode, UID: wantUID, GID: wantGID})
 		},
+		Would: func() { env.wouldWrite(target, content, mode, wantUID, wantGID) },
 	})
 	return key, steps, nil
 }
 
 // missingDirs lists the folders above p that do not exist, outermost first.
-func missingDirs(root *fsroot.Root, p string) ([]string, error) {
+func missingDirs(root Reader, p string) ([]string, error) {
 	var out []string
 	for d := p[:strings.LastIndex(p, "/")]; d != "" && d != "/"; d = d[:strings.LastIndex(d, "/")] {
 		ok, err := root.Exists(d)
@@ -280,7 +286,7 @@ func missingDirs(root *fsroot.Root, p string) ([]string, error) {
 }
 
 // readKernel reads a proc/sys or sysfs value without its final newline.
-func readKernel(root *fsroot.Root, p string) (string, error) {
+func readKernel(root Reader, p string) (string, error) {
 	b, err := root.ReadFile(p)
 	if err != nil {
 		return "", err
@@ -310,7 +316,7 @@ func choices(v string) []string {
 // kernelStep plans writing value to a kernel file. For bracketed files
 // (choices) a fake root gets the brackets moved, as the kernel would show.
 func kernelStep(env *Env, key, p, label, want string, bracketed bool) (*Step, error) {
-	b, err := env.Root.ReadFile(p)
+	b, err := env.fs().ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -371,7 +377,7 @@ func normalize(v string) string { return strings.Join(strings.Fields(v), " ") }
 
 // lookupID resolves a user or group name through the root's etc/passwd or
 // etc/group; numbers pass through. "" is -1 (leave alone).
-func lookupID(root *fsroot.Root, name, db string) (int, error) {
+func lookupID(root Reader, name, db string) (int, error) {
 	if name == "" {
 		return -1, nil
 	}
@@ -402,7 +408,7 @@ func lookupID(root *fsroot.Root, name, db string) (int, error) {
 // one failing item does not keep the file from being written.
 func sharedFileSteps(env *Env, p string, render func(*protocol.Spec) []byte, first bool) (string, []Step, error) {
 	if env.Check && !first {
-		target, err := env.Root.Resolve(p)
+		target, err := env.fs().Resolve(p)
 		return "file:" + target, nil, err
 	}
 	if key, ok := env.sharedDone[p]; ok {

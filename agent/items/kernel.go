@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
 
@@ -39,7 +38,7 @@ type Disk struct {
 }
 
 // ListDisks reads sys/block (shared with facts).
-func ListDisks(root *fsroot.Root) ([]Disk, error) {
+func ListDisks(root Reader) ([]Disk, error) {
 	ents, err := root.ReadDir("/sys/block")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -149,7 +148,7 @@ var schedulerAliases = map[string]string{"deadline": "mq-deadline", "noop": "non
 
 // candidates lists the disks a match selects, reading only the attributes
 // the match needs (a no-op run should not read every disk's every file).
-func candidates(root *fsroot.Root, m matcher) ([]Disk, error) {
+func candidates(root Reader, m matcher) ([]Disk, error) {
 	ents, err := root.ReadDir("/sys/block")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -193,14 +192,14 @@ func candidates(root *fsroot.Root, m matcher) ([]Disk, error) {
 func (i *blockQueueItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	var plan Plan
 	m := matcher(i.b.Match)
-	disks, err := candidates(env.Root, m)
+	disks, err := candidates(env.fs(), m)
 	if err != nil {
 		return plan, err
 	}
 	matched := 0
 	for _, d := range disks {
 		if i.b.Scheduler != "" {
-			sched, _ := readKernel(env.Root, "/sys/block/"+d.Name+"/queue/scheduler")
+			sched, _ := readKernel(env.fs(), "/sys/block/"+d.Name+"/queue/scheduler")
 			d.Schedulers = choices(sched)
 		}
 		matched++
@@ -216,7 +215,7 @@ func (i *blockQueueItem) Plan(_ context.Context, env *Env) (Plan, error) {
 				return plan, fmt.Errorf("%s: %w", msg, ErrUnsupported)
 			}
 			if a.name == "max_sectors_kb" {
-				if hw, err := readKernel(env.Root, "/sys/block/"+d.Name+"/queue/max_hw_sectors_kb"); err == nil {
+				if hw, err := readKernel(env.fs(), "/sys/block/"+d.Name+"/queue/max_hw_sectors_kb"); err == nil {
 					if h, _ := strconv.Atoi(strings.TrimSpace(hw)); h > 0 && *i.b.MaxSectorsKB > h {
 						return plan, fmt.Errorf("max_sectors_kb %d is above %s's hardware limit max_hw_sectors_kb %d: %w",
 							*i.b.MaxSectorsKB, d.Name, h, ErrUnsupported)
@@ -305,7 +304,7 @@ func (i *thpItem) Plan(_ context.Context, env *Env) (Plan, error) {
 			continue
 		}
 		p := thpDir + "/" + a.name
-		raw, err := readKernel(env.Root, p)
+		raw, err := readKernel(env.fs(), p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return plan, fmt.Errorf("%s: %w (kernel without transparent huge pages?)", p, ErrUnsupported)
 		}

@@ -38,7 +38,7 @@ func devicePath(dev string) string {
 
 type mountEntry struct{ dev, path, fstype, opts string }
 
-func readMounts(root *fsroot.Root) ([]mountEntry, error) {
+func readMounts(root Reader) ([]mountEntry, error) {
 	data, err := root.ReadFile("/proc/mounts")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -55,7 +55,7 @@ func readMounts(root *fsroot.Root) ([]mountEntry, error) {
 	return out, nil
 }
 
-func mountedAt(root *fsroot.Root, p string) (*mountEntry, error) {
+func mountedAt(root Reader, p string) (*mountEntry, error) {
 	ms, err := readMounts(root)
 	if err != nil {
 		return nil, err
@@ -72,11 +72,11 @@ func (i *mountItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	plan := Plan{Notify: i.m.Notify}
 	m := i.m
 	devLink := devicePath(m.Device)
-	dev, err := env.Root.Resolve(devLink)
+	dev, err := env.fs().Resolve(devLink)
 	if err != nil {
 		return plan, err
 	}
-	if ok, err := env.Root.Exists(dev); err != nil {
+	if ok, err := env.fs().Exists(dev); err != nil {
 		return plan, err
 	} else if !ok {
 		return plan, fmt.Errorf("device %s not found under the root (is the volume mapped to this host?): %w", m.Device, ErrNotFound)
@@ -98,12 +98,12 @@ func (i *mountItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	}
 	key := "mount:" + m.Path
 	plan.Claims = append(plan.Claims, key)
-	cur, err := mountedAt(env.Root, m.Path)
+	cur, err := mountedAt(env.fs(), m.Path)
 	if err != nil {
 		return plan, err
 	}
 	if cur != nil {
-		curDev, err := env.Root.Resolve(cur.dev)
+		curDev, err := env.fs().Resolve(cur.dev)
 		if err != nil || curDev != dev {
 			return plan, fmt.Errorf("%s is mounted from %s, not %s (%s): refusing to mount over it", m.Path, cur.dev, m.Device, dev)
 		}
@@ -115,7 +115,7 @@ func (i *mountItem) Plan(_ context.Context, env *Env) (Plan, error) {
 		}
 		return plan, nil
 	}
-	dirs, err := missingDirs(env.Root, m.Path+"/x")
+	dirs, err := missingDirs(env.fs(), m.Path+"/x")
 	if err != nil {
 		return plan, err
 	}
@@ -134,6 +134,9 @@ func (i *mountItem) Plan(_ context.Context, env *Env) (Plan, error) {
 			}
 			return env.Run.Run(ctx, argv...)
 		},
+		// The mount point is what later items can see; the mount
+		// itself is claimed by this item alone.
+		Would: func() { env.wouldMkdirAll(m.Path) },
 	})
 	return plan, nil
 }
@@ -172,7 +175,7 @@ func editFstab(content []byte, p, line string, remove bool) ([]byte, string) {
 // fstabStep plans one mount point's fstab line; remove deletes it and
 // line == "" with remove=false is invalid.
 func fstabStep(env *Env, p, line string, remove bool) (*Step, error) {
-	fi, err := readFileInfo(env.Root, "/etc/fstab")
+	fi, err := env.fs().fileInfo("/etc/fstab")
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +193,7 @@ func fstabStep(env *Env, p, line string, remove bool) (*Step, error) {
 		Do: func(context.Context) error {
 			return env.Root.WriteAtomic("/etc/fstab", next, fsroot.WriteOpts{Mode: mode, UID: -1, GID: -1})
 		},
+		Would: func() { env.wouldWrite("/etc/fstab", next, mode, fi.uid, fi.gid) },
 	}, nil
 }
 
@@ -220,7 +224,7 @@ func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 		return plan, nil
 	}
 	if c.Creates != "" {
-		ok, err := env.Root.Exists(c.Creates)
+		ok, err := env.fs().Exists(c.Creates)
 		if err != nil {
 			return plan, err
 		}
@@ -256,6 +260,13 @@ func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 				return err
 			}
 			return env.Root.WriteAtomic(c.Creates, nil, fsroot.WriteOpts{Mode: 0o644, UID: -1, GID: -1})
+		},
+		// A later guard on the same path holds; unless guards ask the
+		// host and cannot see what a command would do.
+		Would: func() {
+			if c.Creates != "" {
+				env.wouldCreate(c.Creates)
+			}
 		},
 	})
 	return plan, nil

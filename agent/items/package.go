@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 )
@@ -35,7 +34,7 @@ func (i *packageItem) ID() string { return i.id }
 
 // InstalledPackages reads the root's package database: the fake rpm
 // database, else dpkg's status file, else (on the host only) rpm itself.
-func InstalledPackages(ctx context.Context, root *fsroot.Root, run runner.Runner) (string, []protocol.Package, error) {
+func InstalledPackages(ctx context.Context, root Reader, run runner.Runner) (string, []protocol.Package, error) {
 	if data, err := root.ReadFile(FakeRPMDB); err == nil {
 		var out []protocol.Package
 		for _, l := range strings.Split(string(data), "\n") {
@@ -105,7 +104,7 @@ func parseDpkgStatus(s string) []protocol.Package {
 func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	var plan Plan
 	if env.packages == nil {
-		mgr, pkgs, err := InstalledPackages(ctx, env.Root, env.Run)
+		mgr, pkgs, err := InstalledPackages(ctx, env.fs(), env.Run)
 		if err != nil {
 			return plan, err
 		}
@@ -133,7 +132,7 @@ func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	}
 	if i.p.Name == "kernel" && mgr == "rpm" {
 		// A newer kernel package does not help until the node boots it.
-		rel, err := readKernel(env.Root, "/proc/sys/kernel/osrelease")
+		rel, err := readKernel(env.fs(), "/proc/sys/kernel/osrelease")
 		if err == nil {
 			running := strings.TrimSpace(rel)
 			for _, arch := range []string{".x86_64", ".aarch64", ".ppc64le", ".s390x", ".i686"} {

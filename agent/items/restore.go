@@ -21,7 +21,7 @@ func Restore(ctx context.Context, env *Env, o *state.Original) (string, error) {
 	case state.KindFile:
 		return restoreFile(env, o)
 	case state.KindDir:
-		ents, err := env.Root.ReadDir(o.Path)
+		ents, err := env.fs().ReadDir(o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil
 		}
@@ -31,10 +31,10 @@ func Restore(ctx context.Context, env *Env, o *state.Original) (string, error) {
 		if len(ents) > 0 {
 			return "", nil // someone else put files there: keep it
 		}
-		if !env.Check {
-			if err := env.Root.Remove(o.Path); err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
-				return "", err
-			}
+		if env.Check {
+			env.wouldRemove(o.Path)
+		} else if err := env.Root.Remove(o.Path); err != nil && !errors.Is(err, syscall.ENOTEMPTY) {
+			return "", err
 		}
 		return fmt.Sprintf("-folder %s\n", o.Path), nil
 	case state.KindKernel:
@@ -52,7 +52,7 @@ func Restore(ctx context.Context, env *Env, o *state.Original) (string, error) {
 		}
 		return diff, nil
 	case state.KindMount:
-		cur, err := mountedAt(env.Root, o.Path)
+		cur, err := mountedAt(env.fs(), o.Path)
 		if err != nil || cur == nil || o.Value != "absent" {
 			return "", err
 		}
@@ -69,13 +69,14 @@ func Restore(ctx context.Context, env *Env, o *state.Original) (string, error) {
 		if !env.Check {
 			return step.Diff, step.Do(ctx)
 		}
+		step.Would()
 		return step.Diff, nil
 	}
 	return "", fmt.Errorf("unknown original kind %q for %s", o.Kind, o.Key)
 }
 
 func restoreFile(env *Env, o *state.Original) (string, error) {
-	fi, err := readFileInfo(env.Root, o.Path)
+	fi, err := env.fs().fileInfo(o.Path)
 	if err != nil {
 		return "", err
 	}
@@ -90,10 +91,10 @@ func restoreFile(env *Env, o *state.Original) (string, error) {
 		if diff == "" {
 			diff = fmt.Sprintf("-file %s (empty)\n", o.Path)
 		}
-		if !env.Check {
-			if err := env.Root.Remove(o.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return diff, err
-			}
+		if env.Check {
+			env.wouldRemove(o.Path)
+		} else if err := env.Root.Remove(o.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return diff, err
 		}
 		return diff, nil
 	}
@@ -112,6 +113,7 @@ func restoreFile(env *Env, o *state.Original) (string, error) {
 		diff = fmt.Sprintf("owner %s: %d:%d -> %d:%d\n", o.Path, fi.uid, fi.gid, o.UID, o.GID)
 	}
 	if env.Check {
+		env.wouldWrite(o.Path, o.Content, mode, o.UID, o.GID)
 		return diff, nil
 	}
 	if _, err := env.Root.MkdirAll(o.Path[:strings.LastIndex(o.Path, "/")+1], 0o755); err != nil {
@@ -121,7 +123,7 @@ func restoreFile(env *Env, o *state.Original) (string, error) {
 }
 
 func restoreKernel(env *Env, o *state.Original) (string, error) {
-	b, err := env.Root.ReadFile(o.Path)
+	b, err := env.fs().ReadFile(o.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil // the device is gone; nothing to put back
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
 
@@ -86,7 +85,7 @@ var sysctlDirs = []string{"/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysc
 
 func (env *Env) sysctlWarnings(key, want string) ([]string, error) {
 	if env.overrides == nil {
-		o, err := scanSysctlOverrides(env.Root)
+		o, err := scanSysctlOverrides(env.fs())
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +108,7 @@ func (env *Env) sysctlWarnings(key, want string) ([]string, error) {
 	return out, nil
 }
 
-func scanSysctlOverrides(root *fsroot.Root) (*sysctlOverrides, error) {
+func scanSysctlOverrides(root Reader) (*sysctlOverrides, error) {
 	o := &sysctlOverrides{tuned: map[string]string{}}
 	seen := map[string]bool{}
 	resolved := map[string]bool{}
@@ -173,7 +172,7 @@ func parseSysctlConf(s string) map[string]string {
 }
 
 // loadTuned merges a tuned profile's [sysctl] into out, parents first.
-func loadTuned(root *fsroot.Root, name string, out map[string]string, depth int) {
+func loadTuned(root Reader, name string, out map[string]string, depth int) {
 	if depth > 5 || strings.Contains(name, "/") || strings.Contains(name, "..") {
 		return
 	}

@@ -24,7 +24,7 @@ func ModulesLoadConf(name string) string { return "/etc/modules-load.d/hpcstorag
 
 // moduleLoaded reads proc/modules (module names use "_" there).
 func moduleLoaded(env *Env, name string) (bool, error) {
-	data, err := env.Root.ReadFile("/proc/modules")
+	data, err := env.fs().ReadFile("/proc/modules")
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -132,7 +132,92 @@ func parseUnitState(s string) unitState {
 	return u
 }
 
+// unitDirs are where systemd looks for system unit files, first wins.
+var unitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+	"/usr/lib/systemd/system", "/lib/systemd/system"}
+
+// unitFileNames are the files that can define a unit: its own, and for an
+// instance (getty@tty1.service) its template (getty@.service).
+func unitFileNames(unit string) []string {
+	at := strings.IndexByte(unit, '@')
+	dot := strings.LastIndexByte(unit, '.')
+	if at > 0 && dot > at+1 {
+		return []string{unit, unit[:at+1] + unit[dot:]}
+	}
+	return []string{unit}
+}
+
+// freshUnit plans a unit that exists only because an earlier item of this
+// check run writes its file. The host does not know it yet (systemctl
+// would say "not found"); after the write, systemd loads it (on the
+// daemon-reload or the first start) disabled, or static without [Install]
+// rules, and inactive. A unit the host has a file for is asked about as
+// usual, even when an earlier item rewrites that file.
+func freshUnit(env *Env, unit string) (unitState, bool, error) {
+	if env.pending == nil {
+		return unitState{}, false, nil
+	}
+	v := env.fs()
+	var content []byte
+	found := false
+	for _, d := range unitDirs {
+		for _, n := range unitFileNames(unit) {
+			p := d + "/" + n
+			onHost, err := v.onHost(p)
+			if err != nil || onHost {
+				return unitState{}, false, err
+			}
+			if e, ok := v.entry(p); ok && !found && !e.removed && !e.dir {
+				content, found = e.content, true
+			}
+		}
+	}
+	if !found {
+		return unitState{}, false, nil
+	}
+	u := unitState{exists: true, raw: installState(content)}
+	u.enabled = u.raw != "disabled"
+	return u, true, nil
+}
+
+// installState is what `systemctl is-enabled` says of a unit file nothing
+// has enabled: "disabled" when its [Install] section has rules to enable
+// it by, "indirect" when it only names Also= units, else "static".
+func installState(unitFile []byte) string {
+	section, rules, also := "", false, false
+	for _, l := range strings.Split(string(unitFile), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l[0] == '#' || l[0] == ';' {
+			continue
+		}
+		if strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]") {
+			section = l[1 : len(l)-1]
+			continue
+		}
+		k, val, ok := strings.Cut(l, "=")
+		if !ok || section != "Install" || strings.TrimSpace(val) == "" {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "WantedBy", "RequiredBy", "UpheldBy", "Alias":
+			rules = true
+		case "Also":
+			also = true
+		}
+	}
+	switch {
+	case rules:
+		return "disabled"
+	case also:
+		return "indirect"
+	}
+	return "static"
+}
+
 func queryUnit(ctx context.Context, env *Env, unit string) (unitState, error) {
+	if u, ok, err := freshUnit(env, unit); err != nil || ok {
+		return u, err
+	}
 	out, _, err := env.Run.Query(ctx, "systemctl", "is-enabled", unit)
 	if err != nil {
 		return unitState{}, err

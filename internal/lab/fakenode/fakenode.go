@@ -698,8 +698,9 @@ func (w *writer) kernelModules(n node) {
 
 // designModules are the kernel modules of the reference designs' nodes
 // (module path in the kernel tree): storage and RDMA drivers, the file
-// systems, multipath, NFS, and BeeGFS's client module (built by
-// beegfs-client; R3's converged servers are clients too).
+// systems, multipath, NFS, BeeGFS's client module (built by
+// beegfs-client; R3's converged servers are clients too), and the Lustre
+// client's LNet modules (kmod-lustre-client, on sites that mount both).
 var designModules = []string{
 	"kernel/fs/xfs/xfs", "kernel/fs/ext4/ext4", "kernel/fs/jbd2/jbd2", "kernel/fs/mbcache", "kernel/lib/libcrc32c",
 	"kernel/fs/nfsd/nfsd", "kernel/fs/nfs/nfs", "kernel/fs/nfs/nfsv4", "kernel/fs/lockd/lockd", "kernel/net/sunrpc/sunrpc",
@@ -717,6 +718,7 @@ var designModules = []string{
 	"kernel/drivers/net/ethernet/mellanox/mlxfw/mlxfw", "kernel/drivers/net/bonding/bonding", "kernel/net/8021q/8021q",
 	"kernel/net/ipv4/tcp_bbr", "kernel/drivers/watchdog/softdog", "kernel/drivers/ipmi/ipmi_devintf", "kernel/drivers/ipmi/ipmi_si",
 	"updates/fs/beegfs_autobuild/beegfs",
+	"extra/lustre/net/lnet", "extra/lustre/net/ko2iblnd", "extra/lustre/net/ksocklnd", "extra/lustre/fs/lustre",
 }
 
 // beegfs writes the package-shipped BeeGFS config files (short versions of
