@@ -200,7 +200,7 @@ func TestSystemctlWarnsWithoutDaemonReload(t *testing.T) {
 // not have is refused; so is removing one that is not loaded.
 func TestModprobeRefusals(t *testing.T) {
 	n := newNode(t)
-	n.refused("FATAL: Module lustre not found in directory /lib/modules/4.18.0-305.3.1.el8.x86_64", "modprobe", "lustre")
+	n.refused("FATAL: Module zfs not found in directory /lib/modules/4.18.0-305.3.1.el8.x86_64", "modprobe", "zfs")
 	n.refused("FATAL: Module ib_ipoib is not in kernel.", "modprobe", "-r", "ib_ipoib")
 	n.ok("modprobe", "ib-ipoib") // "-" and "_" alike
 	n.ok("modprobe", "loop")     // built in: nothing to load
