@@ -23,7 +23,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 var _ provider.Provider = (*hpcstorageProvider)(nil)
@@ -54,6 +56,10 @@ type providerData struct {
 	// DriveClaims records, during one plan, which disk group (or the spare
 	// set) each drive is planned for, so one drive planned twice fails.
 	DriveClaims *driveClaims
+	// ESeries are the endpoints declared api = "santricity" (arrays_seam.go).
+	ESeries map[string]*santricity.Client
+	// PlannedGroups holds the capacity of disk groups planned in this plan.
+	PlannedGroups *plannedGroups
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -85,6 +91,7 @@ type endpointModel struct {
 	CACertificate         types.String `tfsdk:"ca_certificate"`
 	Insecure              types.Bool   `tfsdk:"insecure"`
 	MaxConcurrentRequests types.Int64  `tfsdk:"max_concurrent_requests"`
+	API                   types.String `tfsdk:"api"`
 }
 
 func (p *hpcstorageProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -135,6 +142,7 @@ func (p *hpcstorageProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 							"`-parallelism` (BMCs answer 503 when crowded). Default %d.", defaultMaxConcurrent),
 						Validators: []validator.Int64{int64validator.Between(1, 64)},
 					},
+					"api": apiAttribute(),
 				}},
 			},
 			"ssh": sshProviderAttribute(),
@@ -173,9 +181,10 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	sort.Strings(names)
 	var cfgs []redfish.Config
+	eseries := map[string]*santricity.Client{}
 	deferred := map[string]bool{}
 	for _, name := range names {
-		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() {
+		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() || m.API.IsUnknown() {
 			// Settings that come from resources not applied yet: the plan
 			// skips this endpoint's checks; apply configures it for real.
 			deferred[name] = true
@@ -184,6 +193,12 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
 		c.Timeout = time.Duration(timeout) * time.Second
 		c.Retry.MaxAttempts = int(retries)
+		if endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
+			if sc := santricityClient(c, name, &resp.Diagnostics); sc != nil {
+				eseries[name] = sc
+			}
+			continue
+		}
 		cfgs = append(cfgs, c)
 	}
 	if resp.Diagnostics.HasError() {
@@ -196,7 +211,8 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	registerPool(pool)
-	data := &providerData{Redfish: pool, Deferred: deferred, DriveClaims: &driveClaims{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	registerESeries(eseries)
+	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/santricitymock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
@@ -72,7 +73,9 @@ type Lab struct {
 
 	mock  *redfishmock.Lab
 	nodes *labnode.Lab
-	roots map[string]string // node name -> root
+	// eseries are the design's E-Series arrays (santricitymock), if any.
+	eseries []*santricitymock.Server
+	roots   map[string]string // node name -> root
 
 	mu    sync.Mutex
 	disks map[string]map[string]string // node -> wwn -> kernel name
@@ -111,6 +114,8 @@ type Endpoint struct {
 	URL      string   `json:"url"`
 	Node     string   `json:"node,omitempty"`
 	CabledTo []string `json:"cabled_to,omitempty"`
+	// API is "santricity" for an E-Series array; empty for Redfish.
+	API string `json:"api,omitempty"`
 }
 
 // Up starts the design and writes the lab's files. Close stops it.
@@ -212,6 +217,10 @@ func Up(cfg Config) (*Lab, error) {
 		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: ep.Name, Kind: string(ep.Kind), Model: ep.Model,
 			URL: ep.URL, Node: ep.Node, CabledTo: ep.CabledTo})
 	}
+	if err := l.startESeries(d.Name, cfg.Password); err != nil {
+		l.Close()
+		return nil, err
+	}
 	if err := l.writeFiles(dir, d); err != nil {
 		l.Close()
 		return nil, err
@@ -267,6 +276,7 @@ type tfEndpoint struct {
 	Username      string `json:"username"`
 	Password      string `json:"password"`
 	CACertificate string `json:"ca_certificate"`
+	API           string `json:"api,omitempty"`
 }
 
 type tfServer struct {
@@ -279,6 +289,7 @@ type tfArray struct {
 	Endpoint string   `json:"endpoint"`
 	Model    string   `json:"model"`
 	CabledTo []string `json:"cabled_to"`
+	API      string   `json:"api,omitempty"`
 }
 
 type tfNode struct {
@@ -315,6 +326,7 @@ func (l *Lab) writeFiles(dir string, d *redfishmock.Design) error {
 			v.Arrays[ep.Name] = tfArray{Endpoint: ep.Name, Model: ep.Model, CabledTo: append([]string{}, ep.CabledTo...)}
 		}
 	}
+	l.addESeriesVars(&v)
 	for _, n := range l.State.Nodes {
 		v.HostKeys[n.Host] = n.HostKey
 		v.NodeRoots[n.Name] = n.Root
@@ -372,7 +384,7 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 			}
 		}
 		d := fakenode.Disk{Name: name, SizeBytes: ev.SizeBytes, Rotational: rotational(ev.Array),
-			WWN: wwn, Model: arrayModel(ev.Array), Vendor: "DellEMC"}
+			WWN: wwn, Model: arrayModel(ev.Array), Vendor: arrayVendor(ev.Array)}
 		if !known {
 			d.FSType = l.fstypes[wwn]
 		}
@@ -454,6 +466,7 @@ func (l *Lab) Close() error {
 	if l.mock != nil {
 		errs = append(errs, l.mock.Close())
 	}
+	errs = append(errs, l.closeESeries())
 	if l.nodes != nil {
 		errs = append(errs, l.nodes.Close())
 	}
@@ -471,8 +484,16 @@ func normWWN(w string) string {
 	return strings.TrimPrefix(w, "0x")
 }
 
-// ME4024 volumes are SSD pools; ME4084 and ME484 are NL-SAS.
-func rotational(array string) bool { return !strings.Contains(array, "me4024") }
+// ME4024 volumes are SSD pools, E-Series EF arrays all flash; ME4084 and
+// ME484 are NL-SAS.
+func rotational(array string) bool { return !strings.Contains(array, "me4024") && !isESeries(array) }
+
+func arrayVendor(array string) string {
+	if isESeries(array) {
+		return "NETAPP"
+	}
+	return "DellEMC"
+}
 
 func arrayModel(array string) string {
 	base, _, _ := strings.Cut(array, "-")

@@ -1,5 +1,5 @@
 // Command hpcstorage-lab runs the hpcstorage lab: mock BMCs and arrays
-// (Redfish/Swordfish), captured-mockup replay, and fake node roots, so the
+// (Redfish/Swordfish, and SANtricity for E-Series), captured-mockup replay, and fake node roots, so the
 // provider and the agent can be exercised without hardware.
 package main
 
@@ -21,6 +21,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"serve-redfish", "serve-redfish --design rN --listen 127.0.0.1:PORT   serve a design's mock BMCs and arrays", serveRedfish},
+		{"serve-santricity", "serve-santricity --design r3 --listen 127.0.0.1:PORT  serve a design's E-Series arrays (SANtricity REST)", serveSantricity},
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
 		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json", labUp},
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
