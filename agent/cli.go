@@ -84,7 +84,7 @@ type common struct {
 func newFlags(name string, stderr io.Writer, c *common, withRun bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; commands are simulated unless it is /)")
+	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; unless it is /, commands are recorded and only run by the root's own simulators)")
 	fs.StringVar(&c.expectSHA256, "expect-sha256", "", "exit 3 before doing anything unless this executable's sha256 is HEX")
 	if withRun {
 		fs.BoolVar(&c.check, "check", false, "plan only: report what would change and write nothing")

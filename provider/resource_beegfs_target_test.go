@@ -24,6 +24,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // r1Lab is the R1 design in the lab with its volumes carved and mapped as
@@ -41,7 +42,7 @@ func startR1Lab(t *testing.T, clients int) *r1Lab {
 	t.Helper()
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +258,11 @@ func (r *r1Lab) read(t *testing.T, node, p string) string {
 }
 
 // keptOnDestroy are the paths destroy leaves by design: agent state,
-// format markers, what the setup steps wrote on the targets (data), and
-// the simulated file-system signatures and stripe patterns (data too).
-var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|run/hpcstorage-sim/(blkid|beegfs-stripe\.json))(/|$)`)
+// format markers, what the setup steps wrote on the targets (data) and in
+// the mounted BeeGFS (mnt: the stripe pattern folders the setpattern step
+// makes under /mnt/beegfs), the simulated file-system signatures and stripe patterns (data too);
+// and the lab's simulator programs, which no run changes.
+var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|mnt|\.hpcstorage-sim/(data|bin))(/|$)`)
 
 func (r *r1Lab) tree(t *testing.T, node string) map[string]string {
 	t.Helper()
@@ -643,7 +646,7 @@ func TestBeegfsErrorPath(t *testing.T) {
 func TestBeegfsTargetSignature(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -130,7 +131,7 @@ type labOpt func(*labnode.Config)
 // and fails the test if a node reported an error.
 func startLab(t testing.TB, n int, opts ...labOpt) *labnode.Lab {
 	t.Helper()
-	cfg := labnode.Config{Nodes: n, Dir: t.TempDir(), ClientKeys: []ssh.PublicKey{testKey(t).signer.PublicKey()}}
+	cfg := labnode.Config{Nodes: n, Dir: t.TempDir(), ClientKeys: []ssh.PublicKey{testKey(t).signer.PublicKey()}, Simulator: simtest.Binary(t)}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -164,7 +165,7 @@ func TestOpenSSH(t *testing.T) {
 	srv := startSSHD(t, "", sftpInternal)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
-	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+	if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	agentPath := filepath.Join(dir, "opt", "hpcstorage-agent", "bin", "hpcstorage-agent")
@@ -329,7 +330,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			srv := startSSHD(t, "", tt.config)
 			dir := t.TempDir()
 			root := filepath.Join(dir, "root")
-			if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+			if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 				t.Fatal(err)
 			}
 			agentPath := filepath.Join(dir, "new dir", "bin", "hpcstorage-agent")

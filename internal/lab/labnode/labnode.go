@@ -43,8 +43,12 @@ type Config struct {
 	ClientKeys []ssh.PublicKey
 	// Password, when set, is also accepted (for password auth tests).
 	Password string
-	// Seed lays out node i's folder. Default: a fakenode storage server.
+	// Seed lays out node i's folder. Default: a fakenode storage server
+	// with Simulator installed.
 	Seed func(root string, i int) error
+	// Simulator is the lab's simulator program the default Seed installs
+	// (internal/lab/sim); empty installs none.
+	Simulator string
 	// Arch is what `uname -m` answers (default: this machine's). A node
 	// refuses ELF binaries of another architecture than its own with
 	// "Exec format error" (126), as the kernel would; binaries of its own
@@ -142,7 +146,7 @@ func Start(cfg Config) (*Lab, error) {
 	}
 	if cfg.Seed == nil {
 		cfg.Seed = func(root string, i int) error {
-			return fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: cfg.Name(i)})
+			return fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: cfg.Name(i), Simulator: cfg.Simulator})
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
