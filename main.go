@@ -28,6 +28,7 @@ func main() {
 	// Terraform stops the plugin gracefully and waits about two seconds
 	// before killing it: log out of the BMC sessions in that window so runs
 	// do not pile sessions up against the BMCs' limits.
+	provider.CloseNodes()
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	if cerr := provider.CloseSessions(ctx); cerr != nil {
 		log.Printf("[DEBUG] closing Redfish sessions: %v", cerr)
