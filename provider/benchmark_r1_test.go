@@ -192,17 +192,35 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 		}
 		instances[base] = append(instances[base], name(r.Address))
 	}
-	var cfg strings.Builder
+	// State records every resource an instance depends on, transitively:
+	// only the direct edges (those not implied by another dependency) go
+	// into depends_on, so the floor has the module's partial order, not
+	// thousands of redundant edges Terraform would have to walk.
+	deps := map[string]map[string]bool{}
 	for _, r := range all {
-		deps := map[string]bool{}
-		for _, d := range r.DependsOn {
-			for _, i := range instances[d] {
-				deps["terraform_data."+i] = true
+		d := map[string]bool{}
+		for _, a := range r.DependsOn {
+			for _, i := range instances[a] {
+				d[i] = true
 			}
 		}
-		keys := make([]string, 0, len(deps))
-		for d := range deps {
-			keys = append(keys, d)
+		deps[name(r.Address)] = d
+	}
+	var cfg strings.Builder
+	for _, r := range all {
+		own := deps[name(r.Address)]
+		var keys []string
+		for d := range own {
+			implied := false
+			for e := range own {
+				if e != d && deps[e][d] {
+					implied = true
+					break
+				}
+			}
+			if !implied {
+				keys = append(keys, "terraform_data."+d)
+			}
 		}
 		sort.Strings(keys)
 		fmt.Fprintf(&cfg, "resource \"terraform_data\" %q {\n  input = %q\n  depends_on = [%s]\n}\n\n", name(r.Address), r.Address, strings.Join(keys, ", "))
