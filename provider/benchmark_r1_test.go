@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,18 +115,20 @@ func BenchmarkR1Module(b *testing.B) {
 	b.Logf("first apply (2 provider processes: plan and apply walks; delivery included): %s; busiest node: %d execs, %d programs, %d agent processes",
 		applyTime.Round(time.Millisecond), applyWorst.execs, applyWorst.procs, applyWorst.agents)
 
-	floor := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"))
+	floor, floorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"))
 
 	// Three plans per iteration: make bench runs one iteration of a
 	// benchmark this slow.
 	const perOp = 3
 	var planTime time.Duration
+	var planCPU float64
 	s1 := snap()
 	b.ResetTimer()
 	for range b.N * perOp {
-		start := time.Now()
+		start, cpu0 := time.Now(), childCPU()
 		changes, err := tf.Plan(ctx)
 		planTime += time.Since(start)
+		planCPU += childCPU() - cpu0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -152,6 +155,10 @@ func BenchmarkR1Module(b *testing.B) {
 	b.ReportMetric(planS, "plan_s")
 	b.ReportMetric(floor, "floor_s")
 	b.ReportMetric(planS/floor, "plan/floor")
+	// CPU seconds of terraform and the processes it waited for (the
+	// provider), which a loaded machine disturbs less than wall time.
+	b.ReportMetric(planCPU/float64(plans), "plan_cpu_s")
+	b.ReportMetric(planCPU/float64(plans)/floorCPU, "plan_cpu/floor_cpu")
 	b.Logf("no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes",
 		planS, floor, planS/floor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans))
 	if errs := l.Errors(); len(errs) > 0 {
@@ -165,7 +172,7 @@ func BenchmarkR1Module(b *testing.B) {
 // address as input), applies it once, and returns the mean wall time of a
 // no-op plan of it (as many plans as the benchmark makes). No provider is
 // started: what is left is Terraform's own work on that graph.
-func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, dir string) float64 {
+func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, dir string) (wallS, cpuS float64) {
 	b.Helper()
 	st, err := tf.Show(ctx)
 	if err != nil || st.Values == nil {
@@ -245,16 +252,28 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 	}
 	runs := 3 * b.N
 	var total time.Duration
+	var cpu float64
 	for range runs {
-		start := time.Now()
+		start, cpu0 := time.Now(), childCPU()
 		changes, err := ftf.Plan(ctx)
 		total += time.Since(start)
+		cpu += childCPU() - cpu0
 		if err != nil || changes {
 			b.Fatalf("floor plan: changes %v, err %v", changes, err)
 		}
 	}
 	b.Logf("floor: %d terraform_data resources (the R1 state's %d resources and data sources)", len(all), len(all))
-	return total.Seconds() / float64(runs)
+	return total.Seconds() / float64(runs), cpu / float64(runs)
+}
+
+// childCPU is the user and system CPU seconds of this process's waited-for
+// children (terraform, and the provider processes terraform waited for).
+func childCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 func jsonKey(k any) string {
