@@ -200,3 +200,51 @@ func TestSessionFallsBackToExec(t *testing.T) {
 		t.Errorf("%d sessions, %d requests over them; want none", p.SessionStarts(), len(n.ServeRequests()))
 	}
 }
+
+// A plan's worth of calls on one node from a new pool (a new provider
+// process): 20 read-only checks, 4 at a time, over one agent session
+// against one exec and agent process per call.
+func BenchmarkCallsSessionVsExec(b *testing.B) {
+	needAgent(b)
+	lab := startLab(b, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(b, lab)
+	o := nodeOptions(b, n, kh)
+	spec := r1Spec(b)
+	converge(b, newPool(b, transport.PoolOptions{}), lab, kh, spec)
+	const calls = 20
+	run := func(execOnly bool) (time.Duration, int64, int64) {
+		e0, a0 := n.Execs(), n.AgentStarts()
+		start := time.Now()
+		p := transport.NewPool(transport.PoolOptions{Agent: hostAgent, ExecPerCall: execOnly})
+		var wg sync.WaitGroup
+		for range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := p.Apply(b.Context(), o, transport.Request{Spec: spec, Check: true}); err != nil {
+					b.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		p.Close()
+		return time.Since(start), n.Execs() - e0, n.AgentStarts() - a0
+	}
+	var sessT, execT time.Duration
+	var sessA, execA, sessE, execE int64
+	b.ResetTimer()
+	for b.Loop() {
+		t, e, a := run(false)
+		sessT, sessE, sessA = sessT+t, sessE+e, sessA+a
+		t, e, a = run(true)
+		execT, execE, execA = execT+t, execE+e, execA+a
+	}
+	k := float64(b.N)
+	b.ReportMetric(float64(sessT.Microseconds())/1000/k, "session_ms/20calls")
+	b.ReportMetric(float64(execT.Microseconds())/1000/k, "exec_ms/20calls")
+	b.ReportMetric(float64(sessE)/k, "session_execs")
+	b.ReportMetric(float64(execE)/k, "exec_execs")
+	b.ReportMetric(float64(sessA)/k, "session_agents")
+	b.ReportMetric(float64(execA)/k, "exec_agents")
+}
