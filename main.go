@@ -55,7 +55,8 @@ func main() {
 // behaviour.
 func quietLogs() {
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "TF_LOG") {
+		// Set and not empty (terraform-exec passes TF_LOG= and friends).
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "TF_LOG") && v != "" {
 			return
 		}
 	}

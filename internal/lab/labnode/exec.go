@@ -388,6 +388,10 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 		defer t.Stop()
 	}
 	err = cmd.Wait()
+	if ps := cmd.ProcessState; ps != nil {
+		s.node.agentCPU.Add(int64(ps.UserTime() + ps.SystemTime()))
+	}
+	s.node.agentEnds.Add(1)
 	if px != nil {
 		px.wait()
 	}

@@ -113,6 +113,8 @@ type Node struct {
 	execs       atomic.Int64
 	agentStarts atomic.Int64 // agent processes started
 	procs       atomic.Int64 // other programs run (sh, sudo, coreutils)
+	agentCPU    atomic.Int64 // nanoseconds of CPU of the agent processes that ended
+	agentEnds   atomic.Int64 // agent processes that ended
 	sftps       atomic.Int64
 	sftpWrites  atomic.Int64
 	active      atomic.Int64

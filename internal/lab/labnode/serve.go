@@ -207,3 +207,10 @@ func (n *Node) AgentStarts() int64 { return n.agentStarts.Load() }
 // wraps around an exec replaces itself with the command and is not counted
 // either).
 func (n *Node) Processes() int64 { return n.procs.Load() + n.agentStarts.Load() }
+
+// AgentCPU is the CPU time (user and system) of the node's agent processes
+// that have ended.
+func (n *Node) AgentCPU() time.Duration { return time.Duration(n.agentCPU.Load()) }
+
+// AgentsRunning is how many agent processes run on the node now.
+func (n *Node) AgentsRunning() int64 { return n.agentStarts.Load() - n.agentEnds.Load() }
