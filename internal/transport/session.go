@@ -237,9 +237,13 @@ func (s *agentSession) call(ctx context.Context, args []string, stdin []byte) (r
 		return res, true, s.err
 	case <-ctx.Done():
 		forget()
-		s.wmu.Lock()
-		_ = protocol.WriteFrame(s.stdin, protocol.ServeRequest{ID: id, Cancel: true})
-		s.wmu.Unlock()
+		// Tell the agent, without waiting on a channel a hung node may
+		// never drain.
+		go func() {
+			s.wmu.Lock()
+			_ = protocol.WriteFrame(s.stdin, protocol.ServeRequest{ID: id, Cancel: true})
+			s.wmu.Unlock()
+		}()
 		return res, true, ctxErr(ctx, ctx.Err())
 	}
 }

@@ -248,3 +248,32 @@ func BenchmarkCallsSessionVsExec(b *testing.B) {
 	b.ReportMetric(float64(sessA)/k, "session_agents")
 	b.ReportMetric(float64(execA)/k, "exec_agents")
 }
+
+// A call that runs out of run_timeout over a session is cancelled on the
+// node too: the apply does not run later, and the session serves on.
+func TestSessionTimeoutCancelsOnNode(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	n := lab.Nodes[0]
+	kh := knownHosts(t, lab)
+	o := nodeOptions(t, n, kh)
+	p := newPool(t, transport.PoolOptions{})
+	if _, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("cancel"), Check: true}); err != nil {
+		t.Fatal(err)
+	}
+	n.SetFaults(labnode.Faults{RunDelay: 500 * time.Millisecond})
+	short := o
+	short.RunTimeout = 100 * time.Millisecond
+	_, err := p.Apply(t.Context(), short, transport.Request{Spec: spec("cancel")})
+	if !errors.Is(err, transport.ErrTimeout) {
+		t.Fatalf("err = %v, want a run_timeout", err)
+	}
+	time.Sleep(time.Second) // past the delay: a request not cancelled would run now
+	n.SetFaults(labnode.Faults{})
+	if got := readNodeFile(t, n, "/proc/sys/vm/dirty_ratio"); got != "40" {
+		t.Errorf("the timed-out apply ran on the node: vm.dirty_ratio = %q", got)
+	}
+	if r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("cancel")}); err != nil || !r.Result.Changed || p.SessionStarts() != 1 {
+		t.Fatalf("apply after the timeout: err=%v sessions=%d", err, p.SessionStarts())
+	}
+}

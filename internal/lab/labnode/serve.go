@@ -30,12 +30,13 @@ type serveProxy struct {
 	wmu     sync.Mutex // frames to the channel
 	mu      sync.Mutex
 	timers  map[uint64]*time.Timer
-	active  map[uint64]func() // requests in flight, for MaxActive
+	active  map[uint64]func()        // requests in flight, for MaxActive
+	holding map[uint64]chan struct{} // requests held by RunDelay; closed to cancel
 	outDone chan struct{}
 }
 
 func newServeProxy(s *session, cmd *exec.Cmd, stdout io.Writer) *serveProxy {
-	px := &serveProxy{s: s, stdout: stdout, timers: map[uint64]*time.Timer{}, active: map[uint64]func(){}, outDone: make(chan struct{})}
+	px := &serveProxy{s: s, stdout: stdout, timers: map[uint64]*time.Timer{}, active: map[uint64]func(){}, holding: map[uint64]chan struct{}{}, outDone: make(chan struct{})}
 	px.inR, px.inW, px.err = os.Pipe()
 	if px.err == nil {
 		px.outR, px.outW, px.err = os.Pipe()
@@ -127,14 +128,41 @@ func (px *serveProxy) requests(kill func()) {
 				px.mu.Unlock()
 			}
 		}
+		if req.Cancel {
+			// A request still held here never reached the agent: it ends
+			// as the agent would end it, canceled.
+			px.mu.Lock()
+			ch, ok := px.holding[req.ID]
+			delete(px.holding, req.ID)
+			px.mu.Unlock()
+			if ok {
+				close(ch)
+				continue
+			}
+		}
 		if d := n.Faults().RunDelay; d > 0 && !req.Cancel {
 			// Held on its own: the other requests go on meanwhile.
+			ch := make(chan struct{})
+			px.mu.Lock()
+			px.holding[req.ID] = ch
+			px.mu.Unlock()
 			held.Add(1)
 			go func() {
 				defer held.Done()
 				select {
 				case <-time.After(d):
-					_ = forward(req)
+					px.mu.Lock()
+					_, still := px.holding[req.ID]
+					delete(px.holding, req.ID)
+					px.mu.Unlock()
+					if still {
+						_ = forward(req)
+					}
+				case <-ch:
+					b, _ := json.Marshal(protocol.ServeResponse{ID: req.ID, Exit: protocol.ExitUsage,
+						Stderr: []byte(fmt.Sprintf("hpcstorage-agent %v: context canceled\n", req.Args))})
+					px.answered(req.ID)
+					_ = px.writeOut(b)
 				case <-px.s.ctx.Done():
 				}
 			}()
@@ -165,20 +193,25 @@ func (px *serveProxy) responses() {
 			ID uint64 `json:"id"`
 		}
 		if json.Unmarshal(body, &r) == nil && r.ID != 0 {
-			px.mu.Lock()
-			if t, ok := px.timers[r.ID]; ok {
-				t.Stop()
-				delete(px.timers, r.ID)
-			}
-			if done, ok := px.active[r.ID]; ok {
-				done()
-				delete(px.active, r.ID)
-			}
-			px.mu.Unlock()
+			px.answered(r.ID)
 		}
 		if err := px.writeOut(body); err != nil {
 			return
 		}
+	}
+}
+
+// answered stops the faults and gauges of a request that has its answer.
+func (px *serveProxy) answered(id uint64) {
+	px.mu.Lock()
+	defer px.mu.Unlock()
+	if t, ok := px.timers[id]; ok {
+		t.Stop()
+		delete(px.timers, id)
+	}
+	if done, ok := px.active[id]; ok {
+		done()
+		delete(px.active, id)
 	}
 }
 
