@@ -618,9 +618,27 @@ resource "hpcstorage_beegfs_storage" "s" {
 					return nil
 				})},
 			},
+			{
+				// A new secret: the plan sees it (the node's auth file does
+				// not hold it, so the hash is computed and differs).
+				Config: strings.Replace(conf, testSecret, newSecret, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("hpcstorage_beegfs_storage.s", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+				},
+			},
 		},
 	})
 }
+
+// newSecret replaces testSecret in the secret-change step.
+const newSecret = "r1-lab-connauth-secret-rotated-42"
 
 func TestBeegfsErrorPath(t *testing.T) {
 	for _, c := range []struct {

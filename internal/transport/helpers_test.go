@@ -225,3 +225,22 @@ func uploads(n *labnode.Node) int {
 func archProbes(cmds []string) int {
 	return countPrefix(cmds, "sh -c 'uname -m") + countPrefix(cmds, transport.ArchCommand)
 }
+
+// runs counts the agent runs a node was asked for: execs, and requests
+// over agent sessions.
+func runs(n *labnode.Node) int64 {
+	return n.Execs() + int64(len(n.ServeRequests()))
+}
+
+// replaceFile puts data at path by rename, as uploads do: an agent session
+// of a pool just closed may still be running the old file (writing it in
+// place would fail with "text file busy").
+func replaceFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path+".replace", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".replace", path); err != nil {
+		t.Fatal(err)
+	}
+}
