@@ -34,7 +34,8 @@ resource "hpcstorage_server" "s" {
 			method, p, _ := strings.Cut(k, " ")
 			switch {
 			case strings.HasPrefix(p, "/redfish/v1/SessionService/Sessions"):
-			case method == "GET" && strings.Contains(p, "/Jobs/"):
+			// iDRAC 9 answers the BIOS PATCH with the job's Task (the mock follows).
+			case method == "GET" && (strings.Contains(p, "/Jobs/") || strings.Contains(p, "/TaskService/Tasks/")):
 				gets["job"] += n
 			case method == "GET":
 				gets[p] += n
