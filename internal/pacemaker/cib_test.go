@@ -64,6 +64,15 @@ func TestCIBsPassCrmVerify(t *testing.T) {
 			if strings.Contains(string(bare), "have-quorum") || strings.Contains(string(bare), "node_state") {
 				t.Errorf("the configuration-only CIB carries status:\n%s", bare)
 			}
+			// Without quorum and online nodes crm_verify only warns, with
+			// exit 78: the check above would have seen it.
+			f := filepath.Join(t.TempDir(), "bare.xml")
+			if err := os.WriteFile(f, bare, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, errs, code := run(t, "", "crm_verify", "-x", f, "-V"); code != 78 || !strings.Contains(errs, "Warnings found") {
+				t.Errorf("crm_verify on the CIB without status: exit %d %s, want 78 and warnings", code, errs)
+			}
 			var doc struct {
 				FeatureSet string `xml:"crm_feature_set,attr"`
 			}
