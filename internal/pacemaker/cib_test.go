@@ -291,6 +291,7 @@ func TestRefusals(t *testing.T) {
 		{"stonith disabled", func(c *Cluster) { c.Properties = map[string]string{"stonith-enabled": "false"} }, []string{"properties: stonith-enabled"}},
 		{"one node without two_node", func(c *Cluster) { c.Nodes = c.Nodes[:1]; c.TwoNode = false; c.Fencing = c.Fencing[:1] },
 			[]string{"two_node: a cluster of one node"}},
+		{"cluster-name property", func(c *Cluster) { c.Properties = map[string]string{"cluster-name": "other"} }, []string{`properties: cluster-name = "other"`}},
 		{"pair without two_node", func(c *Cluster) { c.TwoNode = false }, []string{"two_node: a two-node cluster without two_node"}},
 		{"node without a fence device", func(c *Cluster) { c.Fencing = c.Fencing[:1] }, []string{`node "nfs2" has no fence device`}},
 		{"fence device allowed on its node", func(c *Cluster) {
