@@ -154,7 +154,7 @@ func TestR2Fencing(t *testing.T) {
 				params[nv.Name] = nv.Value
 			}
 			if p.Class != "stonith" || p.Type != "fence_redfish" || params["systems_uri"] != "/redfish/v1/Systems/System.Embedded.1" ||
-				params["ip"] == "" || params["pcmk_host_list"] != node || params["ssl_insecure"] != "1" ||
+				params["ip"] != map[string]string{"nfs1": "10.10.0.11", "nfs2": "10.10.0.12"}[node] || params["ipport"] != "443" || params["pcmk_host_list"] != node || params["ssl_insecure"] != "1" ||
 				params["password_script"] != "/bin/cat "+PasswordFile(id) {
 				t.Errorf("%s: %s:%s %v", id, p.Class, p.Type, params)
 			}
@@ -301,6 +301,7 @@ func TestRefusals(t *testing.T) {
 		{"password in clear", func(c *Cluster) { c.Fencing[1].Params["password"] = "calvin" }, []string{`fence_devices[1]: parameter "password" would keep the BMC password in the CIB in clear`}},
 		{"no systems_uri", func(c *Cluster) { delete(c.Fencing[0].Params, "systems_uri") }, []string{`fence_devices[0]: systems_uri ""`}},
 		{"no BMC address", func(c *Cluster) { c.Fencing[0].Params["ip"] = "" }, []string{`fence_devices[0]: ip ""`}},
+		{"bad BMC port", func(c *Cluster) { c.Fencing[1].Params["ipport"] = "0" }, []string{`fence_devices[1]: ipport "0"`}},
 		{"unknown agent", func(c *Cluster) { c.Groups[0].Members[1].Type = "FileSystem" }, []string{"groups[0].members[1]: unknown agent ocf:heartbeat:FileSystem"}},
 		{"unknown fence agent", func(c *Cluster) { c.Fencing[0].Agent = "fence_redfsh" }, []string{"fence_devices[0]: unknown agent stonith:fence_redfsh"}},
 		{"unknown parameter", func(c *Cluster) { c.Groups[0].Members[5].Params["ipaddress"] = "10.10.0.100" },

@@ -39,12 +39,21 @@ type RedfishBMC struct {
 // RedfishFence is the fence_redfish device of one node.
 func RedfishFence(b RedfishBMC) FenceDevice {
 	id := FenceID(b.Node)
+	host, port := b.Address, ""
+	if h, p, err := net.SplitHostPort(b.Address); err == nil {
+		host, port = h, p
+	}
 	p := map[string]string{
-		"ip":              b.Address,
+		"ip":              host,
 		"systems_uri":     b.SystemsURI,
 		"username":        b.Username,
 		"password_script": "/bin/cat " + PasswordFile(id),
 		"pcmk_host_list":  b.Node,
+	}
+	// The agent's own default is 443; "ip=host:port" works only as its
+	// legacy form.
+	if port != "" {
+		p["ipport"] = port
 	}
 	if b.Insecure {
 		p["ssl_insecure"] = "1"
@@ -69,6 +78,11 @@ func checkFenceParams(field string, f FenceDevice) error {
 	if f.Agent == "fence_redfish" {
 		if err := checkAddress(f.Params["ip"]); err != nil {
 			errs = append(errs, invalid(field, "ip %q: %v", f.Params["ip"], err))
+		}
+		if p, ok := f.Params["ipport"]; ok {
+			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				errs = append(errs, invalid(field, "ipport %q: want 1 to 65535", p))
+			}
 		}
 		if u := f.Params["systems_uri"]; !strings.HasPrefix(u, "/redfish/v1/Systems/") || len(u) == len("/redfish/v1/Systems/") {
 			errs = append(errs, invalid(field, "systems_uri %q: want /redfish/v1/Systems/<id> of the fenced node (without it "+
