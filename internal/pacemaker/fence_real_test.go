@@ -2,16 +2,13 @@ package pacemaker
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -28,7 +25,7 @@ import (
 // The password file the CIB's password_script reads is relocated to a
 // temporary folder; the BMC certificate is verified against the lab's CA.
 func TestFenceRedfishWithCIBParameters(t *testing.T) {
-	agent := tool(t, "fence_redfish")
+	tool(t, "fence_redfish")
 	d, err := redfishmock.NewDesign("r2", redfishmock.Options{Username: "fence", Password: "lab-fence-pw", PowerDelay: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -78,41 +75,24 @@ func TestFenceRedfishWithCIBParameters(t *testing.T) {
 	params["password_script"] = strings.Replace(script, PasswordFile(FenceID("nfs1")), pwFile, 1)
 
 	// fence agents exit 0 for success and for status "on", 2 for "off".
-	fence := func(action string) (int, string) {
-		t.Helper()
-		var in strings.Builder
-		keys := make([]string, 0, len(params))
-		for k := range params {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if !strings.HasPrefix(k, "pcmk_") {
-				in.WriteString(k + "=" + params[k] + "\n")
-			}
-		}
-		in.WriteString("action=" + action + "\nnodename=nfs1\npower_timeout=30\n")
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, agent)
-		cmd.Stdin = strings.NewReader(in.String())
-		cmd.Env = append(os.Environ(), "REQUESTS_CA_BUNDLE="+caFile)
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0, string(out)
-		case errors.As(err, &ee):
-			return ee.ExitCode(), string(out)
-		}
-		t.Fatalf("fence_redfish %s: %v\n%s", action, err, out)
-		return -1, ""
+	var stdin strings.Builder
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
 	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "pcmk_") {
+			stdin.WriteString(k + "=" + params[k] + "\n")
+		}
+	}
+	stdin.WriteString("nodename=nfs1\npower_timeout=30\n")
+	env := []string{"REQUESTS_CA_BUNDLE=" + caFile}
 	want := func(action string, code int, power string) {
 		t.Helper()
-		got, out := fence(action)
+		out, errs, got := runWith(t, stdin.String()+"action="+action+"\n", env, "fence_redfish")
 		if got != code {
-			t.Fatalf("fence_redfish %s: exit %d, want %d\n%s", action, got, code, out)
+			t.Fatalf("fence_redfish %s: exit %d, want %d\n%s%s", action, got, code, out, errs)
 		}
 		if s := svc.PowerState(); !strings.EqualFold(s, power) && !(power == "on" && s == redfishmock.PowerPoweringOn) {
 			t.Errorf("after %s the host is %s, want %s", action, s, power)

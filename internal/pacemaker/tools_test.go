@@ -6,12 +6,14 @@ package pacemaker
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // tool finds a pacemaker or corosync program or fails the test naming the
@@ -34,11 +36,21 @@ func tool(t *testing.T, name string) string {
 // stdout, stderr and the exit code.
 func run(t *testing.T, cib string, name string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(tool(t, name), args...)
-	cmd.Env = os.Environ()
+	var env []string
 	if cib != "" {
-		cmd.Env = append(cmd.Env, "CIB_file="+cib)
+		env = append(env, "CIB_file="+cib)
 	}
+	return runWith(t, "", env, name, args...)
+}
+
+// runWith runs a tool with stdin and extra environment.
+func runWith(t *testing.T, stdin string, env []string, name string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tool(t, name), args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
