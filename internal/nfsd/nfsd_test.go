@@ -80,3 +80,33 @@ func TestThreadsProbe(t *testing.T) {
 		t.Error("a non-number parses")
 	}
 }
+
+// nfs-utils' own parser (nfsconf, Debian nfs-common) reads the rendered
+// files as rpc.nfsd and idmapd will.
+func TestNfsconfReadsThem(t *testing.T) {
+	nfsconf, err := exec.LookPath("nfsconf")
+	if err != nil {
+		nfsconf = "/usr/sbin/nfsconf"
+		if _, err := os.Stat(nfsconf); err != nil {
+			t.Fatal("nfsconf not found: apt-get install -y nfs-common")
+		}
+	}
+	s := Server{Threads: 512, IdmapDomain: "hpc.example.com"}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file, content, section, key, want string
+	}{
+		{"nfs.conf", s.NFSConfContent(), "nfsd", "threads", "512"},
+		{"idmapd.conf", s.IdmapdContent(), "General", "Domain", "hpc.example.com"},
+		{"idmapd.conf", s.IdmapdContent(), "Mapping", "Nobody-User", "nobody"},
+	} {
+		f := filepath.Join(dir, tc.file)
+		if err := os.WriteFile(f, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(nfsconf, "--file", f, "--get", tc.section, tc.key).Output()
+		if err != nil || strings.TrimSpace(string(out)) != tc.want {
+			t.Errorf("nfsconf --get %s %s in %s: %q %v, want %s", tc.section, tc.key, tc.file, out, err, tc.want)
+		}
+	}
+}
