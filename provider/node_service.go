@@ -537,15 +537,22 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 		b.ID = types.StringValue(resourceID(p))
 	}
 	auth, authKnown := secretInput{Unread: true}, true
-	if sec := p.secret(); sec != nil {
-		auth, authKnown = secretFrom(ctx, req.Config, sec, &resp.Diagnostics)
-		*sec.secretHash() = types.StringUnknown()
-		if authKnown && !auth.Unread {
+	sec := p.secret()
+	// The secret's hash is scrypt (slow on purpose, about 175 ms): it is
+	// computed only when the node cannot tell that the secret is unchanged
+	// (see below).
+	hashSecret := func() {
+		if sec != nil && authKnown && !auth.Unread {
 			*sec.secretHash() = types.StringValue(secret.Hash(auth.Secret))
 		}
 	}
+	if sec != nil {
+		auth, authKnown = secretFrom(ctx, req.Config, sec, &resp.Diagnostics)
+		*sec.secretHash() = types.StringUnknown()
+	}
 	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if !p.known() || b.Host.IsUnknown() {
+		hashSecret()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 		return
 	}
@@ -554,6 +561,24 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	p.fill()
+	var state M
+	s := P(&state)
+	unchanged := false
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
+		before, ok := r.renderItems(s, secretInput{Unread: true}, &resp.Diagnostics)
+		unchanged = ok && sameItems(before, items) && len(s.base().Drift.Elements()) == 0
+	}
+	switch {
+	case unchanged && sec != nil && r.nodes != nil && authKnown && !auth.Unread && s.secret() != nil &&
+		!s.secret().secretHash().IsNull() && r.nodeHasSecret(ctx, nodeRunFor(r.nodes, p), p, auth):
+		// Nothing else changed and the node's files already hold this
+		// secret: it is the one applied, so the state's hash stands
+		// without hashing the secret again.
+		*sec.secretHash() = *s.secret().secretHash()
+	default:
+		hashSecret()
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 	// IDs are claimed for every planned resource, changed or not, so a new
 	// resource cannot reuse the ID of one already applied.
@@ -563,14 +588,8 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 			return
 		}
 	}
-	if !req.State.Raw.IsNull() {
-		var state M
-		s := P(&state)
-		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
-		if before, ok := r.renderItems(s, secretInput{Unread: true}, &resp.Diagnostics); ok && sameItems(before, items) &&
-			len(s.base().Drift.Elements()) == 0 && (s.secret() == nil || s.secret().secretHash().Equal(*p.secret().secretHash())) {
-			return
-		}
+	if unchanged && (sec == nil || (s.secret() != nil && s.secret().secretHash().Equal(*sec.secretHash()))) {
+		return
 	}
 	if r.nodes == nil {
 		return
@@ -581,6 +600,20 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
+}
+
+// nodeHasSecret runs the resource's items with the configured secret
+// read-only: no change means the node's auth files hold this secret. Any
+// failure says no (the caller then hashes the secret as usual and the plan
+// goes on to its own check).
+func (r *nodeService[M, P]) nodeHasSecret(ctx context.Context, run nodeRun, m P, auth secretInput) bool {
+	var quiet diag.Diagnostics
+	items, ok := r.renderItems(m, auth, &quiet)
+	if !ok {
+		return false
+	}
+	res, ok := run.exec(ctx, items, true, &quiet)
+	return ok && !quiet.HasError() && !res.Failed && !res.Changed
 }
 
 // configSecret is the secret at apply time (always known then).
