@@ -6,11 +6,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -18,29 +17,19 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 )
 
-var (
-	_ resource.Resource                   = &beegfsMetadataResource{}
-	_ resource.ResourceWithConfigure      = &beegfsMetadataResource{}
-	_ resource.ResourceWithModifyPlan     = &beegfsMetadataResource{}
-	_ resource.ResourceWithValidateConfig = &beegfsMetadataResource{}
-)
-
-// NewBeegfsMetadataResource is the hpcstorage_beegfs_metadata resource.
-func NewBeegfsMetadataResource() resource.Resource { return &beegfsMetadataResource{} }
-
-// beegfsMetadataResource is the beegfs-meta instances of one server.
-type beegfsMetadataResource struct {
-	nodes *nodeAccess
+// NewBeegfsMetadataResource is the hpcstorage_beegfs_metadata resource:
+// the beegfs-meta instances of one server.
+func NewBeegfsMetadataResource() resource.Resource {
+	return &nodeService[beegfsMetadataModel, *beegfsMetadataModel]{name: "_beegfs_metadata", kind: beegfsKind, schema: beegfsMetadataSchema, claim: claimMetadataIDs}
 }
 
 type beegfsMetadataModel struct {
-	BeegfsNode
+	NodeService
 	BeegfsSecret
-	MgmtdHost types.String `tfsdk:"mgmtd_host"`
-	MgmtdPort types.Int64  `tfsdk:"mgmtd_port"`
-	Instances types.List   `tfsdk:"instances"`
-	Settings  types.Map    `tfsdk:"settings"`
-	Services  types.List   `tfsdk:"services"`
+	BeegfsMgmtd
+	Instances types.List `tfsdk:"instances"`
+	Settings  types.Map  `tfsdk:"settings"`
+	Services  types.List `tfsdk:"services"`
 }
 
 type metaInstanceModel struct {
@@ -51,16 +40,8 @@ type metaInstanceModel struct {
 	NumaZone  types.Int64  `tfsdk:"numa_zone"`
 }
 
-func (r *beegfsMetadataResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_beegfs_metadata"
-}
-
-func (r *beegfsMetadataResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func beegfsMetadataSchema() schema.Schema {
 	attrs := beegfsServiceSchema("the metadata instances", map[string]schema.Attribute{
-		"mgmtd_host": schema.StringAttribute{Required: true, MarkdownDescription: "Host name of the management service (`sysMgmtdHost`).",
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-		"mgmtd_port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultMgmtPort),
-			MarkdownDescription: "Port of the management service.", Validators: []validator.Int64{int64validator.Between(1024, 65535)}},
 		"instances": schema.ListNestedAttribute{Required: true,
 			MarkdownDescription: "One beegfs-meta instance per metadata target, each a `beegfs-meta@<name>` unit with its own " +
 				"config `/etc/beegfs/<name>.d/beegfs-meta.conf`, port and NUMA zone. R1: 6 per server, named " +
@@ -81,7 +62,8 @@ func (r *beegfsMetadataResource) Schema(_ context.Context, _ resource.SchemaRequ
 		"settings": beegfsSettingsAttribute(beegfs.MetaTuning),
 		"services": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The systemd units, one per instance."},
 	}, true)
-	resp.Schema = schema.Schema{
+	beegfsMgmtdAttributes(attrs, "Port of the management service.")
+	return schema.Schema{
 		MarkdownDescription: "BeeGFS metadata service instances (beegfs-meta, BeeGFS 7.x multi-mode) on one server: per " +
 			"instance its config, one-time setup and running, enabled template unit, plus the connection authentication " +
 			"file. Destroy stops and disables the units and removes the configs; metadata on the targets is kept.",
@@ -89,39 +71,15 @@ func (r *beegfsMetadataResource) Schema(_ context.Context, _ resource.SchemaRequ
 	}
 }
 
-func (r *beegfsMetadataResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
-func (r *beegfsMetadataResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	beegfsCreate[beegfsMetadataModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMetadataResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	beegfsRead[beegfsMetadataModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMetadataResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	beegfsUpdate[beegfsMetadataModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMetadataResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	beegfsDelete[beegfsMetadataModel](ctx, r.nodes, req, resp)
-}
-
-// ModifyPlan also refuses a node ID used by another metadata resource of
+// claimMetadataIDs refuses a node ID used by another metadata resource of
 // the same file system in this configuration.
-func (r *beegfsMetadataResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	beegfsModifyPlan[beegfsMetadataModel](ctx, r.nodes, req, resp, func(m *beegfsMetadataModel) map[string]string {
-		var ids []string
-		ins, _ := m.instances()
-		for _, in := range ins {
-			ids = append(ids, fmt.Sprintf("metadata node_id %d", in.NodeID.ValueInt64()))
-		}
-		return r.nodes.claimIDs(m.MgmtdHost.ValueString(), "hpcstorage_beegfs_metadata on "+m.Host.ValueString(), ids)
-	})
+func claimMetadataIDs(nodes *nodeAccess, m *beegfsMetadataModel, diags *diag.Diagnostics) {
+	var ids []string
+	ins, _ := m.instances()
+	for _, in := range ins {
+		ids = append(ids, fmt.Sprintf("metadata node_id %d", in.NodeID.ValueInt64()))
+	}
+	beegfsClaim(nodes, m.MgmtdHost.ValueString(), "hpcstorage_beegfs_metadata on "+m.Host.ValueString(), ids, diags)
 }
 
 func (m *beegfsMetadataModel) owner() string { return "beegfs-meta" }
@@ -140,7 +98,7 @@ func (m *beegfsMetadataModel) instances() ([]metaInstanceModel, bool) {
 
 func (m *beegfsMetadataModel) known() bool {
 	ins, ok := m.instances()
-	if m.MgmtdHost.IsUnknown() || m.MgmtdPort.IsUnknown() || m.Settings.IsUnknown() || !ok {
+	if !m.mgmtdKnown() || m.Settings.IsUnknown() || !ok {
 		return false
 	}
 	for _, in := range ins {
@@ -153,7 +111,7 @@ func (m *beegfsMetadataModel) known() bool {
 
 func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 	settings, _ := settingsMap(m.Settings)
-	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), Auth: auth, Settings: settings}
+	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), Auth: beegfs.Auth(auth), Settings: settings}
 	ins, _ := m.instances()
 	for _, in := range ins {
 		mi := beegfs.MetaInstance{Name: in.Name.ValueString(), Directory: in.Directory.ValueString(), NodeID: int(in.NodeID.ValueInt64()),
@@ -167,13 +125,13 @@ func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 	return md
 }
 
-func (m *beegfsMetadataModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
-	items, err := m.spec(auth).Items()
+func (m *beegfsMetadataModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
+	items, err := m.spec(beegfs.Auth(auth)).Items()
 	return items, errorPath(err, "instances", "mgmtd_host", "mgmtd_port", "settings", "conn_auth_secret"), err
 }
 
 // itemPath: item 0 is the auth file, then three items per instance.
-func (m *beegfsMetadataModel) itemPath(i int) path.Path {
+func (m *beegfsMetadataModel) itemPath(i int, _ string) path.Path {
 	if i == 0 {
 		return path.Root("conn_auth_secret")
 	}
@@ -187,8 +145,4 @@ func (m *beegfsMetadataModel) fill() {
 		units = append(units, "beegfs-meta@"+in.Name.ValueString())
 	}
 	m.Services = stringList(units)
-}
-
-func (r *beegfsMetadataResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	beegfsValidateConfig[beegfsMetadataModel](ctx, req, resp)
 }

@@ -17,28 +17,24 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
-var (
-	_ resource.Resource                   = &beegfsMonitorResource{}
-	_ resource.ResourceWithConfigure      = &beegfsMonitorResource{}
-	_ resource.ResourceWithModifyPlan     = &beegfsMonitorResource{}
-	_ resource.ResourceWithValidateConfig = &beegfsMonitorResource{}
-)
+// NewBeegfsMonitorResource is the hpcstorage_beegfs_monitor resource:
+// beegfs-mon on one node.
+func NewBeegfsMonitorResource() resource.Resource {
+	return &beegfsMonitorResource{&nodeService[beegfsMonitorModel, *beegfsMonitorModel]{name: "_beegfs_monitor", kind: beegfsKind, schema: beegfsMonitorSchema}}
+}
 
-// NewBeegfsMonitorResource is the hpcstorage_beegfs_monitor resource.
-func NewBeegfsMonitorResource() resource.Resource { return &beegfsMonitorResource{} }
-
-// beegfsMonitorResource is beegfs-mon on one node.
+// beegfsMonitorResource overrides what the shell does not do for it.
 type beegfsMonitorResource struct {
-	nodes *nodeAccess
+	*nodeService[beegfsMonitorModel, *beegfsMonitorModel]
 }
 
 type beegfsMonitorModel struct {
-	BeegfsNode
+	NodeService
 	BeegfsSecret
-	MgmtdHost            types.String `tfsdk:"mgmtd_host"`
-	MgmtdPort            types.Int64  `tfsdk:"mgmtd_port"`
+	BeegfsMgmtd
 	InfluxdbHost         types.String `tfsdk:"influxdb_host"`
 	InfluxdbPort         types.Int64  `tfsdk:"influxdb_port"`
 	InfluxdbDatabase     types.String `tfsdk:"influxdb_database"`
@@ -55,16 +51,8 @@ type beegfsMonitorModel struct {
 	passwordRead bool
 }
 
-func (r *beegfsMonitorResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_beegfs_monitor"
-}
-
-func (r *beegfsMonitorResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func beegfsMonitorSchema() schema.Schema {
 	attrs := beegfsServiceSchema("beegfs-mon", map[string]schema.Attribute{
-		"mgmtd_host": schema.StringAttribute{Required: true, MarkdownDescription: "Host name of the management service (`sysMgmtdHost`).",
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-		"mgmtd_port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultMgmtPort),
-			MarkdownDescription: "Port of the management service (`connMgmtdPortTCP/UDP`).", Validators: []validator.Int64{int64validator.Between(1024, 65535)}},
 		"influxdb_host": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(beegfs.DefaultMonDBHost),
 			MarkdownDescription: "InfluxDB 1.x server (`dbHostName`): host name or address, or an `http://` or `https://` URL " +
 				"of one. Default `localhost`: R1 runs InfluxDB on the management server beside beegfs-mon.",
@@ -103,7 +91,8 @@ func (r *beegfsMonitorResource) Schema(_ context.Context, _ resource.SchemaReque
 				"`dbHostPort`, `dbDatabase`, `dbAuthFile`) are refused."},
 		"service": schema.StringAttribute{Computed: true, MarkdownDescription: "The systemd unit, `beegfs-mon`."},
 	}, true)
-	resp.Schema = schema.Schema{
+	beegfsMgmtdAttributes(attrs, "Port of the management service (`connMgmtdPortTCP/UDP`).")
+	return schema.Schema{
 		MarkdownDescription: "The BeeGFS monitoring service (beegfs-mon, BeeGFS 7.x) on one node: it polls the management, " +
 			"metadata and storage services and writes their statistics to InfluxDB 1.x, which the ready-made BeeGFS Grafana " +
 			"dashboards read. R1 runs it on the management server. This resource writes its config (`" + beegfs.MonConf +
@@ -115,40 +104,14 @@ func (r *beegfsMonitorResource) Schema(_ context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *beegfsMonitorResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
-func (r *beegfsMonitorResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	beegfsCreate[beegfsMonitorModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMonitorResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	beegfsRead[beegfsMonitorModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMonitorResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	beegfsUpdate[beegfsMonitorModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMonitorResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	beegfsDelete[beegfsMonitorModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsMonitorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	beegfsModifyPlan[beegfsMonitorModel](ctx, r.nodes, req, resp, nil)
-}
-
 func (m *beegfsMonitorModel) owner() string { return beegfs.MonService }
 
 func (m *beegfsMonitorModel) known() bool {
-	return !m.MgmtdHost.IsUnknown() && !m.MgmtdPort.IsUnknown() && !m.InfluxdbHost.IsUnknown() && !m.InfluxdbPort.IsUnknown() &&
+	return m.mgmtdKnown() && !m.InfluxdbHost.IsUnknown() && !m.InfluxdbPort.IsUnknown() &&
 		!m.InfluxdbDatabase.IsUnknown() && !m.InfluxdbUsername.IsUnknown() && !m.Settings.IsUnknown()
 }
 
-func (m *beegfsMonitorModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
+func (m *beegfsMonitorModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
 	var login *beegfs.MonDBAuth
 	if !m.InfluxdbUsername.IsNull() {
@@ -156,15 +119,15 @@ func (m *beegfsMonitorModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path
 		// without secrets (refresh, plan comparisons) leave both unread.
 		login = &beegfs.MonDBAuth{Username: m.InfluxdbUsername.ValueString(), Password: m.password, Unread: auth.Unread || !m.passwordRead}
 	}
-	items, err := beegfs.Monitor{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort),
+	items, err := beegfs.Monitor{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(),
 		DBHost: stringOr(m.InfluxdbHost, beegfs.DefaultMonDBHost), DBPort: intOr(m.InfluxdbPort, beegfs.DefaultMonDBPort),
-		DBDatabase: stringOr(m.InfluxdbDatabase, beegfs.DefaultMonDatabase), DBAuth: login, Auth: auth, Settings: settings}.Items()
+		DBDatabase: stringOr(m.InfluxdbDatabase, beegfs.DefaultMonDatabase), DBAuth: login, Auth: beegfs.Auth(auth), Settings: settings}.Items()
 	return items, errorPath(err, "mgmtd_host", "mgmtd_port", "influxdb_host", "influxdb_port", "influxdb_database", "influxdb_username",
 		"influxdb_password", "settings", "conn_auth_secret"), err
 }
 
 // itemPath follows Monitor.Items: conn auth, config, [login], service.
-func (m *beegfsMonitorModel) itemPath(i int) path.Path {
+func (m *beegfsMonitorModel) itemPath(i int, _ string) path.Path {
 	switch {
 	case i == 0:
 		return path.Root("conn_auth_secret")
@@ -208,11 +171,11 @@ func (m *beegfsMonitorModel) readWriteOnly(ctx context.Context, config tfsdk.Con
 		return
 	}
 	if err := beegfs.CheckMonPassword(password); err != nil {
-		renderError(diags, at, err)
+		beegfsInvalid(diags, at, err)
 		return
 	}
 	m.password, m.passwordRead = password, true
-	m.InfluxdbPasswordHash = types.StringValue(beegfs.SecretHash(password))
+	m.InfluxdbPasswordHash = types.StringValue(secret.Hash(password))
 }
 
 func (m *beegfsMonitorModel) fill() {
@@ -225,7 +188,7 @@ func (m *beegfsMonitorModel) fill() {
 // the configuration must be one the credentials file can hold (the error
 // never shows it).
 func (r *beegfsMonitorResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	beegfsValidateConfig[beegfsMonitorModel](ctx, req, resp)
+	r.nodeService.ValidateConfig(ctx, req, resp)
 	var cfg beegfsMonitorModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
 	if resp.Diagnostics.HasError() {
@@ -237,7 +200,7 @@ func (r *beegfsMonitorResource) ValidateConfig(ctx context.Context, req resource
 	}
 	if !cfg.InfluxdbPassword.IsNull() && !cfg.InfluxdbPassword.IsUnknown() {
 		if err := beegfs.CheckMonPassword(cfg.InfluxdbPassword.ValueString()); err != nil {
-			renderError(&resp.Diagnostics, path.Root("influxdb_password"), err)
+			beegfsInvalid(&resp.Diagnostics, path.Root("influxdb_password"), err)
 		}
 	}
 }

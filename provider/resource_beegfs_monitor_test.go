@@ -20,9 +20,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
 // startMonLab is the R1 lab without volumes: the management server
@@ -143,8 +143,8 @@ resource "hpcstorage_beegfs_monitor" "mon" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_password_hash"), knownvalue.StringExact(beegfs.SecretHash(password1))),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(testSecret))),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_password_hash"), knownvalue.StringExact(secret.Hash(password1))),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(secret.Hash(testSecret))),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_password"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_port"), knownvalue.Int64Exact(8086)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("service"), knownvalue.StringExact("beegfs-mon")),
@@ -225,7 +225,7 @@ resource "hpcstorage_beegfs_monitor" "mon" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_password_hash"), knownvalue.StringExact(beegfs.SecretHash(password2))),
+						plancheck.ExpectKnownValue(addr, tfjsonpath.New("influxdb_password_hash"), knownvalue.StringExact(secret.Hash(password2))),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -18,32 +18,22 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 )
 
-var (
-	_ resource.Resource                   = &beegfsStorageResource{}
-	_ resource.ResourceWithConfigure      = &beegfsStorageResource{}
-	_ resource.ResourceWithModifyPlan     = &beegfsStorageResource{}
-	_ resource.ResourceWithValidateConfig = &beegfsStorageResource{}
-)
-
-// NewBeegfsStorageResource is the hpcstorage_beegfs_storage resource.
-func NewBeegfsStorageResource() resource.Resource { return &beegfsStorageResource{} }
-
-// beegfsStorageResource is the beegfs-storage instance of one server.
-type beegfsStorageResource struct {
-	nodes *nodeAccess
+// NewBeegfsStorageResource is the hpcstorage_beegfs_storage resource:
+// the beegfs-storage instance of one server.
+func NewBeegfsStorageResource() resource.Resource {
+	return &nodeService[beegfsStorageModel, *beegfsStorageModel]{name: "_beegfs_storage", kind: beegfsKind, schema: beegfsStorageSchema, claim: claimStorageIDs}
 }
 
 type beegfsStorageModel struct {
-	BeegfsNode
+	NodeService
 	BeegfsSecret
-	MgmtdHost types.String `tfsdk:"mgmtd_host"`
-	MgmtdPort types.Int64  `tfsdk:"mgmtd_port"`
-	NodeID    types.Int64  `tfsdk:"node_id"`
-	Port      types.Int64  `tfsdk:"port"`
-	NumaZone  types.Int64  `tfsdk:"numa_zone"`
-	Targets   types.List   `tfsdk:"targets"`
-	Settings  types.Map    `tfsdk:"settings"`
-	Service   types.String `tfsdk:"service"`
+	BeegfsMgmtd
+	NodeID   types.Int64  `tfsdk:"node_id"`
+	Port     types.Int64  `tfsdk:"port"`
+	NumaZone types.Int64  `tfsdk:"numa_zone"`
+	Targets  types.List   `tfsdk:"targets"`
+	Settings types.Map    `tfsdk:"settings"`
+	Service  types.String `tfsdk:"service"`
 }
 
 type storageTargetModel struct {
@@ -52,16 +42,8 @@ type storageTargetModel struct {
 	Pool      types.Int64  `tfsdk:"pool"`
 }
 
-func (r *beegfsStorageResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_beegfs_storage"
-}
-
-func (r *beegfsStorageResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func beegfsStorageSchema() schema.Schema {
 	attrs := beegfsServiceSchema("beegfs-storage", map[string]schema.Attribute{
-		"mgmtd_host": schema.StringAttribute{Required: true, MarkdownDescription: "Host name of the management service (`sysMgmtdHost`).",
-			Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
-		"mgmtd_port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultMgmtPort),
-			MarkdownDescription: "Port of the management service.", Validators: []validator.Int64{int64validator.Between(1024, 65535)}},
 		"node_id": schema.Int64Attribute{Required: true, MarkdownDescription: "Numeric node ID of this storage server, unique among storage servers.",
 			Validators: []validator.Int64{int64validator.Between(1, 65535)}},
 		"port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultStorPort),
@@ -83,7 +65,8 @@ func (r *beegfsStorageResource) Schema(_ context.Context, _ resource.SchemaReque
 		"settings": beegfsSettingsAttribute(beegfs.StorageTuning),
 		"service":  schema.StringAttribute{Computed: true, MarkdownDescription: "The systemd unit, `beegfs-storage`."},
 	}, true)
-	resp.Schema = schema.Schema{
+	beegfsMgmtdAttributes(attrs, "Port of the management service.")
+	return schema.Schema{
 		MarkdownDescription: "The BeeGFS storage service (beegfs-storage, BeeGFS 7.x) of one server with its targets: " +
 			"config (`/etc/beegfs/beegfs-storage.conf`, keys overlaid on the packaged file, R1 tuning), connection " +
 			"authentication file, one-time target setup and the running, enabled unit. Duplicate target IDs, in one " +
@@ -93,39 +76,15 @@ func (r *beegfsStorageResource) Schema(_ context.Context, _ resource.SchemaReque
 	}
 }
 
-func (r *beegfsStorageResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
-func (r *beegfsStorageResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	beegfsCreate[beegfsStorageModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsStorageResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	beegfsRead[beegfsStorageModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsStorageResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	beegfsUpdate[beegfsStorageModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsStorageResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	beegfsDelete[beegfsStorageModel](ctx, r.nodes, req, resp)
-}
-
-// ModifyPlan also refuses a target or node ID another storage resource of
+// claimStorageIDs refuses a target or node ID another storage resource of
 // the same file system uses in this configuration.
-func (r *beegfsStorageResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	beegfsModifyPlan[beegfsStorageModel](ctx, r.nodes, req, resp, func(m *beegfsStorageModel) map[string]string {
-		ids := []string{fmt.Sprintf("storage node_id %d", m.NodeID.ValueInt64())}
-		tg, _ := m.targets()
-		for _, t := range tg {
-			ids = append(ids, fmt.Sprintf("storage target id %d", t.ID.ValueInt64()))
-		}
-		return r.nodes.claimIDs(m.MgmtdHost.ValueString(), "hpcstorage_beegfs_storage on "+m.Host.ValueString(), ids)
-	})
+func claimStorageIDs(nodes *nodeAccess, m *beegfsStorageModel, diags *diag.Diagnostics) {
+	ids := []string{fmt.Sprintf("storage node_id %d", m.NodeID.ValueInt64())}
+	tg, _ := m.targets()
+	for _, t := range tg {
+		ids = append(ids, fmt.Sprintf("storage target id %d", t.ID.ValueInt64()))
+	}
+	beegfsClaim(nodes, m.MgmtdHost.ValueString(), "hpcstorage_beegfs_storage on "+m.Host.ValueString(), ids, diags)
 }
 
 func (m *beegfsStorageModel) owner() string { return "beegfs-storage" }
@@ -144,7 +103,7 @@ func (m *beegfsStorageModel) targets() ([]storageTargetModel, bool) {
 
 func (m *beegfsStorageModel) known() bool {
 	tg, ok := m.targets()
-	if m.MgmtdHost.IsUnknown() || m.MgmtdPort.IsUnknown() || m.NodeID.IsUnknown() || m.Port.IsUnknown() || m.NumaZone.IsUnknown() ||
+	if !m.mgmtdKnown() || m.NodeID.IsUnknown() || m.Port.IsUnknown() || m.NumaZone.IsUnknown() ||
 		m.Settings.IsUnknown() || !ok {
 		return false
 	}
@@ -156,10 +115,10 @@ func (m *beegfsStorageModel) known() bool {
 	return true
 }
 
-func (m *beegfsStorageModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path, error) {
+func (m *beegfsStorageModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
-	s := beegfs.Storage{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), NodeID: int(m.NodeID.ValueInt64()),
-		Port: intOr(m.Port, beegfs.DefaultStorPort), Auth: auth, Settings: settings}
+	s := beegfs.Storage{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), NodeID: int(m.NodeID.ValueInt64()),
+		Port: intOr(m.Port, beegfs.DefaultStorPort), Auth: beegfs.Auth(auth), Settings: settings}
 	if !m.NumaZone.IsNull() {
 		z := int(m.NumaZone.ValueInt64())
 		s.NumaZone = &z
@@ -173,7 +132,7 @@ func (m *beegfsStorageModel) items(auth beegfs.Auth) ([]protocol.Item, path.Path
 }
 
 // itemPath: auth file, config, one setup per target, the service.
-func (m *beegfsStorageModel) itemPath(i int) path.Path {
+func (m *beegfsStorageModel) itemPath(i int, _ string) path.Path {
 	switch {
 	case i == 0:
 		return path.Root("conn_auth_secret")
@@ -186,7 +145,3 @@ func (m *beegfsStorageModel) itemPath(i int) path.Path {
 }
 
 func (m *beegfsStorageModel) fill() { m.Service = types.StringValue("beegfs-storage") }
-
-func (r *beegfsStorageResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	beegfsValidateConfig[beegfsStorageModel](ctx, req, resp)
-}

@@ -18,23 +18,19 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 )
 
-var (
-	_ resource.Resource                   = &beegfsStripePatternResource{}
-	_ resource.ResourceWithConfigure      = &beegfsStripePatternResource{}
-	_ resource.ResourceWithModifyPlan     = &beegfsStripePatternResource{}
-	_ resource.ResourceWithValidateConfig = &beegfsStripePatternResource{}
-)
+// NewBeegfsStripePatternResource is the hpcstorage_beegfs_stripe_pattern resource:
+// the stripe pattern of one directory.
+func NewBeegfsStripePatternResource() resource.Resource {
+	return &beegfsStripePatternResource{&nodeService[beegfsStripePatternModel, *beegfsStripePatternModel]{name: "_beegfs_stripe_pattern", kind: beegfsKind, schema: beegfsStripePatternSchema}}
+}
 
-// NewBeegfsStripePatternResource is the hpcstorage_beegfs_stripe_pattern resource.
-func NewBeegfsStripePatternResource() resource.Resource { return &beegfsStripePatternResource{} }
-
-// beegfsStripePatternResource is the stripe pattern of one directory.
+// beegfsStripePatternResource overrides what the shell does not do for it.
 type beegfsStripePatternResource struct {
-	nodes *nodeAccess
+	*nodeService[beegfsStripePatternModel, *beegfsStripePatternModel]
 }
 
 type beegfsStripePatternModel struct {
-	BeegfsNode
+	NodeService
 	MountPoint types.String `tfsdk:"mount_point"`
 	Path       types.String `tfsdk:"path"`
 	ChunkSize  types.Int64  `tfsdk:"chunk_size_bytes"`
@@ -43,11 +39,7 @@ type beegfsStripePatternModel struct {
 	Command    types.List   `tfsdk:"command"`
 }
 
-func (r *beegfsStripePatternResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_beegfs_stripe_pattern"
-}
-
-func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func beegfsStripePatternSchema() schema.Schema {
 	attrs := beegfsServiceSchema("a BeeGFS client that mounts the file system", map[string]schema.Attribute{
 		"mount_point": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(beegfs.DefaultMountPoint),
 			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -62,7 +54,7 @@ func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.Schem
 			MarkdownDescription: "Storage pool ID.", Validators: []validator.Int64{int64validator.Between(1, 65535)}},
 		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --setpattern` argv run on the client."},
 	}, false)
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
 			"set with `beegfs-ctl --setpattern` on a client without restarting anything; new files in the directory " +
 			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size_bytes`, `num_targets` " +
@@ -71,16 +63,6 @@ func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.Schem
 			"pattern. The client needs BeeGFS 7.x `beegfs-ctl` (BeeGFS 8: `beegfs entry set`, not rendered yet).",
 		Attributes: attrs,
 	}
-}
-
-func (r *beegfsStripePatternResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
-func (r *beegfsStripePatternResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	beegfsCreate[beegfsStripePatternModel](ctx, r.nodes, req, resp)
 }
 
 // Read reads the pattern back from the client (`beegfs-ctl --getentryinfo`,
@@ -92,12 +74,12 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	items, ok := renderItems(&state, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(&state, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	st := state.stripe()
-	b := beegfsRunFor(r.nodes, &state)
+	b := nodeRunFor(r.nodes, &state)
 	res, ok := b.exec(ctx, append(items, st.ProbeItem()), true, &resp.Diagnostics)
 	if !ok {
 		return
@@ -124,19 +106,7 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-func (r *beegfsStripePatternResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	beegfsUpdate[beegfsStripePatternModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsStripePatternResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	beegfsDelete[beegfsStripePatternModel](ctx, r.nodes, req, resp)
-}
-
-func (r *beegfsStripePatternResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	beegfsModifyPlan[beegfsStripePatternModel](ctx, r.nodes, req, resp, nil)
-}
-
-func (m *beegfsStripePatternModel) secret() *BeegfsSecret { return nil }
+func (m *beegfsStripePatternModel) secret() serviceSecret { return nil }
 
 // owner is per directory, so patterns of several directories on one client
 // are separate resources.
@@ -153,15 +123,11 @@ func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
 		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1)}
 }
 
-func (m *beegfsStripePatternModel) items(beegfs.Auth) ([]protocol.Item, path.Path, error) {
+func (m *beegfsStripePatternModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 	items, err := m.stripe().Items()
 	return items, errorPath(err, "path", "mount_point", "chunk_size_bytes", "num_targets", "pool"), err
 }
 
-func (m *beegfsStripePatternModel) itemPath(int) path.Path { return path.Root("path") }
+func (m *beegfsStripePatternModel) itemPath(int, string) path.Path { return path.Root("path") }
 
 func (m *beegfsStripePatternModel) fill() { m.Command = stringList(m.stripe().SetPatternArgv()) }
-
-func (r *beegfsStripePatternResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	beegfsValidateConfig[beegfsStripePatternModel](ctx, req, resp)
-}

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -21,28 +20,25 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 )
 
-var (
-	_ resource.Resource                   = &beegfsTargetResource{}
-	_ resource.ResourceWithConfigure      = &beegfsTargetResource{}
-	_ resource.ResourceWithModifyPlan     = &beegfsTargetResource{}
-	_ resource.ResourceWithValidateConfig = &beegfsTargetResource{}
-)
+// NewBeegfsTargetResource is the hpcstorage_beegfs_target resource: one
+// volume formatted and mounted on one node.
+func NewBeegfsTargetResource() resource.Resource {
+	return &beegfsTargetResource{&nodeService[beegfsTargetModel, *beegfsTargetModel]{name: "_beegfs_target", kind: beegfsKind,
+		schema: beegfsTargetSchema}}
+}
 
-// NewBeegfsTargetResource is the hpcstorage_beegfs_target resource.
-func NewBeegfsTargetResource() resource.Resource { return &beegfsTargetResource{} }
-
-// beegfsTargetResource is one volume formatted and mounted on one node.
+// beegfsTargetResource plans its own way: the format is checked against
+// the node's facts.
 type beegfsTargetResource struct {
-	nodes *nodeAccess
+	*nodeService[beegfsTargetModel, *beegfsTargetModel]
 }
 
 type beegfsTargetModel struct {
-	ID           types.String `tfsdk:"id"`
-	Host         types.String `tfsdk:"host"`
-	SSH          types.Object `tfsdk:"ssh"`
+	NodeService
 	WWN          types.String `tfsdk:"wwn"`
 	Kind         types.String `tfsdk:"kind"`
 	MountPoint   types.String `tfsdk:"mount_point"`
@@ -53,16 +49,11 @@ type beegfsTargetModel struct {
 	Device       types.String `tfsdk:"device"`
 	FSType       types.String `tfsdk:"fstype"`
 	MkfsCommand  types.List   `tfsdk:"mkfs_command"`
-	Drift        types.Map    `tfsdk:"drift"`
 }
 
-func (r *beegfsTargetResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_beegfs_target"
-}
-
-func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func beegfsTargetSchema() schema.Schema {
 	replace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
-	resp.Schema = schema.Schema{
+	return schema.Schema{
 		MarkdownDescription: "A BeeGFS target: an array volume found on a node by its WWN, formatted once and mounted. " +
 			"Metadata and management targets get ext4 with the inode layout BeeGFS metadata needs (`-i 2048 -I 512 -J size=400 " +
 			"-O dir_index,filetype`); storage targets get xfs aligned to the RAID stripe (`su` = segment size, `sw` = data " +
@@ -75,7 +66,7 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 			"before `mkfs`.",
 		Attributes: map[string]schema.Attribute{
 			// Required
-			"host": beegfsHostAttribute("the target"),
+			"host": nodeHostAttribute("the target"),
 			"wwn": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "WWN of the volume (`hpcstorage_volume.wwn`; NAA hex, `0x` or `naa.` prefixes accepted). The " +
 					"node finds it as `/dev/disk/by-id/wwn-0x<wwn>`; a volume not mapped to this node fails the plan (or the " +
@@ -106,87 +97,14 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 					backtickList(beegfs.Target{Kind: beegfs.KindMetadata}.DefaultMountOptions()) + ". A change applies at the next mount.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)}},
 			// Computed
-			"id":     beegfsIDAttribute("`host/wwn`."),
+			"id":     nodeIDAttribute("`host/wwn`."),
 			"device": schema.StringAttribute{Computed: true, MarkdownDescription: "`/dev/disk/by-id/wwn-0x<wwn>`."},
 			"fstype": schema.StringAttribute{Computed: true, MarkdownDescription: "`ext4` or `xfs`."},
 			"mkfs_command": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The mkfs argv run (once) on the node."},
-			"drift": beegfsDriftAttribute(),
+			"drift": nodeDriftAttribute(),
 		},
 	}
-}
-
-func (r *beegfsTargetResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
-func (r *beegfsTargetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan beegfsTargetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	t, ok := plan.target(&resp.Diagnostics)
-	if !ok {
-		return
-	}
-	items, _ := t.Items()
-	if !r.run(&plan).converge(ctx, items, nil, &resp.Diagnostics) {
-		return
-	}
-	plan.computed(t)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *beegfsTargetResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state beegfsTargetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	t, ok := state.target(&resp.Diagnostics)
-	if !ok {
-		return
-	}
-	items, _ := t.Items()
-	drift, ok := r.run(&state).drift(ctx, items, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = drift
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *beegfsTargetResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior beegfsTargetModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	t, ok := plan.target(&resp.Diagnostics)
-	before, bok := prior.target(&resp.Diagnostics)
-	if !ok || !bok {
-		return
-	}
-	items, _ := t.Items()
-	previous, _ := before.Items()
-	if !r.run(&plan).converge(ctx, items, previous, &resp.Diagnostics) {
-		return
-	}
-	plan.computed(t)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *beegfsTargetResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state beegfsTargetModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.run(&state).remove(ctx, &resp.Diagnostics)
 }
 
 // ModifyPlan fills the computed attributes and, when the target changes and
@@ -211,11 +129,13 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	t, ok := plan.target(&resp.Diagnostics)
-	if !ok {
+	t, at, err := plan.target()
+	if err != nil {
+		beegfsInvalid(&resp.Diagnostics, at, err)
 		return
 	}
-	plan.computed(t)
+	plan.ID = types.StringValue(plan.resourceID())
+	plan.fill()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	if r.nodes == nil {
 		return
@@ -238,13 +158,16 @@ func (r *beegfsTargetResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if !req.State.Raw.IsNull() {
 		var state beegfsTargetModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if s, ok := state.target(&resp.Diagnostics); ok && s.MountPoint == t.MountPoint && strings.Join(s.Options(), ",") == strings.Join(t.Options(), ",") &&
+		s, at, err := state.target()
+		if err != nil {
+			beegfsInvalid(&resp.Diagnostics, at, err)
+		} else if s.MountPoint == t.MountPoint && strings.Join(s.Options(), ",") == strings.Join(t.Options(), ",") &&
 			len(state.Drift.Elements()) == 0 {
 			return
 		}
 	}
 	items, _ := t.Items()
-	run := r.run(&plan)
+	run := nodeRunFor(r.nodes, &plan)
 	res, ok := run.check(ctx, items, &resp.Diagnostics)
 	if !ok || t.Wipe || len(res.Items) == 0 || !res.Items[0].Changed {
 		return
@@ -285,20 +208,24 @@ func (r *beegfsTargetResource) ValidateConfig(ctx context.Context, req resource.
 	}
 }
 
-func (r *beegfsTargetResource) run(m *beegfsTargetModel) beegfsRun {
-	return beegfsRun{nodes: r.nodes, host: m.Host.ValueString(), ssh: m.SSH, owner: "beegfs-target-" + beegfs.NormWWN(m.WWN.ValueString()),
-		at: func(i int, msg string) path.Path {
-			// A missing device is the volume's fault (not mapped to this
-			// node), not the mount point's.
-			if i == 0 || strings.Contains(msg, "mapped") {
-				return path.Root("wwn")
-			}
-			return path.Root("mount_point")
-		}}
+func (m *beegfsTargetModel) secret() serviceSecret { return nil }
+
+func (m *beegfsTargetModel) owner() string {
+	return "beegfs-target-" + beegfs.NormWWN(m.WWN.ValueString())
 }
 
-// target converts the model; errors name the attribute.
-func (m *beegfsTargetModel) target(diags *diag.Diagnostics) (beegfs.Target, bool) {
+// resourceID is `host/wwn`: one target per volume and node.
+func (m *beegfsTargetModel) resourceID() string {
+	return m.Host.ValueString() + "/" + beegfs.NormWWN(m.WWN.ValueString())
+}
+
+func (m *beegfsTargetModel) known() bool {
+	return !m.WWN.IsUnknown() && !m.Kind.IsUnknown() && !m.MountPoint.IsUnknown() && !m.SegmentSize.IsUnknown() &&
+		!m.DataDrives.IsUnknown() && !m.MountOptions.IsUnknown()
+}
+
+// target converts the model; an error names its attribute.
+func (m *beegfsTargetModel) target() (beegfs.Target, path.Path, error) {
 	t := beegfs.Target{WWN: m.WWN.ValueString(), Kind: m.Kind.ValueString(), MountPoint: m.MountPoint.ValueString(),
 		SegmentBytes: m.SegmentSize.ValueInt64(), DataDrives: int(m.DataDrives.ValueInt64()), Wipe: m.Wipe.ValueBool()}
 	if !m.MountOptions.IsNull() && !m.MountOptions.IsUnknown() {
@@ -316,19 +243,35 @@ func (m *beegfsTargetModel) target(diags *diag.Diagnostics) (beegfs.Target, bool
 				break
 			}
 		}
-		renderError(diags, at, err)
-		return t, false
+		return t, at, err
 	}
-	return t, true
+	return t, path.Empty(), nil
 }
 
-func (m *beegfsTargetModel) computed(t beegfs.Target) {
-	m.ID = types.StringValue(m.Host.ValueString() + "/" + beegfs.NormWWN(t.WWN))
+func (m *beegfsTargetModel) items(secretInput) ([]protocol.Item, path.Path, error) {
+	t, at, err := m.target()
+	if err != nil {
+		return nil, at, err
+	}
+	items, _ := t.Items()
+	return items, path.Empty(), nil
+}
+
+// itemPath: a missing device is the volume's fault (not mapped to this
+// node), not the mount point's.
+func (m *beegfsTargetModel) itemPath(i int, msg string) path.Path {
+	if i == 0 || strings.Contains(msg, "mapped") {
+		return path.Root("wwn")
+	}
+	return path.Root("mount_point")
+}
+
+func (m *beegfsTargetModel) fill() {
+	t, _, _ := m.target()
 	m.Device = types.StringValue(beegfs.DevicePath(t.WWN))
 	m.FSType = types.StringValue(t.FSType())
 	m.MkfsCommand = stringList(t.MkfsArgv())
 	m.MountOptions = stringList(t.Options())
-	m.Drift = emptyDrift()
 }
 
 func stringList(l []string) types.List {

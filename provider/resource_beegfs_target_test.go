@@ -25,6 +25,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
 // r1Lab is the R1 design in the lab with its volumes carved and mapped as
@@ -625,12 +626,12 @@ resource "hpcstorage_beegfs_storage" "s" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("hpcstorage_beegfs_storage.s", plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+						plancheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(secret.Hash(newSecret))),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(secret.Hash(newSecret))),
 				},
 			},
 		},

@@ -1,15 +1,10 @@
 package beegfs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
-
-	"golang.org/x/crypto/scrypt"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
@@ -46,38 +41,13 @@ var (
 
 // Auth is the connection authentication shared by every service and client
 // of one file system. The secret is written to a 0400 file per service; the
-// provider keeps only SecretHash in state.
+// provider keeps only its hash (internal/secret) in state.
 type Auth struct {
 	Secret string
 	// Unread renders the auth files with mode and owner only: refreshes
 	// have no secret (state keeps a hash), so they check everything else.
 	Unread bool
 }
-
-// SecretHash is what state stores instead of the secret, to see a changed
-// secret at plan time. State files travel (S3 buckets, CI artefacts), so it
-// is scrypt (N=2^15, r=8, p=1), not a bare sha256: guessing a weak secret
-// from state costs about 32 MB and tens of milliseconds per guess. The
-// salt is fixed so every resource holding the same secret shows the same
-// hash, and each secret is hashed once per provider process.
-func SecretHash(secret string) string {
-	key := sha256.Sum256([]byte(secret))
-	if h, ok := secretHashes.Load(key); ok {
-		return h.(string)
-	}
-	dk, err := scrypt.Key([]byte(secret), []byte(secretHashSalt), 1<<15, 8, 1, 32)
-	if err != nil {
-		// Only for parameters scrypt rejects; these are constants.
-		panic(err)
-	}
-	h := "scrypt:" + hex.EncodeToString(dk)
-	secretHashes.Store(key, h)
-	return h
-}
-
-const secretHashSalt = "hpcstorage secret hash v1"
-
-var secretHashes sync.Map // sha256 of the secret -> its SecretHash
 
 func (a Auth) validate() error {
 	if a.Unread {

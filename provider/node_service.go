@@ -1,10 +1,12 @@
 package provider
 
-// Plumbing shared by the hpcstorage_beegfs_* resources: each renders its
-// attributes into agent items (internal/beegfs) for one owner on one host,
-// and this file runs them through the provider's SSH pool the way
+// The shell of every node service resource: a model renders its attributes
+// into agent items (a renderer package in internal/) for one owner on one
+// host, and this file runs them through the provider's SSH pool the way
 // hpcstorage_node_config does: read-only check first, apply, verify, and
-// roll back to the previous items when anything fails.
+// roll back to the previous items when anything fails. A new node service
+// is a renderer plus a thin type file: its model, its schema and a
+// nodeService value naming them.
 
 import (
 	"context"
@@ -27,12 +29,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
-// beegfsRun is one owner's items on one host.
-type beegfsRun struct {
+// nodeRun is one owner's items on one host.
+type nodeRun struct {
 	nodes *nodeAccess
 	host  string
 	ssh   types.Object
@@ -44,7 +46,7 @@ type beegfsRun struct {
 
 // exec sends items to the node. Item failures are returned in the result;
 // transport failures become one diagnostic naming the host.
-func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, diags *diag.Diagnostics) (*protocol.Result, bool) {
+func (b nodeRun) exec(ctx context.Context, items []protocol.Item, check bool, diags *diag.Diagnostics) (*protocol.Result, bool) {
 	if b.nodes == nil {
 		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return nil, false
@@ -52,7 +54,7 @@ func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, 
 	if items == nil {
 		items = []protocol.Item{}
 	}
-	spec, err := json.Marshal(beegfs.Spec(b.owner, items))
+	spec, err := json.Marshal(protocol.Spec{APIVersion: protocol.APIVersion, Owner: b.owner, Items: items})
 	if err != nil {
 		diags.AddError("Internal Error", "Encoding the agent spec: "+err.Error())
 		return nil, false
@@ -70,7 +72,7 @@ func (b beegfsRun) exec(ctx context.Context, items []protocol.Item, check bool, 
 }
 
 // facts reads the node's facts (`hpcstorage-agent facts`).
-func (b beegfsRun) facts(ctx context.Context, diags *diag.Diagnostics) (*protocol.Facts, bool) {
+func (b nodeRun) facts(ctx context.Context, diags *diag.Diagnostics) (*protocol.Facts, bool) {
 	if b.nodes == nil {
 		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return nil, false
@@ -85,7 +87,7 @@ func (b beegfsRun) facts(ctx context.Context, diags *diag.Diagnostics) (*protoco
 
 // itemErrors turns failed items into attribute errors (revert entries,
 // which follow the spec's items, name no attribute).
-func (b beegfsRun) itemErrors(res *protocol.Result, summary string, diags *diag.Diagnostics) {
+func (b nodeRun) itemErrors(res *protocol.Result, summary string, diags *diag.Diagnostics) {
 	n := 0
 	for i, ir := range res.Items {
 		if ir.Error == "" || ir.Skipped {
@@ -105,7 +107,7 @@ func (b beegfsRun) itemErrors(res *protocol.Result, summary string, diags *diag.
 
 // check runs items read-only and reports failures (plan time and the
 // preflight of an apply).
-func (b beegfsRun) check(ctx context.Context, items []protocol.Item, diags *diag.Diagnostics) (*protocol.Result, bool) {
+func (b nodeRun) check(ctx context.Context, items []protocol.Item, diags *diag.Diagnostics) (*protocol.Result, bool) {
 	res, ok := b.exec(ctx, items, true, diags)
 	if !ok {
 		return nil, false
@@ -121,7 +123,7 @@ func (b beegfsRun) check(ctx context.Context, items []protocol.Item, diags *diag
 // verification fails it applies previous (nil: nothing, which reverts the
 // owner), so a failed apply leaves the node as it was (formatting, which
 // no one can undo, only runs once every other check has passed).
-func (b beegfsRun) converge(ctx context.Context, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
+func (b nodeRun) converge(ctx context.Context, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
 	if _, ok := b.check(ctx, items, diags); !ok {
 		return false
 	}
@@ -163,7 +165,7 @@ func (b beegfsRun) converge(ctx context.Context, items, previous []protocol.Item
 
 // remove reverts everything the owner changed (files, units, mounts);
 // formatted data is never wiped.
-func (b beegfsRun) remove(ctx context.Context, diags *diag.Diagnostics) {
+func (b nodeRun) remove(ctx context.Context, diags *diag.Diagnostics) {
 	res, ok := b.exec(ctx, nil, false, diags)
 	if ok && res.Failed {
 		diags.AddError("Node Not Fully Reverted", fmt.Sprintf("Host %s, owner %q: %s\nThe keys that failed stay recorded on "+
@@ -172,7 +174,7 @@ func (b beegfsRun) remove(ctx context.Context, diags *diag.Diagnostics) {
 }
 
 // drift runs items read-only and returns what differs, by item id.
-func (b beegfsRun) drift(ctx context.Context, items []protocol.Item, diags *diag.Diagnostics) (types.Map, bool) {
+func (b nodeRun) drift(ctx context.Context, items []protocol.Item, diags *diag.Diagnostics) (types.Map, bool) {
 	res, ok := b.exec(ctx, items, true, diags)
 	if !ok {
 		return types.MapNull(types.StringType), false
@@ -209,9 +211,9 @@ func sortedKeys(m map[string]string) []string {
 	return out
 }
 
-// Attributes every BeeGFS node resource has.
+// Attributes every node service resource has.
 
-func beegfsHostAttribute(what string) schema.StringAttribute {
+func nodeHostAttribute(what string) schema.StringAttribute {
 	return schema.StringAttribute{
 		Required: true,
 		MarkdownDescription: "Node that runs " + what + ": name or address, optionally `name:port`, reached over SSH " +
@@ -221,81 +223,74 @@ func beegfsHostAttribute(what string) schema.StringAttribute {
 	}
 }
 
-func beegfsIDAttribute(desc string) schema.StringAttribute {
+func nodeIDAttribute(desc string) schema.StringAttribute {
 	return schema.StringAttribute{Computed: true, MarkdownDescription: desc,
 		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
 }
 
-func beegfsDriftAttribute() schema.MapAttribute {
+func nodeDriftAttribute() schema.MapAttribute {
 	return schema.MapAttribute{Computed: true, ElementType: types.StringType,
 		MarkdownDescription: "What differs on the node from the last apply, by agent item ID, as the agent's diff. Empty " +
 			"after every apply; a refresh that finds changes made by hand fills it, so the plan shows an update that puts them back."}
 }
 
-func beegfsSecretAttributes(attrs map[string]schema.Attribute) {
-	attrs["conn_auth_secret"] = schema.StringAttribute{
-		Optional: true, WriteOnly: true, Sensitive: true,
-		MarkdownDescription: fmt.Sprintf("Shared secret of the file system's connection authentication (connAuthFile), at "+
-			"least %d characters, the same on every service and client. Write-only (Terraform 1.11 or later): never stored "+
-			"in state or plan. It is written on the node to a root-only file (mode `0400`), and state keeps only its SHA-256 "+
-			"in `conn_auth_secret_hash`, so changing the secret shows as an update. Exactly one of this and "+
-			"`conn_auth_secret_file`.", beegfs.MinSecretLength),
-		Validators: []validator.String{stringvalidator.LengthAtLeast(beegfs.MinSecretLength),
-			stringvalidator.ExactlyOneOf(path.MatchRoot("conn_auth_secret_file"))},
-	}
-	attrs["conn_auth_secret_file"] = schema.StringAttribute{
-		Optional: true,
-		MarkdownDescription: "Path of a file holding the secret (first line), read on the machine running Terraform at " +
-			"plan and apply time; for Terraform before 1.11 and OpenTofu. Only the path and the hash reach state.",
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
-	attrs["conn_auth_secret_hash"] = schema.StringAttribute{Computed: true,
-		MarkdownDescription: "`scrypt:<hex>` of the secret (scrypt N=2^15, r=8, p=1, so guessing it from state is slow), so plans see a new secret without storing it."}
+// nodeServiceSchema adds the shared attributes to a service resource.
+func nodeServiceSchema(what string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs["host"] = nodeHostAttribute(what)
+	attrs["ssh"] = sshResourceAttribute()
+	attrs["id"] = nodeIDAttribute("`host/owner`, the owner being the agent owner of this resource's items.")
+	attrs["drift"] = nodeDriftAttribute()
+	return attrs
 }
 
-func beegfsSettingsAttribute(defaults map[string]string) schema.MapAttribute {
-	return schema.MapAttribute{Optional: true, ElementType: types.StringType,
-		MarkdownDescription: "Extra or overriding config options (`key = value` of the BeeGFS config file). Defaults from the " +
-			"R1 paper: " + settingsList(defaults) + "."}
+// secretInput is a service's secret as read from the configuration;
+// Unread renders its files with mode and owner only (refreshes have no
+// secret: state keeps a hash), so they check everything else.
+type secretInput struct {
+	Secret string
+	Unread bool
 }
 
-func settingsList(m map[string]string) string {
-	var out []string
-	for _, k := range sortedKeys(m) {
-		out = append(out, "`"+k+"="+m[k]+"`")
-	}
-	return strings.Join(out, ", ")
+// serviceSecret is a write-only secret a node service writes to a
+// root-only file. The model names its attributes: <name> (write-only),
+// <name>_file (a file holding it) and <name>_hash (all state keeps).
+type serviceSecret interface {
+	secretName() string
+	secretMinLength() int
+	secretValue() *types.String
+	secretHash() *types.String
 }
 
 // secretFrom reads the secret from the configuration (the write-only
 // attribute, or the file it names): known is false while either is unknown;
 // Unread when there is no configuration (refresh).
-func secretFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) (beegfs.Auth, bool) {
+func secretFrom(ctx context.Context, config tfsdk.Config, sec serviceSecret, diags *diag.Diagnostics) (secretInput, bool) {
 	if config.Raw.IsNull() {
-		return beegfs.Auth{Unread: true}, true
+		return secretInput{Unread: true}, true
 	}
+	name := sec.secretName()
 	var s, f types.String
-	diags.Append(config.GetAttribute(ctx, path.Root("conn_auth_secret"), &s)...)
-	diags.Append(config.GetAttribute(ctx, path.Root("conn_auth_secret_file"), &f)...)
+	diags.Append(config.GetAttribute(ctx, path.Root(name), &s)...)
+	diags.Append(config.GetAttribute(ctx, path.Root(name+"_file"), &f)...)
 	if s.IsUnknown() || f.IsUnknown() {
-		return beegfs.Auth{}, false
+		return secretInput{}, false
 	}
 	if !f.IsNull() {
-		line, ok := firstLineOf(f.ValueString(), path.Root("conn_auth_secret_file"), "Unreadable Secret File", diags)
+		line, ok := firstLineOf(f.ValueString(), path.Root(name+"_file"), "Unreadable Secret File", diags)
 		if !ok {
-			return beegfs.Auth{}, false
+			return secretInput{}, false
 		}
-		if len(line) < beegfs.MinSecretLength {
-			addError(diags, path.Root("conn_auth_secret_file"), "Secret Too Short",
-				fmt.Sprintf("The first line of %s must hold at least %d characters.", f.ValueString(), beegfs.MinSecretLength), nil)
-			return beegfs.Auth{}, false
+		if len(line) < sec.secretMinLength() {
+			addError(diags, path.Root(name+"_file"), "Secret Too Short",
+				fmt.Sprintf("The first line of %s must hold at least %d characters.", f.ValueString(), sec.secretMinLength()), nil)
+			return secretInput{}, false
 		}
-		return beegfs.Auth{Secret: line}, true
+		return secretInput{Secret: line}, true
 	}
 	if s.IsNull() {
-		return beegfs.Auth{Unread: true}, true
+		return secretInput{Unread: true}, true
 	}
-	return beegfs.Auth{Secret: s.ValueString()}, true
+	return secretInput{Secret: s.ValueString()}, true
 }
 
 // firstLineOf reads the secret a *_file attribute names: the file's first
@@ -310,8 +305,8 @@ func firstLineOf(file string, at path.Path, summary string, diags *diag.Diagnost
 	return strings.TrimSuffix(line, "\r"), true
 }
 
-// settingsMap converts the optional settings map; known false when a value
-// is unknown.
+// settingsMap converts an optional map of strings; known false when a
+// value is unknown.
 func settingsMap(m types.Map) (map[string]string, bool) {
 	if m.IsUnknown() {
 		return nil, false
@@ -327,108 +322,131 @@ func settingsMap(m types.Map) (map[string]string, bool) {
 	return out, true
 }
 
-// renderError reports an internal/beegfs validation error on at.
-func renderError(diags *diag.Diagnostics, at path.Path, err error) {
-	addError(diags, at, "Invalid BeeGFS Setting", "Fix the value in the configuration.", err)
-}
-
 // emptyDrift is the drift of a node just applied.
 func emptyDrift() types.Map { return types.MapValueMust(types.StringType, map[string]attr.Value{}) }
 
-// claimIDs refuses two resources of this run using one BeeGFS id (a
-// target id, a node id) of one file system (scope: its mgmtd host).
-func (n *nodeAccess) claimIDs(scope, resource string, ids []string) map[string]string {
-	if n == nil || n.claims == nil {
-		return nil
-	}
-	return n.claims.claim("beegfs:"+scope, resource, ids)
-}
-
-// BeegfsNode holds the attributes every BeeGFS node resource has. It is
+// NodeService holds the attributes every node service resource has. It is
 // embedded (exported, so the framework promotes its fields).
-type BeegfsNode struct {
+type NodeService struct {
 	ID    types.String `tfsdk:"id"`
 	Host  types.String `tfsdk:"host"`
 	SSH   types.Object `tfsdk:"ssh"`
 	Drift types.Map    `tfsdk:"drift"`
 }
 
-func (b *BeegfsNode) base() *BeegfsNode { return b }
+func (b *NodeService) base() *NodeService { return b }
 
-// BeegfsSecret is embedded by the resources that write a connAuthFile.
-type BeegfsSecret struct {
-	ConnAuthSecret     types.String `tfsdk:"conn_auth_secret"`
-	ConnAuthSecretFile types.String `tfsdk:"conn_auth_secret_file"`
-	SecretHash         types.String `tfsdk:"conn_auth_secret_hash"`
-}
-
-func (s *BeegfsSecret) secret() *BeegfsSecret { return s }
-
-// beegfsModel is what each service resource's model provides to the
-// shared lifecycle below.
-type beegfsModel interface {
-	base() *BeegfsNode
-	// secret is nil for resources without a connAuthFile.
-	secret() *BeegfsSecret
+// nodeModel is what each service resource's model provides to the shared
+// lifecycle below.
+type nodeModel interface {
+	base() *NodeService
+	// secret is nil for resources without a write-only secret.
+	secret() serviceSecret
 	owner() string
 	// known is false while an input is unknown (plan time).
 	known() bool
 	// items renders the agent items; an error names its attribute.
-	items(auth beegfs.Auth) ([]protocol.Item, path.Path, error)
-	// itemPath maps an item index to its attribute.
-	itemPath(i int) path.Path
+	items(auth secretInput) ([]protocol.Item, path.Path, error)
+	// itemPath maps a failed item (index, agent message) to its attribute.
+	itemPath(i int, msg string) path.Path
 	// fill sets computed outputs after a successful render.
 	fill()
 }
 
-// beegfsWriteOnly is implemented by models with write-only inputs besides
-// the connection secret (the monitor's InfluxDB password): readWriteOnly
-// takes them from the configuration at plan and apply time, before items
-// are rendered, and sets their hashes (unknown while an input is unknown).
-// Without a configuration (refresh, the prior state of an update) it is not
-// called, so such a model renders its secret files unread.
-type beegfsWriteOnly interface {
+// nodeIdentified is implemented by models whose id is not `host/owner`.
+type nodeIdentified interface {
+	resourceID() string
+}
+
+func resourceID(m nodeModel) string {
+	if r, ok := m.(nodeIdentified); ok {
+		return r.resourceID()
+	}
+	return m.base().Host.ValueString() + "/" + m.owner()
+}
+
+// nodeWriteOnly is implemented by models with write-only inputs besides
+// the service secret (the BeeGFS monitor's InfluxDB password):
+// readWriteOnly takes them from the configuration at plan and apply time,
+// before items are rendered, and sets their hashes (unknown while an input
+// is unknown). Without a configuration (refresh, the prior state of an
+// update) it is not called, so such a model renders its secret files unread.
+type nodeWriteOnly interface {
 	readWriteOnly(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics)
 }
 
-func readWriteOnly(ctx context.Context, m beegfsModel, config tfsdk.Config, diags *diag.Diagnostics) {
-	if w, ok := m.(beegfsWriteOnly); ok && !config.Raw.IsNull() {
+func readWriteOnly(ctx context.Context, m nodeModel, config tfsdk.Config, diags *diag.Diagnostics) {
+	if w, ok := m.(nodeWriteOnly); ok && !config.Raw.IsNull() {
 		w.readWriteOnly(ctx, config, diags)
 	}
 }
 
-func beegfsRunFor(nodes *nodeAccess, m beegfsModel) beegfsRun {
+func nodeRunFor(nodes *nodeAccess, m nodeModel) nodeRun {
 	b := m.base()
-	return beegfsRun{nodes: nodes, host: b.Host.ValueString(), ssh: b.SSH, owner: m.owner(),
-		at: func(i int, _ string) path.Path { return m.itemPath(i) }}
+	return nodeRun{nodes: nodes, host: b.Host.ValueString(), ssh: b.SSH, owner: m.owner(), at: m.itemPath}
 }
 
-func renderItems(m beegfsModel, auth beegfs.Auth, diags *diag.Diagnostics) ([]protocol.Item, bool) {
+// nodeService is a node service resource type: the type file gives its
+// name, what its settings are about, its schema and, optionally, the ids it
+// claims in a run.
+type nodeService[M any, P interface {
+	*M
+	nodeModel
+}] struct {
+	nodes *nodeAccess
+	// name follows the provider's type name ("_beegfs_client").
+	name string
+	// kind names the product in errors ("BeeGFS").
+	kind   string
+	schema func() schema.Schema
+	// claim, when set, reports ids of this resource that another resource
+	// of the same run holds (plan time).
+	claim func(nodes *nodeAccess, m P, diags *diag.Diagnostics)
+}
+
+func (r *nodeService[M, P]) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + r.name
+}
+
+func (r *nodeService[M, P]) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = r.schema()
+}
+
+func (r *nodeService[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+// invalidSetting reports a renderer's validation error on at; kind names
+// the product ("BeeGFS").
+func invalidSetting(diags *diag.Diagnostics, kind string, at path.Path, err error) {
+	addError(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
+}
+
+func (r *nodeService[M, P]) renderItems(m nodeModel, auth secretInput, diags *diag.Diagnostics) ([]protocol.Item, bool) {
 	items, at, err := m.items(auth)
 	if err != nil {
-		renderError(diags, at, err)
+		invalidSetting(diags, r.kind, at, err)
 		return nil, false
 	}
 	return items, true
 }
 
-func applied(m beegfsModel, auth beegfs.Auth) {
+func applied(m nodeModel, auth secretInput) {
 	b := m.base()
-	b.ID = types.StringValue(b.Host.ValueString() + "/" + m.owner())
+	b.ID = types.StringValue(resourceID(m))
 	b.Drift = emptyDrift()
 	if s := m.secret(); s != nil {
-		s.ConnAuthSecret = types.StringNull()
+		*s.secretValue() = types.StringNull()
 		if !auth.Unread {
-			s.SecretHash = types.StringValue(beegfs.SecretHash(auth.Secret))
+			*s.secretHash() = types.StringValue(secret.Hash(auth.Secret))
 		}
 	}
 	m.fill()
 }
 
-func beegfsCreate[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, nodes *nodeAccess, req resource.CreateRequest, resp *resource.CreateResponse) {
+func (r *nodeService[M, P]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan M
 	p := P(&plan)
 	resp.Diagnostics.Append(req.Plan.Get(ctx, p)...)
@@ -437,33 +455,31 @@ func beegfsCreate[M any, P interface {
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if p.secret() != nil && auth.Unread {
-		addError(&resp.Diagnostics, path.Root("conn_auth_secret"), "Missing Secret", "Set conn_auth_secret or conn_auth_secret_file.", nil)
+	if sec := p.secret(); sec != nil && auth.Unread {
+		addError(&resp.Diagnostics, path.Root(sec.secretName()), "Missing Secret",
+			fmt.Sprintf("Set %s or %s_file.", sec.secretName(), sec.secretName()), nil)
 		return
 	}
-	items, ok := renderItems(p, auth, &resp.Diagnostics)
-	if !ok || !beegfsRunFor(nodes, p).converge(ctx, items, nil, &resp.Diagnostics) {
+	items, ok := r.renderItems(p, auth, &resp.Diagnostics)
+	if !ok || !nodeRunFor(r.nodes, p).converge(ctx, items, nil, &resp.Diagnostics) {
 		return
 	}
 	applied(p, auth)
 	resp.Diagnostics.Append(resp.State.Set(ctx, p)...)
 }
 
-func beegfsRead[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, nodes *nodeAccess, req resource.ReadRequest, resp *resource.ReadResponse) {
+func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state M
 	p := P(&state)
 	resp.Diagnostics.Append(req.State.Get(ctx, p)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	items, ok := renderItems(p, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	drift, ok := beegfsRunFor(nodes, p).drift(ctx, items, &resp.Diagnostics)
+	drift, ok := nodeRunFor(r.nodes, p).drift(ctx, items, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -471,10 +487,7 @@ func beegfsRead[M any, P interface {
 	resp.Diagnostics.Append(resp.State.Set(ctx, p)...)
 }
 
-func beegfsUpdate[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, nodes *nodeAccess, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+func (r *nodeService[M, P]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, prior M
 	p, q := P(&plan), P(&prior)
 	resp.Diagnostics.Append(req.Plan.Get(ctx, p)...)
@@ -484,38 +497,31 @@ func beegfsUpdate[M any, P interface {
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	items, ok := renderItems(p, auth, &resp.Diagnostics)
+	items, ok := r.renderItems(p, auth, &resp.Diagnostics)
 	// The previous secret is not known (state keeps its hash), so a
 	// rollback restores everything but the secret file's content.
-	previous, pok := renderItems(q, beegfs.Auth{Unread: true}, &resp.Diagnostics)
-	if !ok || !pok || !beegfsRunFor(nodes, p).converge(ctx, items, previous, &resp.Diagnostics) {
+	previous, pok := r.renderItems(q, secretInput{Unread: true}, &resp.Diagnostics)
+	if !ok || !pok || !nodeRunFor(r.nodes, p).converge(ctx, items, previous, &resp.Diagnostics) {
 		return
 	}
 	applied(p, auth)
 	resp.Diagnostics.Append(resp.State.Set(ctx, p)...)
 }
 
-func beegfsDelete[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, nodes *nodeAccess, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+func (r *nodeService[M, P]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state M
 	p := P(&state)
 	resp.Diagnostics.Append(req.State.Get(ctx, p)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	beegfsRunFor(nodes, p).remove(ctx, &resp.Diagnostics)
+	nodeRunFor(r.nodes, p).remove(ctx, &resp.Diagnostics)
 }
 
-// beegfsModifyPlan fills computed values and, for a new or changed
-// resource whose inputs are known, claims its ids (claim returns ids other
-// resources of this run hold) and checks it against the node read-only.
-func beegfsModifyPlan[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, nodes *nodeAccess, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
-	claim func(m P) map[string]string) {
+// ModifyPlan fills computed values and, for a new or changed resource
+// whose inputs are known, claims its ids and checks it against the node
+// read-only.
+func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
@@ -528,21 +534,21 @@ func beegfsModifyPlan[M any, P interface {
 	b := p.base()
 	b.Drift = emptyDrift()
 	if !b.Host.IsUnknown() {
-		b.ID = types.StringValue(b.Host.ValueString() + "/" + p.owner())
+		b.ID = types.StringValue(resourceID(p))
 	}
-	auth, authKnown := beegfs.Auth{Unread: true}, true
+	auth, authKnown := secretInput{Unread: true}, true
 	sec := p.secret()
 	// The secret's hash is scrypt (slow on purpose, about 175 ms): it is
 	// computed only when the node cannot tell that the secret is unchanged
 	// (see below).
 	hashSecret := func() {
 		if sec != nil && authKnown && !auth.Unread {
-			sec.SecretHash = types.StringValue(beegfs.SecretHash(auth.Secret))
+			*sec.secretHash() = types.StringValue(secret.Hash(auth.Secret))
 		}
 	}
 	if sec != nil {
-		auth, authKnown = secretFrom(ctx, req.Config, &resp.Diagnostics)
-		sec.SecretHash = types.StringUnknown()
+		auth, authKnown = secretFrom(ctx, req.Config, sec, &resp.Diagnostics)
+		*sec.secretHash() = types.StringUnknown()
 	}
 	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if !p.known() || b.Host.IsUnknown() {
@@ -550,7 +556,7 @@ func beegfsModifyPlan[M any, P interface {
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 		return
 	}
-	items, ok := renderItems(p, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -560,52 +566,49 @@ func beegfsModifyPlan[M any, P interface {
 	unchanged := false
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
-		before, ok := renderItems(s, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+		before, ok := r.renderItems(s, secretInput{Unread: true}, &resp.Diagnostics)
 		unchanged = ok && sameItems(before, items) && len(s.base().Drift.Elements()) == 0
 	}
 	switch {
-	case unchanged && sec != nil && nodes != nil && authKnown && !auth.Unread && !s.secret().SecretHash.IsNull() &&
-		nodeHasSecret(ctx, beegfsRunFor(nodes, p), p, auth):
+	case unchanged && sec != nil && r.nodes != nil && authKnown && !auth.Unread && s.secret() != nil &&
+		!s.secret().secretHash().IsNull() && r.nodeHasSecret(ctx, nodeRunFor(r.nodes, p), p, auth):
 		// Nothing else changed and the node's files already hold this
 		// secret: it is the one applied, so the state's hash stands
 		// without hashing the secret again.
-		sec.SecretHash = s.secret().SecretHash
+		*sec.secretHash() = *s.secret().secretHash()
 	default:
 		hashSecret()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 	// IDs are claimed for every planned resource, changed or not, so a new
 	// resource cannot reuse the ID of one already applied.
-	if nodes != nil && claim != nil {
-		for id, other := range claim(p) {
-			addError(&resp.Diagnostics, path.Empty(), "BeeGFS ID Used Twice", fmt.Sprintf("%s is also used by %s in this "+
-				"configuration: ids must be unique in one file system.", id, other), nil)
-		}
+	if r.nodes != nil && r.claim != nil {
+		r.claim(r.nodes, p, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
 	}
-	if unchanged && (sec == nil || s.secret().SecretHash.Equal(sec.SecretHash)) {
+	if unchanged && (sec == nil || (s.secret() != nil && s.secret().secretHash().Equal(*sec.secretHash()))) {
 		return
 	}
-	if nodes == nil {
+	if r.nodes == nil {
 		return
 	}
 	if authKnown && !auth.Unread {
-		if items, ok = renderItems(p, auth, &resp.Diagnostics); !ok {
+		if items, ok = r.renderItems(p, auth, &resp.Diagnostics); !ok {
 			return
 		}
 	}
-	beegfsRunFor(nodes, p).check(ctx, items, &resp.Diagnostics)
+	nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
 }
 
 // nodeHasSecret runs the resource's items with the configured secret
 // read-only: no change means the node's auth files hold this secret. Any
 // failure says no (the caller then hashes the secret as usual and the plan
 // goes on to its own check).
-func nodeHasSecret(ctx context.Context, run beegfsRun, m beegfsModel, auth beegfs.Auth) bool {
+func (r *nodeService[M, P]) nodeHasSecret(ctx context.Context, run nodeRun, m P, auth secretInput) bool {
 	var quiet diag.Diagnostics
-	items, ok := renderItems(m, auth, &quiet)
+	items, ok := r.renderItems(m, auth, &quiet)
 	if !ok {
 		return false
 	}
@@ -614,11 +617,12 @@ func nodeHasSecret(ctx context.Context, run beegfsRun, m beegfsModel, auth beegf
 }
 
 // configSecret is the secret at apply time (always known then).
-func configSecret(ctx context.Context, m beegfsModel, config tfsdk.Config, diags *diag.Diagnostics) beegfs.Auth {
-	if m.secret() == nil {
-		return beegfs.Auth{Unread: true}
+func configSecret(ctx context.Context, m nodeModel, config tfsdk.Config, diags *diag.Diagnostics) secretInput {
+	sec := m.secret()
+	if sec == nil {
+		return secretInput{Unread: true}
 	}
-	a, _ := secretFrom(ctx, config, diags)
+	a, _ := secretFrom(ctx, config, sec, diags)
 	return a
 }
 
@@ -628,67 +632,17 @@ func sameItems(a, b []protocol.Item) bool {
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
-// beegfsServiceSchema adds the shared attributes to a service resource.
-func beegfsServiceSchema(what string, attrs map[string]schema.Attribute, secret bool) map[string]schema.Attribute {
-	attrs["host"] = beegfsHostAttribute(what)
-	attrs["ssh"] = sshResourceAttribute()
-	attrs["id"] = beegfsIDAttribute("`host/owner`, the owner being the agent owner of this resource's items.")
-	attrs["drift"] = beegfsDriftAttribute()
-	if secret {
-		beegfsSecretAttributes(attrs)
-	}
-	return attrs
-}
-
-// errorPath turns the field a render error starts with ("port",
-// "instances[2].port", "settings key ...") into an attribute path; a field
-// not among names falls back to the first name.
-func errorPath(err error, names ...string) path.Path {
-	if err == nil || len(names) == 0 {
-		return path.Empty()
-	}
-	msg := strings.TrimPrefix(err.Error(), beegfs.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, " ")
-	field = strings.TrimSuffix(field, ":")
-	parts := strings.Split(field, ".")
-	root, idx, hasIdx := parts[0], 0, false
-	if i := strings.Index(root, "["); i > 0 && strings.HasSuffix(root, "]") {
-		if _, err := fmt.Sscanf(root[i:], "[%d]", &idx); err == nil {
-			hasIdx = true
-		}
-		root = root[:i]
-	}
-	known := false
-	for _, n := range names {
-		known = known || n == root
-	}
-	if !known {
-		return path.Root(names[0])
-	}
-	at := path.Root(root)
-	if hasIdx {
-		at = at.AtListIndex(idx)
-		if len(parts) > 1 {
-			at = at.AtName(parts[1])
-		}
-	}
-	return at
-}
-
-// beegfsValidateConfig renders known configurations, so `terraform
-// validate` reports a bad value (a duplicate target id, a bad setting) on
-// its attribute without reaching any node.
-func beegfsValidateConfig[M any, P interface {
-	*M
-	beegfsModel
-}](ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+// ValidateConfig renders known configurations, so `terraform validate`
+// reports a bad value (a duplicate id, a bad setting) on its attribute
+// without reaching any node.
+func (r *nodeService[M, P]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg M
 	p := P(&cfg)
 	resp.Diagnostics.Append(req.Config.Get(ctx, p)...)
 	if resp.Diagnostics.HasError() || !p.known() || p.base().Host.IsUnknown() {
 		return
 	}
-	renderItems(p, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+	r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
 }
 
 // intOr and stringOr read optional attributes whose defaults the framework

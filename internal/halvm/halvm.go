@@ -1,0 +1,186 @@
+// Package halvm renders HA-LVM with system_id access, what the cluster's
+// LVM-activate resource (vg_access_mode=system_id) needs: every node names
+// itself as LVM's system ID, so a volume group belongs to the node that
+// activated it and no other node activates it by accident; the volume
+// group, one logical volume striped over all its volumes and XFS aligned
+// to that stripe are created once, on one node, and left inactive for the
+// cluster to activate.
+package halvm
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+)
+
+// ErrInvalid is wrapped by every validation error; the text after it
+// starts with the field at fault.
+var ErrInvalid = errors.New("invalid HA-LVM setting")
+
+// LocalConf is LVM's per-host config, read after lvm.conf (LVM 2.02.117
+// and later), so the packaged lvm.conf stays as it is.
+const LocalConf = "/etc/lvm/lvmlocal.conf"
+
+// LocalConfContent makes the node's uname its LVM system ID.
+const LocalConfContent = "# Managed by hpcstorage; local changes are reverted.\n" +
+	"# HA-LVM: a volume group belongs to the node whose name it carries; the\n" +
+	"# cluster's LVM-activate moves it on failover.\n" +
+	"global {\n    system_id_source = \"uname\"\n}\n"
+
+// NodeItems are the items every cluster node gets.
+func NodeItems() []protocol.Item {
+	c := LocalConfContent
+	return []protocol.Item{{File: &protocol.File{Path: LocalConf, Content: &c, Mode: "0644", Owner: "root", Group: "root"}}}
+}
+
+// VolumeGroup is the shared volume group with its one logical volume and
+// file system.
+type VolumeGroup struct {
+	Name          string
+	LogicalVolume string
+	// Devices are the multipathed volumes (/dev/mapper/<alias>).
+	Devices []string
+	// SegmentBytes and DataDrives are the RAID set's: its full stripe
+	// (segment × data drives) is the logical volume's stripe size, so one
+	// LVM stripe is one full RAID stripe on one volume.
+	SegmentBytes int64
+	DataDrives   int
+	// Wipe erases existing signatures first; without it a device holding
+	// anything is refused.
+	Wipe bool
+}
+
+var (
+	reName = regexp.MustCompile(`^[A-Za-z0-9+_.][A-Za-z0-9+_.-]{0,126}$`)
+	reDev  = regexp.MustCompile(`^/dev/[A-Za-z0-9/_.:-]+$`)
+)
+
+// Defaults and limits of LVM's extents: the stripe may not exceed the
+// extent, so the extent grows with it.
+const (
+	defaultExtent = 4 << 20
+	minStripe     = 4 << 10
+	maxStripe     = 512 << 20
+)
+
+// StripeBytes is the logical volume's stripe size.
+func (v VolumeGroup) StripeBytes() int64 { return v.SegmentBytes * int64(v.DataDrives) }
+
+// DevicePath is the logical volume's device.
+func (v VolumeGroup) DevicePath() string { return "/dev/" + v.Name + "/" + v.LogicalVolume }
+
+// Validate checks the volume group.
+func (v VolumeGroup) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...)))
+	}
+	if !reName.MatchString(v.Name) {
+		bad("volume_group", "%q: want an LVM name", v.Name)
+	}
+	if !reName.MatchString(v.LogicalVolume) {
+		bad("logical_volume", "%q: want an LVM name", v.LogicalVolume)
+	}
+	if len(v.Devices) == 0 {
+		bad("devices", "want the multipathed volumes (/dev/mapper/<alias>)")
+	}
+	seen := map[string]int{}
+	for i, d := range v.Devices {
+		if !reDev.MatchString(d) || path.Clean(d) != d {
+			bad(fmt.Sprintf("devices[%d]", i), "%q: want a device path", d)
+		}
+		if j, ok := seen[d]; ok {
+			bad(fmt.Sprintf("devices[%d]", i), "%s is also devices[%d]", d, j)
+		}
+		seen[d] = i
+	}
+	if v.DataDrives < 1 || v.DataDrives > 64 {
+		bad("data_drives", "%d: want 1 to 64", v.DataDrives)
+	}
+	s := v.StripeBytes()
+	switch {
+	case v.SegmentBytes < 512 || v.SegmentBytes%512 != 0:
+		bad("segment_size", "%d: want a multiple of 512 bytes", v.SegmentBytes)
+	case v.DataDrives >= 1 && (s < minStripe || s > maxStripe || s&(s-1) != 0):
+		bad("segment_size", "a full stripe of %d bytes (%d × %d data drives): LVM stripes must be a power of two from "+
+			"4 KiB to 512 MiB; this RAID set cannot align a striped volume", s, v.SegmentBytes, v.DataDrives)
+	}
+	return errors.Join(errs...)
+}
+
+// ExtentBytes is the volume group's extent size: LVM's default, or the
+// stripe when that is larger.
+func (v VolumeGroup) ExtentBytes() int64 { return max(defaultExtent, v.StripeBytes()) }
+
+func kib(b int64) string { return strconv.FormatInt(b>>10, 10) + "k" }
+
+// VGCreateArgv, LVCreateArgv and MkfsArgv are the commands the creation
+// runs, in order.
+func (v VolumeGroup) VGCreateArgv() []string {
+	return append([]string{"vgcreate", "--physicalextentsize", kib(v.ExtentBytes()), v.Name}, v.Devices...)
+}
+
+func (v VolumeGroup) LVCreateArgv() []string {
+	return []string{"lvcreate", "--yes", "--type", "striped", "--stripes", strconv.Itoa(len(v.Devices)),
+		"--stripesize", kib(v.StripeBytes()), "--extents", "100%FREE", "--name", v.LogicalVolume, v.Name}
+}
+
+// MkfsArgv aligns XFS to the logical volume: su is its stripe, sw the
+// number of volumes.
+func (v VolumeGroup) MkfsArgv() []string {
+	return []string{"mkfs.xfs", "-q", "-d", "su=" + kib(v.StripeBytes()) + ",sw=" + strconv.Itoa(len(v.Devices)), v.DevicePath()}
+}
+
+// createScript refuses used devices (unless wipe), then creates and
+// deactivates: the cluster activates the volume group where it runs the
+// NFS group. $1 is wipe (yes/no), then the argv counts and argvs follow.
+const createScript = `set -eu
+wipe=$1; shift
+n=$1; shift
+devs=""
+i=0
+while [ "$i" -lt "$n" ]; do devs="$devs $1"; shift; i=$((i+1)); done
+for d in $devs; do
+  sig=$(blkid -p -o value -s TYPE "$d" 2>/dev/null || true)
+  [ -z "$sig" ] && sig=$(blkid -p -o value -s PTTYPE "$d" 2>/dev/null || true)
+  if [ -n "$sig" ] && [ "$wipe" != yes ]; then
+    echo "$d holds a $sig signature: refusing to create the volume group over it (set wipe to erase it)" >&2
+    exit 1
+  fi
+done
+if [ "$wipe" = yes ]; then for d in $devs; do wipefs -a "$d"; done; fi
+pvcreate --yes $devs
+for step in vg lv fs; do
+  c=$1; shift
+  argv=""
+  i=0
+  while [ "$i" -lt "$c" ]; do argv="$argv $1"; shift; i=$((i+1)); done
+  $argv
+done
+vgchange --activate n "$1"
+`
+
+// CreateItem creates the volume group, logical volume and file system once:
+// it does not run when the volume group exists on any node (a foreign
+// one included), so it never re-creates or formats it.
+func (v VolumeGroup) CreateItem() (protocol.Item, error) {
+	if err := v.Validate(); err != nil {
+		return protocol.Item{}, err
+	}
+	wipe := "no"
+	if v.Wipe {
+		wipe = "yes"
+	}
+	argv := []string{"/bin/sh", "-c", createScript, "hpcstorage-halvm", wipe, strconv.Itoa(len(v.Devices))}
+	argv = append(argv, v.Devices...)
+	for _, step := range [][]string{v.VGCreateArgv(), v.LVCreateArgv(), v.MkfsArgv()} {
+		argv = append(append(argv, strconv.Itoa(len(step))), step...)
+	}
+	argv = append(argv, v.Name)
+	return protocol.Item{Command: &protocol.Command{Name: "create-" + v.Name, Argv: argv,
+		Unless: []string{"vgs", "--foreign", "--noheadings", "-o", "vg_name", v.Name}}}, nil
+}

@@ -1,0 +1,156 @@
+package halvm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+)
+
+// r2 is R2's volume group: 8 RAID6 8+2 volumes with 512 KiB segments.
+func r2() VolumeGroup {
+	v := VolumeGroup{Name: "vg_nfs", LogicalVolume: "lv_nfs", SegmentBytes: 512 << 10, DataDrives: 8}
+	for i := 1; i <= 8; i++ {
+		v.Devices = append(v.Devices, fmt.Sprintf("/dev/mapper/nfs_vol%d", i))
+	}
+	return v
+}
+
+func TestR2Commands(t *testing.T) {
+	v := r2()
+	for got, want := range map[string]string{
+		strings.Join(v.VGCreateArgv(), " "): "vgcreate --physicalextentsize 4096k vg_nfs /dev/mapper/nfs_vol1 /dev/mapper/nfs_vol2 /dev/mapper/nfs_vol3 " +
+			"/dev/mapper/nfs_vol4 /dev/mapper/nfs_vol5 /dev/mapper/nfs_vol6 /dev/mapper/nfs_vol7 /dev/mapper/nfs_vol8",
+		strings.Join(v.LVCreateArgv(), " "): "lvcreate --yes --type striped --stripes 8 --stripesize 4096k --extents 100%FREE --name lv_nfs vg_nfs",
+		strings.Join(v.MkfsArgv(), " "):     "mkfs.xfs -q -d su=4096k,sw=8 /dev/vg_nfs/lv_nfs",
+	} {
+		if got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	// A larger stripe than LVM's default extent grows the extent.
+	v.SegmentBytes = 1 << 20
+	if v.ExtentBytes() != 8<<20 || v.VGCreateArgv()[2] != "8192k" {
+		t.Errorf("extent %d for an 8 MiB stripe", v.ExtentBytes())
+	}
+	item, err := r2().CreateItem()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(protocol.Spec{APIVersion: protocol.APIVersion, Owner: "halvm-test", Items: append(NodeItems(), item)})
+	if _, err := protocol.ParseSpec(b); err != nil {
+		t.Fatalf("agent rejects the rendered spec: %v\n%s", err, b)
+	}
+	if u := strings.Join(item.Command.Unless, " "); u != "vgs --foreign --noheadings -o vg_name vg_nfs" {
+		t.Errorf("guard %q: the creation must not run where the volume group exists, on any node", u)
+	}
+}
+
+// LVM itself reads the node config (lvmconfig with LVM_SYSTEM_DIR on a
+// temporary folder): system_id_source is uname.
+func TestLocalConfWithLVM(t *testing.T) {
+	lvmconfig, err := exec.LookPath("lvmconfig")
+	if err != nil {
+		lvmconfig = "/usr/sbin/lvmconfig"
+		if _, err := os.Stat(lvmconfig); err != nil {
+			t.Fatal("lvmconfig not found: apt-get install -y lvm2")
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lvm.conf"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lvmlocal.conf"), []byte(LocalConfContent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lvmconfig, "--validate")
+	cmd.Env = append(os.Environ(), "LVM_SYSTEM_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "LVM configuration valid") {
+		t.Fatalf("lvmconfig --validate: %v\n%s", err, out)
+	}
+	cmd = exec.Command(lvmconfig, "global/system_id_source")
+	cmd.Env = append(os.Environ(), "LVM_SYSTEM_DIR="+dir)
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != `system_id_source="uname"` {
+		t.Fatalf("lvmconfig: %v %q", err, out)
+	}
+}
+
+// The creation script, run with stand-ins for the LVM and XFS commands
+// that record their arguments: it refuses a used device unless wipe, and
+// otherwise runs pvcreate, vgcreate, lvcreate, mkfs.xfs and vgchange -an in
+// that order with the rendered arguments.
+func TestCreateScript(t *testing.T) {
+	bin := t.TempDir()
+	log := filepath.Join(bin, "log")
+	for _, name := range []string{"pvcreate", "vgcreate", "lvcreate", "mkfs.xfs", "vgchange", "wipefs"} {
+		script := "#!/bin/sh\necho \"" + name + " $*\" >> " + log + "\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// blkid reports a signature for the devices listed in $SIGNED.
+	blkid := "#!/bin/sh\nfor a; do d=$a; done\ncase \" $SIGNED \" in *\" $d \"*) [ \"$5\" = TYPE ] && echo xfs; exit 0;; esac\nexit 2\n"
+	if err := os.WriteFile(filepath.Join(bin, "blkid"), []byte(blkid), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runScript := func(v VolumeGroup, signed string) (string, error) {
+		os.Remove(log)
+		item, err := v.CreateItem()
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := item.Command.Argv
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "SIGNED="+signed)
+		out, err := cmd.CombinedOutput()
+		got, _ := os.ReadFile(log)
+		return string(got) + string(out), err
+	}
+	v := r2()
+	got, err := runScript(v, "")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, got)
+	}
+	want := "pvcreate --yes " + strings.Join(v.Devices, " ") + "\n" +
+		strings.Join(v.VGCreateArgv(), " ") + "\n" + strings.Join(v.LVCreateArgv(), " ") + "\n" +
+		strings.Join(v.MkfsArgv(), " ") + "\nvgchange --activate n vg_nfs\n"
+	if got != want {
+		t.Fatalf("commands:\n%s\nwant:\n%s", got, want)
+	}
+	got, err = runScript(v, "/dev/mapper/nfs_vol3")
+	if err == nil || !strings.Contains(got, "/dev/mapper/nfs_vol3 holds a xfs signature") || strings.Contains(got, "pvcreate") {
+		t.Fatalf("a used device is not refused: %v\n%s", err, got)
+	}
+	v.Wipe = true
+	got, err = runScript(v, "/dev/mapper/nfs_vol3")
+	if err != nil || !strings.HasPrefix(got, "wipefs -a /dev/mapper/nfs_vol1\n") || !strings.Contains(got, "mkfs.xfs") {
+		t.Fatalf("wipe: %v\n%s", err, got)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		change func(v *VolumeGroup)
+		want   string
+	}{
+		{func(v *VolumeGroup) { v.Devices = nil }, "devices: want the multipathed volumes"},
+		{func(v *VolumeGroup) { v.Devices[1] = v.Devices[0] }, "devices[1]: /dev/mapper/nfs_vol1 is also devices[0]"},
+		{func(v *VolumeGroup) { v.Devices[0] = "/dev/mapper/a b" }, `devices[0]: "/dev/mapper/a b"`},
+		{func(v *VolumeGroup) { v.Name = "vg nfs" }, `volume_group: "vg nfs"`},
+		{func(v *VolumeGroup) { v.DataDrives = 10 }, "segment_size: a full stripe of 5242880 bytes"},
+		{func(v *VolumeGroup) { v.SegmentBytes = 1000 }, "segment_size: 1000"},
+		{func(v *VolumeGroup) { v.DataDrives = 0 }, "data_drives: 0"},
+	} {
+		v := r2()
+		tc.change(&v)
+		if _, err := v.CreateItem(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+// Package multipath renders /etc/multipath.conf for servers cabled twice
+// to an array: the array's device section (Dell PowerVault ME4: ALUA,
+// paths grouped by priority) and one alias per volume, so each volume
+// appears as /dev/mapper/<alias> whichever paths it has.
+package multipath
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+)
+
+// ErrInvalid is wrapped by every validation error; the text after it
+// starts with the field at fault.
+var ErrInvalid = errors.New("invalid multipath setting")
+
+// Where multipath keeps its config, and its daemon.
+const (
+	ConfPath = "/etc/multipath.conf"
+	Service  = "multipathd"
+)
+
+// Device is one devices{} section: the array's vendor and product as the
+// SCSI inquiry reports them, and its settings in order.
+type Device struct {
+	Vendor   string
+	Product  string
+	Settings [][2]string
+}
+
+// ME4 is Dell's recommended section for the PowerVault ME4 series (both
+// controllers active, the owning one preferred through ALUA).
+var ME4 = Device{Vendor: "DellEMC", Product: "ME4", Settings: [][2]string{
+	{"path_grouping_policy", `"group_by_prio"`},
+	{"path_checker", `"tur"`},
+	{"hardware_handler", `"1 alua"`},
+	{"prio", `"alua"`},
+	{"failback", "immediate"},
+	{"rr_weight", `"uniform"`},
+	{"path_selector", `"service-time 0"`},
+}}
+
+// Alias names one volume, by its WWN (NAA hex; 0x or naa. prefixes
+// accepted).
+type Alias struct {
+	WWN  string
+	Name string
+}
+
+// Config is the whole multipath.conf.
+type Config struct {
+	Devices []Device
+	Aliases []Alias
+}
+
+var (
+	reWWN   = regexp.MustCompile(`^[0-9a-f]{16}([0-9a-f]{16})?$`)
+	reAlias = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+	reWord  = regexp.MustCompile(`^[^"\n\r{}#]{1,64}$`)
+)
+
+// NormWWN is a WWN as lower-case hex without prefix.
+func NormWWN(w string) string {
+	w = strings.ToLower(strings.TrimSpace(w))
+	w = strings.TrimPrefix(w, "0x")
+	return strings.TrimPrefix(w, "naa.")
+}
+
+// WWID is how multipath names a volume with an NAA WWN: "3" (the SCSI
+// designator type of an NAA name) then the hex.
+func WWID(wwn string) string { return "3" + NormWWN(wwn) }
+
+// MapperPath is where the volume appears.
+func MapperPath(alias string) string { return "/dev/mapper/" + alias }
+
+// Validate checks the config; the error joins one error per mistake.
+func (c Config) Validate() error {
+	var errs []error
+	for i, d := range c.Devices {
+		if !reWord.MatchString(d.Vendor) || !reWord.MatchString(d.Product) {
+			errs = append(errs, fmt.Errorf("%w: devices[%d]: vendor %q product %q: want the inquiry strings", ErrInvalid, i, d.Vendor, d.Product))
+		}
+	}
+	if len(c.Aliases) == 0 {
+		errs = append(errs, fmt.Errorf("%w: aliases: name at least one volume", ErrInvalid))
+	}
+	names, wwns := map[string]int{}, map[string]int{}
+	for i, a := range c.Aliases {
+		w := NormWWN(a.WWN)
+		switch j, dup := wwns[w]; {
+		case !reWWN.MatchString(w):
+			errs = append(errs, fmt.Errorf("%w: aliases[%d]: wwn %q: want the volume's NAA WWN (16 or 32 hex digits)", ErrInvalid, i, a.WWN))
+		case dup:
+			errs = append(errs, fmt.Errorf("%w: aliases[%d]: wwn %s is also aliased by aliases[%d]", ErrInvalid, i, w, j))
+		}
+		wwns[w] = i
+		switch j, dup := names[a.Name]; {
+		case !reAlias.MatchString(a.Name):
+			errs = append(errs, fmt.Errorf("%w: aliases[%d]: name %q: want 1-64 of A-Z a-z 0-9 _ -", ErrInvalid, i, a.Name))
+		case dup:
+			errs = append(errs, fmt.Errorf("%w: aliases[%d]: name %q is also used by aliases[%d]", ErrInvalid, i, a.Name, j))
+		}
+		names[a.Name] = i
+	}
+	return errors.Join(errs...)
+}
+
+// Render writes multipath.conf. Aliases are sorted by name so the file does
+// not change with the order volumes are listed in.
+func (c Config) Render() (string, error) {
+	if err := c.Validate(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("# Managed by hpcstorage; local changes are reverted.\n")
+	// find_multipaths: only devices seen through several paths (or listed
+	// below) become maps, so local disks stay as they are.
+	b.WriteString("defaults {\n    user_friendly_names yes\n    find_multipaths yes\n}\n")
+	if len(c.Devices) > 0 {
+		b.WriteString("devices {\n")
+		for _, d := range c.Devices {
+			fmt.Fprintf(&b, "    device {\n        vendor %q\n        product %q\n", d.Vendor, d.Product)
+			for _, kv := range d.Settings {
+				fmt.Fprintf(&b, "        %s %s\n", kv[0], kv[1])
+			}
+			b.WriteString("    }\n")
+		}
+		b.WriteString("}\n")
+	}
+	aliases := append([]Alias(nil), c.Aliases...)
+	sort.Slice(aliases, func(i, j int) bool { return aliases[i].Name < aliases[j].Name })
+	b.WriteString("multipaths {\n")
+	for _, a := range aliases {
+		fmt.Fprintf(&b, "    multipath {\n        wwid %s\n        alias %s\n    }\n", WWID(a.WWN), a.Name)
+	}
+	b.WriteString("}\n")
+	return b.String(), nil
+}
+
+// Items are the agent items: the config (multipathd reloads it when it
+// changes) and the daemon running and enabled.
+func (c Config) Items() ([]protocol.Item, error) {
+	conf, err := c.Render()
+	if err != nil {
+		return nil, err
+	}
+	on := true
+	return []protocol.Item{
+		{File: &protocol.File{Path: ConfPath, Content: &conf, Mode: "0644", Owner: "root", Group: "root", Notify: []string{Service}}},
+		{Service: &protocol.Service{Name: Service, Enabled: &on, State: "started"}},
+	}, nil
+}
