@@ -316,6 +316,7 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsStorageResource,
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
+		NewBenchmarkResource,
 	}
 }
 
