@@ -33,6 +33,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark/report"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -851,7 +852,7 @@ func (m *benchmarkModel) setResults(points []benchmark.Point, exp map[string]ben
 	m.Peaks = types.MapValueMust(types.Float64Type, peaks)
 	m.Ratios = types.MapValueMust(types.Float64Type, ratios)
 	m.Commands = stringList(commands)
-	m.ReportTable = types.StringValue(benchmark.Report{Title: title, Points: points, Summaries: sums, Expected: exp}.Table())
+	m.ReportTable = types.StringValue(report.Report{Title: title, Points: points, Summaries: sums, Expected: exp}.Table())
 }
 
 // pointsFrom reads the recorded points back from state.
@@ -878,7 +879,7 @@ func (m *benchmarkModel) writeReport(points []benchmark.Point, exp map[string]be
 	if m.ReportPath.IsNull() || len(points) == 0 {
 		return true
 	}
-	rep := benchmark.Report{Title: title, Points: points, Summaries: benchmark.Summarize(points, exp), Expected: exp}
+	rep := report.Report{Title: title, Points: points, Summaries: benchmark.Summarize(points, exp), Expected: exp}
 	svg, err := rep.SVG()
 	if err != nil {
 		addError(diags, path.Root("report_path"), "Report Not Drawn", "The run's results are kept; report this.", err)

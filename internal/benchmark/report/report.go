@@ -1,7 +1,12 @@
-package benchmark
+// Package report draws a benchmark run: an SVG chart (gonum.org/v1/plot)
+// of each phase against threads beside the paper's figure, and a Markdown
+// table. It is apart from package benchmark so the parsers (which the
+// lab's simulators use) do not pull the plotting library in.
+package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"slices"
@@ -14,14 +19,19 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
 )
+
+// ErrEmpty is returned for a report without measurements.
+var ErrEmpty = errors.New("report: no measurements")
 
 // Report is what one run shows: its sweep, its peaks against the paper.
 type Report struct {
 	Title     string
-	Points    []Point
-	Summaries []Summary
-	Expected  map[string]Figure
+	Points    []benchmark.Point
+	Summaries []benchmark.Summary
+	Expected  map[string]benchmark.Figure
 }
 
 // Legend labels: tests and readers find the series by them.
@@ -30,20 +40,20 @@ const (
 	PaperSuffix    = " paper peak"
 )
 
-// SVG draws one panel per metric (GB/s, IOPS, op/s): for each phase its
+// SVG draws one panel per metric (GB/s, benchmark.IOPS, op/s): for each phase its
 // measured curve against threads (log2 axis) and, where the paper gives
 // a figure, the paper's peak as a dashed line (with a mark at the thread
 // count the paper reached it, when it says).
 func (r Report) SVG() ([]byte, error) {
-	var metrics []Metric
+	var metrics []benchmark.Metric
 	phases := r.phases()
 	for _, ph := range phases {
-		if m := MetricOf(ph); !slices.Contains(metrics, m) {
+		if m := benchmark.MetricOf(ph); !slices.Contains(metrics, m) {
 			metrics = append(metrics, m)
 		}
 	}
 	if len(metrics) == 0 {
-		return nil, fmt.Errorf("%w: report: no measurements", ErrInvalid)
+		return nil, ErrEmpty
 	}
 	threads := r.threads()
 	var rows [][]*plot.Plot
@@ -68,7 +78,7 @@ func (r Report) SVG() ([]byte, error) {
 		}
 		p.X.Min, p.X.Max = lo, hi
 		for i, ph := range phases {
-			if MetricOf(ph) != m {
+			if benchmark.MetricOf(ph) != m {
 				continue
 			}
 			col := plotutil.Color(i)
@@ -135,7 +145,7 @@ func (r Report) SVG() ([]byte, error) {
 // paper's figure and the measurements are orders of magnitude apart (a
 // lab run against a vendor's cluster), the axis is logarithmic so both
 // stay readable.
-func (r Report) scaleY(p *plot.Plot, m Metric) {
+func (r Report) scaleY(p *plot.Plot, m benchmark.Metric) {
 	lo, hi := 0.0, 0.0
 	see := func(v float64) {
 		if v <= 0 {
@@ -147,12 +157,12 @@ func (r Report) scaleY(p *plot.Plot, m Metric) {
 		hi = max(hi, v)
 	}
 	for _, pt := range r.Points {
-		if MetricOf(pt.Phase) == m {
+		if benchmark.MetricOf(pt.Phase) == m {
 			see(m.Scale(pt.Value()))
 		}
 	}
 	for ph, f := range r.Expected {
-		if MetricOf(ph) == m && slices.Contains(r.phases(), ph) {
+		if benchmark.MetricOf(ph) == m && slices.Contains(r.phases(), ph) {
 			see(m.Scale(f.Value))
 		}
 	}
@@ -183,14 +193,14 @@ func (r Report) Table() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", s.Phase, formatValue(s.Metric, s.Peak), s.PeakThreads, paper, ratio)
 	}
-	b.WriteString("\n| phase | threads | bandwidth | IOPS | op/s | mean latency | p99.99 latency |\n" +
+	b.WriteString("\n| phase | threads | bandwidth | benchmark.IOPS | op/s | mean latency | p99.99 latency |\n" +
 		"| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, ph := range r.phases() {
 		for _, p := range r.Points {
 			if p.Phase != ph {
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", ph, p.Threads, orDash(p.BandwidthBps, formatValue(Bandwidth, p.BandwidthBps)),
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s |\n", ph, p.Threads, orDash(p.BandwidthBps, formatValue(benchmark.Bandwidth, p.BandwidthBps)),
 				orDash(p.IOPS, fmt.Sprintf("%.0f", p.IOPS)), orDash(p.OpsPerSec, fmt.Sprintf("%.0f", p.OpsPerSec)),
 				orDash(p.MeanLatencyNs, formatNs(p.MeanLatencyNs)), orDash(p.P9999LatencyNs, formatNs(p.P9999LatencyNs)))
 		}
@@ -205,8 +215,8 @@ func orDash(v float64, s string) string {
 	return s
 }
 
-func formatValue(m Metric, v float64) string {
-	if m == Bandwidth {
+func formatValue(m benchmark.Metric, v float64) string {
+	if m == benchmark.Bandwidth {
 		return fmt.Sprintf("%.3f GB/s", v/1e9)
 	}
 	return fmt.Sprintf("%.0f %s", v, m.Unit())
@@ -229,7 +239,7 @@ func (r Report) phases() []string {
 			out = append(out, p.Phase)
 		}
 	}
-	return SortPhases(out)
+	return benchmark.SortPhases(out)
 }
 
 func (r Report) threads() []int {

@@ -1,4 +1,4 @@
-package benchmark
+package report
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	. "github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
 )
 
 // svgTexts parses the SVG as XML and returns its text elements.
@@ -51,10 +53,10 @@ func seriesCount(texts []string, suffix string) map[string]int {
 
 func TestReport(t *testing.T) {
 	pts := []Point{
-		{1, Measurement{Phase: Write, BandwidthBps: 2e9, IOPS: 2e3}}, {2, Measurement{Phase: Write, BandwidthBps: 3e9, IOPS: 3e3}},
-		{1, Measurement{Phase: Read, BandwidthBps: 4e9, IOPS: 4e3}}, {2, Measurement{Phase: Read, BandwidthBps: 6e9, IOPS: 6e3}},
-		{1, Measurement{Phase: RandRead, BandwidthBps: 4e7, IOPS: 1e4, MeanLatencyNs: 2e5, P9999LatencyNs: 3e6}},
-		{2, Measurement{Phase: RandRead, BandwidthBps: 8e7, IOPS: 2e4, MeanLatencyNs: 2e5, P9999LatencyNs: 4e6}},
+		pt(1, Measurement{Phase: Write, BandwidthBps: 2e9, IOPS: 2e3}), pt(2, Measurement{Phase: Write, BandwidthBps: 3e9, IOPS: 3e3}),
+		pt(1, Measurement{Phase: Read, BandwidthBps: 4e9, IOPS: 4e3}), pt(2, Measurement{Phase: Read, BandwidthBps: 6e9, IOPS: 6e3}),
+		pt(1, Measurement{Phase: RandRead, BandwidthBps: 4e7, IOPS: 1e4, MeanLatencyNs: 2e5, P9999LatencyNs: 3e6}),
+		pt(2, Measurement{Phase: RandRead, BandwidthBps: 8e7, IOPS: 2e4, MeanLatencyNs: 2e5, P9999LatencyNs: 4e6}),
 	}
 	exp := map[string]Figure{Write: {Value: 22.1e9}, Read: {Value: 23.7e9}, RandRead: {Value: 47.5e3, Threads: 2}}
 	r := Report{Title: "r1-seq (fio)", Points: pts, Summaries: Summarize(pts, exp), Expected: exp}
@@ -82,7 +84,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
 	}
-	if _, err := (Report{}).SVG(); !errors.Is(err, ErrInvalid) {
+	if _, err := (Report{}).SVG(); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty report: %v", err)
 	}
 }
@@ -92,8 +94,8 @@ func TestReportWriteSample(t *testing.T) {
 	if dst == "" {
 		t.Skip("set BENCH_SVG_OUT to write a sample chart")
 	}
-	pts := []Point{{1, Measurement{Phase: Write, BandwidthBps: 2e9}}, {2, Measurement{Phase: Write, BandwidthBps: 3e9}},
-		{1, Measurement{Phase: RandRead, IOPS: 1e4}}, {2, Measurement{Phase: RandRead, IOPS: 2e4}}}
+	pts := []Point{pt(1, Measurement{Phase: Write, BandwidthBps: 2e9}), pt(2, Measurement{Phase: Write, BandwidthBps: 3e9}),
+		pt(1, Measurement{Phase: RandRead, IOPS: 1e4}), pt(2, Measurement{Phase: RandRead, IOPS: 2e4})}
 	exp := map[string]Figure{Write: {Value: 22.1e9}, RandRead: {Value: 47.5e3, Threads: 2}}
 	svg, err := Report{Title: "sample", Points: pts, Summaries: Summarize(pts, exp), Expected: exp}.SVG()
 	if err != nil {
@@ -103,3 +105,5 @@ func TestReportWriteSample(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func pt(threads int, m Measurement) Point { return Point{Threads: threads, Measurement: m} }
