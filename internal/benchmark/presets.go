@@ -98,7 +98,7 @@ var presets = []Preset{
 		Name: "r3-ior", Design: "R3",
 		Description: "BeeGFS on E-Series building blocks: IOR file per process, 1 MiB transfers, direct I/O, 5 TiB " +
 			"aggregate per building block, 10 clients.",
-		Paper: "mpirun --allow-run-as-root --mca btl tcp,self -np 48 -map-by node -hostfile 10xnodes ior -b 1024k " +
+		Paper: "mpirun --allow-run-as-root --mca btl tcp -np 48 -map-by node -hostfile 10xnodes ior -b 1024k " +
 			"--posix.odirect -e -t 1024k -s 54613 -z -C -F -E -k",
 		Params: Params{Tool: IOR, Phases: []string{Write, Read}, Threads: []int{48}, BlockSize: mib, Aggregate: 5 * tib,
 			AggregateFrom: 1, IODepth: 1, Direct: true, FilePerProcess: true, Repeat: 1, ExtraArgs: []string{"-e", "-C", "-z"}},
@@ -110,7 +110,7 @@ var presets = []Preset{
 	{
 		Name: "r3-mdtest", Design: "R3",
 		Description: "BeeGFS on E-Series building blocks: mdtest with 4 KiB files, 10 to 320 processes doubling.",
-		Paper:       "mdtest -e 4k -w 4k -i 3 -I 16 -z 3 -b 8 -u",
+		Paper:       "mpirun -h 10xnodes --map-by node -np $processes mdtest -e 4k -w 4k -i 3 -I 16 -z 3 -b 8 -u",
 		Params: Params{Tool: Mdtest, Phases: []string{Create, Stat, FileRead, Remove}, Threads: Doubling(10, 320),
 			Files: 10 * 585 * 16, FilesPerDir: 16, FileBytes: 4 * kib, IODepth: 1, Repeat: 3},
 		Notes: []string{"Charts only: no figure to compare with.",
@@ -154,7 +154,7 @@ var presets = []Preset{
 	{
 		Name: "r5-iozone-seq", Design: "R5",
 		Description: "PixStor (GPFS) capacity expansion: IOzone sequential N-N, 8 MiB records, 128 GiB per thread " +
-			"per thread (files at least twice the 16 GiB pagepool defeat caching), 1 to 1024 threads.",
+			"(files at least twice the 16 GiB pagepool defeat caching), 1 to 1024 threads.",
 		Paper: "iozone -i0|-i1 -c -e -w -r 8M -s 128G -t $T -+n -+m ./threadlist",
 		Params: Params{Tool: IOzone, Phases: []string{Write, Read}, Threads: Doubling(1, 1024), BlockSize: 8 * mib,
 			FileSize: 128 * gib, IODepth: 1, Repeat: 1, DropCaches: true},
