@@ -68,6 +68,7 @@ type benchmarkModel struct {
 	Clients           types.List   `tfsdk:"clients"`
 	SSH               types.Object `tfsdk:"ssh"`
 	Directory         types.String `tfsdk:"directory"`
+	Devices           types.List   `tfsdk:"devices"`
 	Phases            types.List   `tfsdk:"phases"`
 	Threads           types.List   `tfsdk:"threads"`
 	BlockSize         types.String `tfsdk:"block_size"`
@@ -160,11 +161,21 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Client nodes that run the benchmark (name or address, optionally `name:port`), reached " +
 					"over SSH with the provider's `ssh` settings; the first one launches MPI, IOzone and elbencho runs."},
 			"ssh": sshResourceAttribute(),
-			"directory": schema.StringAttribute{Required: true, PlanModifiers: replaceS,
-				Validators: []validator.String{stringvalidator.RegexMatches(absDirRE, "must be an absolute path")},
+			"directory": schema.StringAttribute{Optional: true, PlanModifiers: replaceS,
+				Validators: []validator.String{stringvalidator.RegexMatches(absDirRE, "must be an absolute path"),
+					stringvalidator.ExactlyOneOf(path.MatchRoot("devices"))},
 				MarkdownDescription: "Target directory on the clients: a directory on a BeeGFS, NFS or GPFS mount (with " +
 					"the stripe pattern the paper used, e.g. an `hpcstorage_beegfs_stripe_pattern` directory). It must " +
-					"exist and be on a mounted file system other than `/` on every client, or nothing runs."},
+					"exist and be on a mounted file system other than `/` on every client, or nothing runs. Exactly one " +
+					"of this and `devices`."},
+			"devices": schema.ListAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceL,
+				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(),
+					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(regexp.MustCompile(`^/dev/[^\s]+$`), "must be a /dev path"))},
+				MarkdownDescription: "Raw block devices on every client, benchmarked one after the other with fio (R4's " +
+					"per-drive baseline before Ceph is installed: presets `r4-raw-drive` and `r4-raw-drive-seq`); a point is " +
+					"the mean per device. **Write phases destroy what the devices hold**, so a device that is mounted or " +
+					"carries any signature (file system, LVM, RAID member, partition table, as the agent's facts show) is " +
+					"refused, at plan and again before anything runs. Exactly one of this and `directory`."},
 			"phases": schema.ListAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceL,
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueStringsAre(stringvalidator.OneOf(benchmark.Phases()...))},
 				MarkdownDescription: "Phases to run, in run order whatever the order given: " + backtickList(benchmark.Phases()) +
@@ -340,7 +351,7 @@ func (r *benchmarkResource) ValidateConfig(ctx context.Context, req resource.Val
 // inputsKnown is false while an input is unknown (plan of a configuration
 // that feeds it from another resource).
 func (m *benchmarkModel) inputsKnown() bool {
-	for _, v := range []attr.Value{m.Preset, m.Tool, m.Directory, m.Phases, m.Threads, m.BlockSize, m.FileSize, m.IODepth,
+	for _, v := range []attr.Value{m.Preset, m.Tool, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize, m.IODepth,
 		m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.RuntimeSeconds, m.Repeat, m.DropCaches, m.ExtraArgs} {
 		if v.IsUnknown() {
 			return false
@@ -446,6 +457,9 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 	if !m.ExtraArgs.IsNull() {
 		p.ExtraArgs = listStrings(m.ExtraArgs)
 	}
+	if !m.Devices.IsNull() {
+		p.Devices = listStrings(m.Devices)
+	}
 	if err := p.Validate(0); err != nil {
 		addError(diags, benchmarkErrorPath(err), "Invalid Benchmark Parameter", "Fix the value in the configuration.", err)
 		return p, nil, false
@@ -465,7 +479,7 @@ func benchmarkErrorPath(err error) path.Path {
 	}
 	switch name {
 	case "tool", "phases", "threads", "block_size", "file_size", "iodepth", "files", "files_per_directory", "file_bytes",
-		"runtime_seconds", "repeat", "extra_args":
+		"runtime_seconds", "repeat", "extra_args", "devices":
 		if hasIdx {
 			return path.Root(name).AtListIndex(idx)
 		}
@@ -495,6 +509,9 @@ func settingsOf(p benchmark.Params, preset string) types.Map {
 	}
 	if preset != "" {
 		s["preset"] = preset
+	}
+	if len(p.Devices) > 0 {
+		s["devices"] = strings.Join(p.Devices, ",")
 	}
 	if p.Tool == benchmark.Mdtest {
 		s["files"], s["files_per_directory"] = strconv.Itoa(p.Files), strconv.Itoa(p.FilesPerDir)
@@ -583,6 +600,9 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 	}
 	run := &benchmarkRun{nodes: r.nodes, params: p, expected: exp, dir: filepath.Clean(m.Directory.ValueString()),
 		clients: listStrings(m.Clients), title: benchmarkTitle(settingsOf(p, m.Preset.ValueString()))}
+	if len(p.Devices) > 0 {
+		run.dir = ""
+	}
 	timeout := defaultBenchmarkTimeout
 	if !m.Timeout.IsNull() {
 		if d, err := time.ParseDuration(m.Timeout.ValueString()); err == nil {
@@ -626,6 +646,19 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 			"all (from their facts); lower the thread counts or add clients.", len(run.clients), cpus), err)
 		return nil, false
 	}
+	if len(p.Devices) > 0 {
+		// Raw devices: refused with data on them, at plan and apply.
+		for i, f := range facts {
+			for k, d := range p.Devices {
+				if why := deviceInUse(f, d); why != "" {
+					addError(diags, path.Root("devices").AtListIndex(k), "Device Not Blank", fmt.Sprintf("Client %s: %s %s. "+
+						"A raw-drive benchmark writes over the whole device, so it only runs on blank, unmounted devices; "+
+						"nothing was run. Wipe the device first if it really is free.", run.clients[i], d, why), nil)
+				}
+			}
+		}
+		return run, !diags.HasError()
+	}
 	for i, f := range facts {
 		mnt := mountFor(f.Mounts, run.dir)
 		if mnt != nil && mnt.Path != "/" {
@@ -653,6 +686,30 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 		}
 	}
 	return run, !diags.HasError()
+}
+
+// deviceInUse says why a device may hold data ("" when it is blank):
+// missing, mounted (itself or a partition), or carrying a signature.
+func deviceInUse(f *protocol.Facts, dev string) string {
+	name := strings.TrimPrefix(dev, "/dev/")
+	var bd *protocol.BlockDevice
+	for i := range f.BlockDevices {
+		if f.BlockDevices[i].Name == name {
+			bd = &f.BlockDevices[i]
+		}
+	}
+	if bd == nil {
+		return "is not a disk of this node (see its facts' block_devices)"
+	}
+	if bd.FSType != "" {
+		return fmt.Sprintf("carries a %s signature", bd.FSType)
+	}
+	for _, m := range f.Mounts {
+		if m.Device == dev || strings.HasPrefix(m.Device, dev) && len(m.Device) > len(dev) {
+			return "is mounted at " + m.Path
+		}
+	}
+	return ""
 }
 
 // mountFor is the mount holding p: the last mounted (so the one on top)
@@ -734,9 +791,18 @@ func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]
 	}
 	for _, threads := range p.Threads {
 		for _, step := range p.Steps(threads, b.dir, b.hosts) {
-			byClient := map[int][]string{}
+			// Rounds: a client's k-th invocation runs beside the other
+			// clients' k-th (one per client, except raw devices: one per
+			// device, in turn).
+			var rounds []map[int][]string
+			seen := map[int]int{}
 			for _, inv := range step.Invocations {
-				byClient[inv.Client] = inv.Argv
+				k := seen[inv.Client]
+				seen[inv.Client]++
+				if k == len(rounds) {
+					rounds = append(rounds, map[int][]string{})
+				}
+				rounds[k][inv.Client] = inv.Argv
 				commands = append(commands, fmt.Sprintf("%s: %s", b.clients[inv.Client], shellQuote(inv.Argv)))
 			}
 			var runs [][]benchmark.Measurement
@@ -752,34 +818,42 @@ func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]
 						return nil, nil, false
 					}
 				}
-				var ms [][]benchmark.Measurement
-				for i, o := range b.all(ctx, func(i int) []string { return byClient[i] }, diags) {
-					if _, ran := byClient[i]; !ran {
-						continue
+				var ms [][]benchmark.Measurement // per client and round
+				for _, round := range rounds {
+					for i, o := range b.all(ctx, func(i int) []string { return round[i] }, diags) {
+						if _, ran := round[i]; !ran {
+							continue
+						}
+						if o.err != nil {
+							diags.AddError("Benchmark Failed", fmt.Sprintf("Client %s, %s at %d threads: %v\n%s", b.clients[i],
+								strings.Join(step.Phases, "+"), threads, o.err, tailLines(o.out, 10)))
+							continue
+						}
+						got, err := benchmark.Parse(p.Tool, step.Phases, p.BlockSize, []byte(o.out))
+						if err != nil {
+							addError(diags, path.Empty(), "Benchmark Output Unreadable", fmt.Sprintf("Client %s, %s at %d threads.",
+								b.clients[i], strings.Join(step.Phases, "+"), threads), err)
+							continue
+						}
+						ms = append(ms, got)
 					}
-					if o.err != nil {
-						diags.AddError("Benchmark Failed", fmt.Sprintf("Client %s, %s at %d threads: %v\n%s", b.clients[i],
-							strings.Join(step.Phases, "+"), threads, o.err, tailLines(o.out, 10)))
-						continue
+					if diags.HasError() {
+						return nil, nil, false
 					}
-					got, err := benchmark.Parse(p.Tool, step.Phases, p.BlockSize, []byte(o.out))
-					if err != nil {
-						addError(diags, path.Empty(), "Benchmark Output Unreadable", fmt.Sprintf("Client %s, %s at %d threads.",
-							b.clients[i], strings.Join(step.Phases, "+"), threads), err)
-						continue
-					}
-					ms = append(ms, got)
 				}
-				if diags.HasError() {
-					return nil, nil, false
-				}
-				var combined []benchmark.Measurement
+				combined := make([]benchmark.Measurement, len(step.Phases))
 				for k := range step.Phases {
-					var per []benchmark.Measurement
+					per := make([]benchmark.Measurement, 0, len(ms))
 					for _, c := range ms {
 						per = append(per, c[k])
 					}
-					combined = append(combined, benchmark.Combine(per))
+					// Clients running at once add up; devices taken in
+					// turn give a per-device mean.
+					if len(p.Devices) > 0 {
+						combined[k] = benchmark.PerDevice(per)
+					} else {
+						combined[k] = benchmark.Combine(per)
+					}
 				}
 				runs = append(runs, combined)
 			}

@@ -185,6 +185,18 @@ func Combine(ms []Measurement) Measurement {
 	return out
 }
 
+// PerDevice is the mean of one phase measured on several devices (or
+// runs): rates and mean latency averaged, the p99.99 the worst.
+func PerDevice(ms []Measurement) Measurement {
+	m := Combine(ms)
+	if n := float64(len(ms)); n > 1 {
+		m.BandwidthBps /= n
+		m.IOPS /= n
+		m.OpsPerSec /= n
+	}
+	return m
+}
+
 // Point is one measurement of a sweep.
 type Point struct {
 	Threads int

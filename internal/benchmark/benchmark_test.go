@@ -299,3 +299,41 @@ func TestSummarize(t *testing.T) {
 		t.Error("negative size accepted")
 	}
 }
+
+// TestDevices: R4's raw-drive baseline runs fio on each device in turn
+// (never with --unlink, which would remove a device node), with all the
+// threads on each; only fio takes devices.
+func TestDevices(t *testing.T) {
+	p, _, _ := Lookup("r4-raw-drive")
+	p.Params.Devices = []string{"/dev/nvme0n1", "/dev/nvme1n1"}
+	if err := p.Params.Validate(0); err != nil {
+		t.Fatal(err)
+	}
+	steps := p.Params.Steps(8, "", []string{"c1", "c2"})
+	inv := steps[len(steps)-1].Invocations
+	if len(inv) != 4 || inv[0].Client != 0 || inv[1].Client != 1 || !slices.Contains(inv[0].Argv, "--filename=/dev/nvme0n1") ||
+		!slices.Contains(inv[2].Argv, "--filename=/dev/nvme1n1") || !slices.Contains(inv[0].Argv, "--numjobs=8") ||
+		!slices.Contains(inv[0].Argv, "--iodepth=32") || !slices.Contains(inv[0].Argv, "--ioengine=libaio") {
+		t.Errorf("device invocations %v", inv)
+	}
+	for _, i := range inv {
+		if slices.Contains(i.Argv, "--unlink=1") || strings.Contains(strings.Join(i.Argv, " "), "--directory") {
+			t.Errorf("raw device argv %v", i.Argv)
+		}
+	}
+	q := p.Params
+	q.Tool, q.Phases = IOR, []string{Write}
+	if err := q.Validate(0); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "devices: raw devices are benchmarked with fio only") {
+		t.Errorf("ior on devices: %v", err)
+	}
+	q = p.Params
+	q.Devices = []string{"/mnt/x"}
+	if err := q.Validate(0); err == nil || !strings.Contains(err.Error(), "devices[0]") {
+		t.Errorf("not a device: %v", err)
+	}
+	m := PerDevice([]Measurement{{Phase: RandRead, IOPS: 100, MeanLatencyNs: 10, P9999LatencyNs: 9},
+		{Phase: RandRead, IOPS: 300, MeanLatencyNs: 20, P9999LatencyNs: 30}})
+	if m.IOPS != 200 || m.MeanLatencyNs != 17.5 || m.P9999LatencyNs != 30 {
+		t.Errorf("per device %+v", m)
+	}
+}

@@ -68,6 +68,16 @@ func (p Params) invocations(phases []string, threads int, dir string, hosts []st
 	switch p.Tool {
 	case Fio:
 		var out []Invocation
+		if len(p.Devices) > 0 {
+			// Each client benchmarks its devices one after the other, all
+			// threads on each.
+			for _, d := range p.Devices {
+				for i := range hosts {
+					out = append(out, Invocation{Client: i, Argv: p.fioDevice(phases[0], threads, d)})
+				}
+			}
+			return out
+		}
 		for i := range hosts {
 			if n := Share(threads, len(hosts), i); n > 0 {
 				out = append(out, Invocation{Client: i, Argv: p.fio(phases[0], n, threads, i, dir, last)})
@@ -109,6 +119,23 @@ func (p Params) fio(phase string, jobs, threads, client int, dir string, last bo
 	}
 	if last {
 		argv = append(argv, "--unlink=1")
+	}
+	return append(argv, p.ExtraArgs...)
+}
+
+// fioDevice runs jobs threads of one phase on a raw device; the size
+// bounds the region each job covers.
+func (p Params) fioDevice(phase string, jobs int, dev string) []string {
+	engine := "psync"
+	if p.IODepth > 1 {
+		engine = "libaio"
+	}
+	argv := []string{"fio", "--name=" + FilePrefix + "-" + strings.TrimPrefix(dev, "/dev/"), "--filename=" + dev, "--rw=" + phase,
+		"--bs=" + strconv.FormatInt(p.BlockSize, 10), "--size=" + strconv.FormatInt(p.FileSize, 10),
+		"--numjobs=" + strconv.Itoa(jobs), "--iodepth=" + strconv.Itoa(p.IODepth), "--ioengine=" + engine,
+		"--direct=" + bool01(p.Direct), "--group_reporting", "--output-format=json", "--lat_percentiles=1"}
+	if p.RuntimeSeconds > 0 {
+		argv = append(argv, "--runtime="+strconv.Itoa(p.RuntimeSeconds))
 	}
 	return append(argv, p.ExtraArgs...)
 }

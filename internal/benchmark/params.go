@@ -47,6 +47,12 @@ type Params struct {
 	DropCaches bool
 	// ExtraArgs are appended to every invocation of the tool.
 	ExtraArgs []string
+	// Devices, instead of a directory, are raw block devices every client
+	// benchmarks one after the other (fio only; R4's baseline before Ceph):
+	// threads are then fio's numjobs on each device, and a point is the
+	// mean over the devices (a per-drive figure). Writes destroy what the
+	// devices hold.
+	Devices []string
 }
 
 // SizeFor is the per-thread size at a thread count.
@@ -123,6 +129,17 @@ func (p Params) Validate(maxThreads int) error {
 	}
 	if p.Repeat < 1 {
 		return fmt.Errorf("%w: repeat: must be at least 1", ErrInvalid)
+	}
+	if len(p.Devices) > 0 && p.Tool != Fio {
+		return fmt.Errorf("%w: devices: raw devices are benchmarked with fio only, not %s", ErrInvalid, p.Tool)
+	}
+	for i, d := range p.Devices {
+		if !strings.HasPrefix(d, "/dev/") || strings.ContainsAny(d, " \t\n\x00") {
+			return fmt.Errorf("%w: devices[%d]: %q is not a block device path (/dev/...)", ErrInvalid, i, d)
+		}
+		if slices.Contains(p.Devices[:i], d) {
+			return fmt.Errorf("%w: devices[%d]: %s is listed twice", ErrInvalid, i, d)
+		}
 	}
 	for i, a := range p.ExtraArgs {
 		if a == "" || strings.ContainsRune(a, 0) {
