@@ -692,9 +692,10 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 // missing, mounted (itself or a partition), or carrying a signature.
 func deviceInUse(f *protocol.Facts, dev string) string {
 	name := strings.TrimPrefix(dev, "/dev/")
+	wwn, byWWN := strings.CutPrefix(dev, "/dev/disk/by-id/wwn-")
 	var bd *protocol.BlockDevice
 	for i := range f.BlockDevices {
-		if f.BlockDevices[i].Name == name {
+		if f.BlockDevices[i].Name == name || byWWN && strings.EqualFold(f.BlockDevices[i].WWN, wwn) {
 			bd = &f.BlockDevices[i]
 		}
 	}
@@ -705,8 +706,10 @@ func deviceInUse(f *protocol.Facts, dev string) string {
 		return fmt.Sprintf("carries a %s signature", bd.FSType)
 	}
 	for _, m := range f.Mounts {
-		if m.Device == dev || strings.HasPrefix(m.Device, dev) && len(m.Device) > len(dev) {
-			return "is mounted at " + m.Path
+		for _, d := range []string{dev, "/dev/" + bd.Name} {
+			if m.Device == d || strings.HasPrefix(m.Device, d) && len(m.Device) > len(d) {
+				return "is mounted at " + m.Path
+			}
 		}
 	}
 	return ""
