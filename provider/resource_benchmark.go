@@ -330,8 +330,12 @@ func (r *benchmarkResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	m.Settings, m.Expected = settingsOf(p, m.Preset.ValueString()), expectedMap(exp, p.Phases)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &m)...)
-	if !req.State.Raw.IsNull() && len(resp.RequiresReplace) == 0 {
-		return // no run planned
+	if !req.State.Raw.IsNull() {
+		var st benchmarkModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &st)...)
+		if resp.Diagnostics.HasError() || !m.runChanged(&st) {
+			return // no run planned
+		}
 	}
 	if r.nodes == nil || r.nodes.deferred || m.Clients.IsUnknown() {
 		return
@@ -346,6 +350,23 @@ func (r *benchmarkResource) ValidateConfig(ctx context.Context, req resource.Val
 		return
 	}
 	m.resolve(&resp.Diagnostics)
+}
+
+// runChanged reports whether an input that replaces the resource (runs
+// the benchmark again) differs from the state's.
+func (m *benchmarkModel) runChanged(st *benchmarkModel) bool {
+	a := []attr.Value{m.Preset, m.Tool, m.Clients, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize,
+		m.IODepth, m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.RuntimeSeconds, m.Repeat,
+		m.DropCaches, m.ExtraArgs, m.Triggers}
+	b := []attr.Value{st.Preset, st.Tool, st.Clients, st.Directory, st.Devices, st.Phases, st.Threads, st.BlockSize, st.FileSize,
+		st.IODepth, st.Direct, st.FilePerProcess, st.Files, st.FilesPerDirectory, st.FileBytes, st.RuntimeSeconds, st.Repeat,
+		st.DropCaches, st.ExtraArgs, st.Triggers}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // inputsKnown is false while an input is unknown (plan of a configuration
