@@ -130,7 +130,7 @@ func (p Params) fioDevice(phase string, jobs int, dev string) []string {
 	if p.IODepth > 1 {
 		engine = "libaio"
 	}
-	argv := []string{"fio", "--name=" + FilePrefix + "-" + strings.TrimPrefix(dev, "/dev/"), "--filename=" + dev, "--rw=" + phase,
+	argv := []string{"fio", "--name=" + FilePrefix + "-" + path.Base(dev), "--filename=" + dev, "--rw=" + phase,
 		"--bs=" + strconv.FormatInt(p.BlockSize, 10), "--size=" + strconv.FormatInt(p.FileSize, 10),
 		"--numjobs=" + strconv.Itoa(jobs), "--iodepth=" + strconv.Itoa(p.IODepth), "--ioengine=" + engine,
 		"--direct=" + bool01(p.Direct), "--group_reporting", "--output-format=json", "--lat_percentiles=1"}
