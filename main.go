@@ -4,7 +4,9 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -16,9 +18,15 @@ import (
 //go:generate go tool tfplugindocs generate --provider-name hpcstorage
 
 func main() {
-	var debug bool
+	var debug, showVersion bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	// The flag package takes -version and --version alike.
+	flag.BoolVar(&showVersion, "version", false, "print the version and exit")
 	flag.Parse()
+	if showVersion {
+		fmt.Printf("terraform-provider-hpcstorage %s (%s, %s/%s)\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		return
+	}
 
 	err := providerserver.Serve(context.Background(), provider.New(version.Version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/hpcstorage/hpcstorage",

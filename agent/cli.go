@@ -31,7 +31,7 @@ const usageText = `usage: hpcstorage-agent COMMAND [flags]
 
 Exit status: 0 success, 2 an item failed, 1 invalid spec, misuse, or the run could not start,
 3 this executable is not the build --expect-sha256 names (nothing was done).
-See docs/agent.md.
+See docs/guides/agent.md.
 `
 
 // errUsage marks command-line misuse (exit 1, usage printed).
@@ -109,7 +109,27 @@ func (c common) validate() error {
 	if c.output != "" && c.output != "json" && c.output != "text" {
 		return fmt.Errorf("%w: --output %q: want json or text", errUsage, c.output)
 	}
-	return nil
+	return checkRoot(c.root)
+}
+
+// checkRoot refuses a --root that is missing or empty: every item would
+// fail on a missing /proc, /sys or package database, and the cause would
+// drown in their errors.
+func checkRoot(dir string) error {
+	if dir == "" || dir == "/" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return nil
+	}
+	what := "is empty"
+	if err != nil {
+		what = "cannot be read (" + err.Error() + ")"
+	}
+	return fmt.Errorf("%w: --root %s %s: the agent expects a node's file tree there (proc/sys, sys/block, etc, "+
+		"var/lib/dpkg or rpm), as in a mounted image; for a test root, seed one with "+
+		"`hpcstorage-lab seed-node --dir %s --profile storage`", errUsage, dir, what, dir)
 }
 
 func readSpec(file string, stdin io.Reader) (*protocol.Spec, error) {
@@ -211,6 +231,9 @@ func cmdFacts(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
 		return code, err
+	}
+	if err := checkRoot(c.root); err != nil {
+		return 0, err
 	}
 	root, err := fsroot.Open(c.root)
 	if err != nil {

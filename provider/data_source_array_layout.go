@@ -41,11 +41,13 @@ type arrayLayoutModel struct {
 	Endpoint           types.String       `tfsdk:"endpoint"`
 	StorageID          types.String       `tfsdk:"storage_id"`
 	Policy             *layoutPolicyModel `tfsdk:"policy"`
+	BuildingBlock      types.String       `tfsdk:"beegfs_building_block"`
 	// Outputs.
-	DiskGroups     []layoutGroupModel `tfsdk:"disk_groups"`
-	SpareDriveIDs  []string           `tfsdk:"spare_drive_ids"`
-	UnusedDriveIDs []string           `tfsdk:"unused_drive_ids"`
-	Diagram        types.String       `tfsdk:"diagram"`
+	DiskGroups     []layoutGroupModel  `tfsdk:"disk_groups"`
+	Volumes        []layoutVolumeModel `tfsdk:"volumes"`
+	SpareDriveIDs  []string            `tfsdk:"spare_drive_ids"`
+	UnusedDriveIDs []string            `tfsdk:"unused_drive_ids"`
+	Diagram        types.String        `tfsdk:"diagram"`
 }
 
 type layoutDriveModel struct {
@@ -64,6 +66,16 @@ type layoutPolicyModel struct {
 	LeftoverAsSpares types.Bool   `tfsdk:"leftover_as_spares"`
 	MediaType        types.String `tfsdk:"media_type"`
 	NamePrefix       types.String `tfsdk:"name_prefix"`
+}
+
+// layoutVolumeModel is one volume of a building-block layout.
+type layoutVolumeModel struct {
+	Name             string  `tfsdk:"name"`
+	DiskGroup        string  `tfsdk:"disk_group"`
+	Service          string  `tfsdk:"service"`
+	Percent          float64 `tfsdk:"percent"`
+	SegmentSizeBytes int64   `tfsdk:"segment_size_bytes"`
+	CapacityBytes    int64   `tfsdk:"capacity_bytes"`
 }
 
 type layoutGroupModel struct {
@@ -140,12 +152,21 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 			},
 			"storage_id": schema.StringAttribute{
 				Optional:            true,
-				MarkdownDescription: "Storage id on `endpoint`. Default: the only one.",
+				MarkdownDescription: storageIDDoc,
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("endpoint"))},
 			},
+			"beegfs_building_block": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Instead of `policy`, lay out a BeeGFS on NetApp building block's 24-drive EF600 as NetApp " +
+					"publishes it (netapp_eseries.beegfs collection, `beegfs_target_settings`): `base` and `metadata_storage` get a " +
+					"2+2 `RAID10` metadata group (128 KiB segments) and two `RAID6` 8+2 storage groups (512 KiB segments); `storage` " +
+					"two `RAID6` 10+2 groups. `volumes` lists the volumes with NetApp's sizes (23.75 % per metadata, 24 % per storage " +
+					"volume, 1 % management on `base`). One of: " + blockProfiles() + ".",
+				Validators: []validator.String{stringvalidator.OneOf(blockProfileStrings()...)},
+			},
 			"policy": schema.SingleNestedAttribute{
-				Required:            true,
-				MarkdownDescription: "How to carve the drives.",
+				Optional:            true,
+				MarkdownDescription: "How to carve the drives. Either this or `beegfs_building_block`.",
 				Attributes: map[string]schema.Attribute{
 					"raid_level": schema.StringAttribute{
 						Required:            true,
@@ -194,6 +215,18 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Usable capacity (0 when drive capacities are unknown)."},
 				}},
 			},
+			"volumes": schema.ListNestedAttribute{
+				Computed:            true,
+				MarkdownDescription: "Volumes of a `beegfs_building_block` layout, in group order; empty with `policy`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":               schema.StringAttribute{Computed: true, MarkdownDescription: "Volume name (`mgmt`, `meta_01_01`, `stor_02_04` ...)."},
+					"disk_group":         schema.StringAttribute{Computed: true, MarkdownDescription: "Group the volume is carved from."},
+					"service":            schema.StringAttribute{Computed: true, MarkdownDescription: "`management`, `metadata` or `storage`."},
+					"percent":            schema.Float64Attribute{Computed: true, MarkdownDescription: "Share of the group's usable capacity."},
+					"segment_size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Segment size."},
+					"capacity_bytes":     schema.Int64Attribute{Computed: true, MarkdownDescription: "`percent` of the group in whole MiB (0 when drive capacities are unknown)."},
+				}},
+			},
 			"spare_drive_ids": schema.ListAttribute{
 				Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Drives to make global spares.",
@@ -214,6 +247,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 func (d *arrayLayoutDataSource) ConfigValidators(context.Context) []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("model"), path.MatchRoot("drive_count"), path.MatchRoot("drives"), path.MatchRoot("endpoint")),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("policy"), path.MatchRoot("beegfs_building_block")),
 	}
 }
 
@@ -229,20 +263,39 @@ func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadReq
 			return
 		}
 	}
-	pol := m.Policy.policy()
-	plan, err := layout.Make(drives, pol)
+	m.Volumes = []layoutVolumeModel{}
+	var plan layout.Plan
+	var err error
+	if !m.BuildingBlock.IsNull() {
+		var bp layout.BlockPlan
+		bp, err = layout.BeeGFSBlock(layout.BlockProfile(m.BuildingBlock.ValueString()), drives)
+		plan = bp.Plan
+		for _, v := range bp.Volumes {
+			m.Volumes = append(m.Volumes, layoutVolumeModel{Name: v.Name, DiskGroup: v.Group, Service: v.Service, Percent: v.Percent,
+				SegmentSizeBytes: v.SegmentBytes, CapacityBytes: v.CapacityBytes})
+		}
+	} else {
+		plan, err = layout.Make(drives, m.Policy.policy())
+	}
 	if err != nil {
 		at := path.Root("policy")
+		if !m.BuildingBlock.IsNull() {
+			at = path.Root("beegfs_building_block")
+		}
 		var fe *layout.FieldError
 		if errors.As(err, &fe) {
-			if fe.Index >= 0 {
+			switch {
+			case !m.BuildingBlock.IsNull() && fe.Field != "drives":
+			case fe.Index >= 0:
 				at = path.Root(fe.Field).AtListIndex(fe.Index).AtName("id")
-			} else {
+			case !m.BuildingBlock.IsNull():
+				at = m.driveSource() // the drives do not fit a building block
+			default:
 				at = at.AtName(fe.Field)
 			}
 		}
 		addError(&resp.Diagnostics, at, "Impossible Array Layout",
-			"The drives cannot be carved as the policy asks; change the attribute named above.", err)
+			"The drives cannot be carved as asked; change the attribute named above.", err)
 		return
 	}
 	m.DiskGroups = make([]layoutGroupModel, 0, len(plan.Groups))
@@ -266,6 +319,9 @@ func (d *arrayLayoutDataSource) Configure(_ context.Context, req datasource.Conf
 // arrayDrives reads the drives of the array; drawers are numbered in order
 // across enclosures (an ME4084 and its ME484 give drawers 0 to 3).
 func (d *arrayLayoutDataSource) arrayDrives(ctx context.Context, m *arrayLayoutModel, diags *diag.Diagnostics) []layout.Drive {
+	if d.data.speaksSantricity(m.Endpoint.ValueString()) {
+		return d.seamDrives(ctx, m, diags)
+	}
 	ep, sid := arrayOf(ctx, d.data, m.Endpoint, m.StorageID, diags)
 	if ep == nil {
 		return nil
@@ -279,6 +335,9 @@ func (d *arrayLayoutDataSource) arrayDrives(ctx context.Context, m *arrayLayoutM
 	index := map[key]int{}
 	out := make([]layout.Drive, 0, len(drives))
 	for i, dr := range drives {
+		for _, w := range dr.Warnings {
+			diags.AddWarning("Drive Partly Read", fmt.Sprintf("Drive %s (%s): %s.", dr.ID, dr.URI, w))
+		}
 		k := key{dr.Enclosure, dr.Drawer}
 		if _, ok := index[k]; !ok {
 			index[k] = len(index)
@@ -321,4 +380,50 @@ func (p *layoutPolicyModel) policy() layout.Policy {
 		MediaType:        p.MediaType.ValueString(),
 		NamePrefix:       p.NamePrefix.ValueString(),
 	}
+}
+
+// seamDrives reads an array's drives through internal/arrays (E-Series
+// endpoints): trays play the part of drawers.
+func (d *arrayLayoutDataSource) seamDrives(ctx context.Context, m *arrayLayoutModel, diags *diag.Diagnostics) []layout.Drive {
+	a, _ := d.data.arrayFor(ctx, m.Endpoint.ValueString(), m.StorageID, diags)
+	if a == nil {
+		return nil
+	}
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(diags, path.Root("endpoint"), "Cannot List The Drives", err)
+		return nil
+	}
+	index := map[int]int{}
+	out := make([]layout.Drive, 0, len(drives))
+	for i, dr := range drives {
+		if _, ok := index[dr.Enclosure]; !ok {
+			index[dr.Enclosure] = len(index)
+		}
+		out = append(out, layout.Drive{ID: dr.ID, MediaType: dr.MediaType, CapacityBytes: dr.CapacityBytes, Drawer: index[dr.Enclosure], Slot: i})
+	}
+	return out
+}
+
+func blockProfileStrings() []string {
+	out := make([]string, len(layout.BlockProfiles))
+	for i, p := range layout.BlockProfiles {
+		out[i] = string(p)
+	}
+	return out
+}
+
+func blockProfiles() string { return "`" + strings.Join(blockProfileStrings(), "`, `") + "`" }
+
+// driveSource is the attribute that gave the drives.
+func (m *arrayLayoutModel) driveSource() path.Path {
+	switch {
+	case !m.Model.IsNull():
+		return path.Root("model")
+	case !m.DriveCount.IsNull():
+		return path.Root("drive_count")
+	case !m.Endpoint.IsNull():
+		return path.Root("endpoint")
+	}
+	return path.Root("drives")
 }

@@ -124,7 +124,7 @@ func TestArrayLayoutDataSourceErrors(t *testing.T) {
 		want   string
 	}{
 		{"RAID6 with 3 drives", `model = "ME4084"`, `raid_level = "RAID6"
-    drives_per_group = 3`, `(?s)policy.drives_per_group.*RAID6 needs at least 4 drives, got 3`},
+    drives_per_group = 3`, `(?s)policy.drives_per_group.*RAID6 needs 4 to 16 drives, got 3`},
 		{"RAID6 without group size", `model = "ME4084"`, `raid_level = "RAID6"`, `(?s)policy.drives_per_group.*required for RAID6`},
 		{"unknown RAID level", `model = "ME4084"`, `raid_level = "RAID7"`, `(?s)policy.raid_level.*RAID7`},
 		{"too many groups", `model = "ME4024"`, `raid_level = "RAID1"

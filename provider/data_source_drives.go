@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -47,12 +48,12 @@ func (d *drivesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		return schema.Int64Attribute{Computed: true, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The drives of an array in bay order, with where they sit and what uses them; feed them " +
-			"to `data.hpcstorage_array_layout`.",
+		MarkdownDescription: "The drives of an array (or of a server's storage controller) in bay order, with where they " +
+			"sit and what uses them; feed them to `data.hpcstorage_array_layout`. Empty bays are left out. A member of a " +
+			"drive's document that cannot be read is a warning naming the drive, not an error.",
 		Attributes: map[string]schema.Attribute{
-			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
-			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the Storage resource. Default: the only one of the endpoint."},
+			"endpoint":   schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
+			"storage_id": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: storageIDDoc},
 			"drives": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Drives, by enclosure then slot.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":             str("Drive id."),
@@ -92,6 +93,9 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	m.StorageID = types.StringValue(sid)
 	m.Drives = make([]driveStateModel, 0, len(drives))
 	for _, dr := range drives {
+		for _, w := range dr.Warnings {
+			resp.Diagnostics.AddWarning("Drive Partly Read", fmt.Sprintf("Drive %s (%s): %s.", dr.ID, dr.URI, w))
+		}
 		group := ""
 		if dr.PoolURI != "" {
 			group = dr.PoolURI[lastSlash(dr.PoolURI)+1:]
@@ -102,6 +106,12 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
+
+// storageIDDoc says which storage ids every storage_id attribute accepts.
+const storageIDDoc = "Storage resource: its plain id under `/redfish/v1/Storage` (`controller_a` on a Swordfish array), " +
+	"or its full `@odata.id` wherever it lives (`/redfish/v1/Systems/1/Storage/RAID.Integrated.1-1` on a server). " +
+	"Default: the only Storage of the endpoint, under `/redfish/v1/Storage` or, when there is none there, under " +
+	"`/redfish/v1/Systems/<id>/Storage` (given as its full `@odata.id`); with several, the error lists them."
 
 func lastSlash(s string) int {
 	for i := len(s) - 1; i >= 0; i-- {

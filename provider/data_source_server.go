@@ -55,18 +55,19 @@ func (d *serverDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the BMC in the provider's `endpoints` map."},
 			"system_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the ComputerSystem. Default: the only system of the BMC."},
+				MarkdownDescription: "Id of the ComputerSystem. Default: the only system of the BMC; a BMC with several " +
+					"(a DGX's `DGX` and `HGX_Baseboard_0`) needs it."},
 			"power_state":                  str("Power state."),
 			"manufacturer":                 str("Manufacturer."),
 			"model":                        str("Model."),
 			"serial_number":                str("Serial number."),
 			"bios_version":                 str("BIOS version."),
-			"cpu_count":                    num("CPU sockets populated."),
-			"core_count":                   num("CPU cores in total."),
+			"cpu_count":                    num("CPU sockets populated (ProcessorSummary, else the CPUs of the Processors collection)."),
+			"core_count":                   num("CPU cores in total (ProcessorSummary, else the sum of the CPUs' TotalCores)."),
 			"numa_domains":                 num("NUMA domains when published, else 0."),
 			"memory_gib":                   schema.Float64Attribute{Computed: true, MarkdownDescription: "Installed memory in GiB."},
 			"nic_macs":                     schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "MAC addresses of the Ethernet interfaces."},
-			"bios_attributes":              schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Every BIOS attribute, as strings."},
+			"bios_attributes":              schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Every BIOS attribute, as strings; empty when the system has no BIOS resource."},
 			"bios_pending":                 schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Values waiting for the next reboot."},
 			"boot_source_override_target":  str("Boot source override target."),
 			"boot_source_override_enabled": str("Boot source override mode (`Disabled`, `Once`, `Continuous`)."),
@@ -96,6 +97,10 @@ func (d *serverDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	sys, err := ep.GetSystem(ctx, id)
 	if err != nil {
 		redfishError(&resp.Diagnostics, path.Root("system_id"), "Cannot Read The Server", err)
+		return
+	}
+	if err := ep.ProcessorCounts(ctx, sys); err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot Read The Processors", err)
 		return
 	}
 	macs, err := ep.NICMACs(ctx, id)

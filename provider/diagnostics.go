@@ -30,14 +30,21 @@ func advice(err error) string {
 	switch {
 	case errors.Is(err, redfish.ErrUnknownEndpoint):
 		return "Add the endpoint to the provider's endpoints map, or fix the name."
-	case errors.Is(err, redfish.ErrUnauthorized), errors.Is(err, redfish.ErrForbidden):
-		return "Check the endpoint's username and password (provider block or HPCSTORAGE_* environment) and the account's role."
+	case errors.Is(err, redfish.ErrTLSVerify):
+		return "The endpoint's TLS certificate is not trusted, so nothing was sent and retrying cannot help. Set ca_certificate " +
+			"for this endpoint to the CA that signed the BMC's certificate (or the certificate itself when it is self-signed); " +
+			"insecure = true skips the check and is for labs only."
+	case errors.Is(err, redfish.ErrUnauthorized):
+		return "The service refused the credentials. Check the endpoint's username and password (provider block or " +
+			"HPCSTORAGE_* environment), and that the account is enabled and not locked out."
+	case errors.Is(err, redfish.ErrForbidden):
+		return "The account lacks the privilege for this request; give it a role that can configure the service."
 	case errors.Is(err, redfish.ErrPreconditionFailed):
 		return "The object changed on the service while Terraform worked on it; run terraform apply again to re-read it."
 	case errors.Is(err, redfish.ErrUncertain):
 		return "The connection broke mid-request; run terraform apply again: the provider looks the object up before creating it anew."
 	case errors.Is(err, redfish.ErrUnavailable), errors.Is(err, redfish.ErrTransport), errors.Is(err, redfish.ErrTimeout):
-		return "The service stayed unreachable or busy through every retry; check that it is up, or raise max_retries / request_timeout_seconds."
+		return "The service stayed unreachable or busy through every retry; check that it is up, or raise max_retries / request_timeout."
 	case errors.Is(err, redfish.ErrBadRequest), errors.Is(err, redfish.ErrConflict):
 		return "The service refused the change; the messages below say why."
 	case errors.Is(err, redfish.ErrPending):

@@ -23,7 +23,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 var _ provider.Provider = (*hpcstorageProvider)(nil)
@@ -54,6 +56,10 @@ type providerData struct {
 	// DriveClaims records, during one plan, which disk group (or the spare
 	// set) each drive is planned for, so one drive planned twice fails.
 	DriveClaims *driveClaims
+	// ESeries are the endpoints declared api = "santricity" (arrays_seam.go).
+	ESeries map[string]*santricity.Client
+	// PlannedGroups holds the capacity of disk groups planned in this plan.
+	PlannedGroups *plannedGroups
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -66,16 +72,17 @@ func New(version string) func() provider.Provider {
 // Defaults and environment variables of the provider block.
 const (
 	defaultMaxConcurrent  = 4
-	defaultTimeoutSeconds = 30
+	defaultRequestTimeout = 30 * time.Second
+	maxRequestTimeout     = time.Hour
 	defaultMaxRetries     = 5
 	envPrefix             = "HPCSTORAGE_"
 )
 
 type providerModel struct {
-	Endpoints             map[string]endpointModel `tfsdk:"endpoints"`
-	RequestTimeoutSeconds types.Int64              `tfsdk:"request_timeout_seconds"`
-	SSH                   types.Object             `tfsdk:"ssh"`
-	MaxRetries            types.Int64              `tfsdk:"max_retries"`
+	Endpoints      map[string]endpointModel `tfsdk:"endpoints"`
+	RequestTimeout types.String             `tfsdk:"request_timeout"`
+	SSH            types.Object             `tfsdk:"ssh"`
+	MaxRetries     types.Int64              `tfsdk:"max_retries"`
 }
 
 type endpointModel struct {
@@ -85,6 +92,7 @@ type endpointModel struct {
 	CACertificate         types.String `tfsdk:"ca_certificate"`
 	Insecure              types.Bool   `tfsdk:"insecure"`
 	MaxConcurrentRequests types.Int64  `tfsdk:"max_concurrent_requests"`
+	API                   types.String `tfsdk:"api"`
 }
 
 func (p *hpcstorageProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -135,14 +143,15 @@ func (p *hpcstorageProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 							"`-parallelism` (BMCs answer 503 when crowded). Default %d.", defaultMaxConcurrent),
 						Validators: []validator.Int64{int64validator.Between(1, 64)},
 					},
+					"api": apiAttribute(),
 				}},
 			},
 			"ssh": sshProviderAttribute(),
-			"request_timeout_seconds": schema.Int64Attribute{
+			"request_timeout": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: fmt.Sprintf("Timeout of one HTTP attempt, in seconds. Default %d; environment "+
-					"`HPCSTORAGE_REQUEST_TIMEOUT_SECONDS`.", defaultTimeoutSeconds),
-				Validators: []validator.Int64{int64validator.Between(1, 3600)},
+				MarkdownDescription: fmt.Sprintf("Timeout of one HTTP attempt, a Go duration (`30s`, `2m`; at most `%s`), "+
+					"like the `ssh` timeouts. Default `%s`; environment `HPCSTORAGE_REQUEST_TIMEOUT`.", maxRequestTimeout, defaultRequestTimeout),
+				Validators: []validator.String{durationValidator{}},
 			},
 			"max_retries": schema.Int64Attribute{
 				Optional: true,
@@ -164,7 +173,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	// Unknown values (an endpoint URL from another resource) can't be used
 	// yet; Terraform configures the provider again once they are known.
-	timeout := int64OrEnv(cfg.RequestTimeoutSeconds, "REQUEST_TIMEOUT_SECONDS", defaultTimeoutSeconds, path.Root("request_timeout_seconds"), &resp.Diagnostics)
+	timeout := durationOrEnv(cfg.RequestTimeout, "REQUEST_TIMEOUT", defaultRequestTimeout, maxRequestTimeout, path.Root("request_timeout"), &resp.Diagnostics)
 	retries := int64OrEnv(cfg.MaxRetries, "MAX_RETRIES", defaultMaxRetries, path.Root("max_retries"), &resp.Diagnostics)
 
 	names := make([]string, 0, len(cfg.Endpoints))
@@ -173,17 +182,24 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	sort.Strings(names)
 	var cfgs []redfish.Config
+	eseries := map[string]*santricity.Client{}
 	deferred := map[string]bool{}
 	for _, name := range names {
-		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() {
+		if m := cfg.Endpoints[name]; m.URL.IsUnknown() || m.Username.IsUnknown() || m.Password.IsUnknown() || m.CACertificate.IsUnknown() || m.API.IsUnknown() {
 			// Settings that come from resources not applied yet: the plan
 			// skips this endpoint's checks; apply configures it for real.
 			deferred[name] = true
 			continue
 		}
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
-		c.Timeout = time.Duration(timeout) * time.Second
+		c.Timeout = timeout
 		c.Retry.MaxAttempts = int(retries)
+		if endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
+			if sc := santricityClient(c, name, &resp.Diagnostics); sc != nil {
+				eseries[name] = sc
+			}
+			continue
+		}
 		cfgs = append(cfgs, c)
 	}
 	if resp.Diagnostics.HasError() {
@@ -196,7 +212,8 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		return
 	}
 	registerPool(pool)
-	data := &providerData{Redfish: pool, Deferred: deferred, DriveClaims: &driveClaims{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	registerESeries(eseries)
+	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}
@@ -284,6 +301,24 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 		c.MaxConcurrent = n
 	}
 	return c
+}
+
+// durationOrEnv is the attribute's duration, else the environment's, else
+// def; at most max.
+func durationOrEnv(v types.String, env string, def, max time.Duration, at path.Path, diags *diag.Diagnostics) time.Duration {
+	s, from := v.ValueString(), "Attribute "+at.String()
+	if v.IsNull() || v.IsUnknown() {
+		s, from = os.Getenv(envPrefix+env), envPrefix+env
+	}
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > max {
+		addError(diags, at, "Invalid Duration", fmt.Sprintf("%s: %q: want a positive Go duration such as 30s or 2m, at most %s.", from, s, max), nil)
+		return def
+	}
+	return d
 }
 
 func int64OrEnv(v types.Int64, env string, def int64, at path.Path, diags *diag.Diagnostics) int64 {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -23,6 +24,12 @@ func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnosti
 			fmt.Sprintf("The settings of endpoint %q depend on values known only after apply; apply what they depend on first.", name))
 		return nil
 	}
+	if d.speaksSantricity(name) {
+		diags.AddAttributeError(at, "Endpoint Speaks SANtricity",
+			fmt.Sprintf("Endpoint %q is an E-Series array (api = \"santricity\"); this resource or data source reaches arrays "+
+				"through Redfish only so far.", name))
+		return nil
+	}
 	ep, err := d.Redfish.Endpoint(name)
 	if err != nil {
 		addError(diags, at, "Unknown Endpoint", advice(err), err)
@@ -36,9 +43,18 @@ func (d *providerData) waiter(timeoutSeconds int64) redfish.Waiter {
 	return redfish.Waiter{Interval: d.PollInterval, Timeout: time.Duration(timeoutSeconds) * time.Second, Sleep: d.Sleep}
 }
 
-// redfishError adds a diagnostic for an error from internal/redfish.
+// redfishError adds a diagnostic for an error from internal/redfish. Refused
+// credentials and untrusted certificates concern the endpoint, not the
+// attribute being worked on, so they get their own summary and no attribute.
 func redfishError(diags *diag.Diagnostics, at path.Path, what string, err error) {
-	addError(diags, at, what, advice(err), err)
+	switch {
+	case errors.Is(err, redfish.ErrUnauthorized):
+		addError(diags, path.Empty(), "Credentials Refused", advice(err), err)
+	case errors.Is(err, redfish.ErrTLSVerify):
+		addError(diags, path.Empty(), "TLS Certificate Not Trusted", advice(err), err)
+	default:
+		addError(diags, at, what, advice(err), err)
+	}
 }
 
 // splitImportID splits "endpoint/id" (the id may itself hold slashes).

@@ -79,6 +79,16 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	// The endpoints' passwords come from the lab's lab.env, as in CI; the
+	// provider runs in this process.
+	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		t.Setenv(k, v)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +298,16 @@ output "ids" {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	// The endpoints' passwords come from the lab's lab.env, as in CI; the
+	// provider runs in this process.
+	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		t.Setenv(k, v)
+	}
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

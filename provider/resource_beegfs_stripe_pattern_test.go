@@ -57,7 +57,7 @@ func TestBeegfsStripePatternReadBack(t *testing.T) {
 resource "hpcstorage_beegfs_stripe_pattern" "bench" {
   host        = %q
   path        = "bench"
-  chunk_size  = 1048576
+  chunk_size_bytes  = 1048576
   num_targets = 1
 }
 `, r.node("client01").Host)
@@ -90,7 +90,7 @@ resource "hpcstorage_beegfs_stripe_pattern" "bench" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("chunk_size"), knownvalue.Int64Exact(1<<20)),
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("chunk_size_bytes"), knownvalue.Int64Exact(1<<20)),
 					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 					onNode(want),
 					stateCheck(func(*tfjson.State) error {
@@ -108,7 +108,7 @@ resource "hpcstorage_beegfs_stripe_pattern" "bench" {
 				},
 				RefreshState: true,
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "chunk_size", "524288"),
+					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "chunk_size_bytes", "524288"),
 					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "num_targets", "4"),
 					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "pool", "1"),
 					resource.TestCheckResourceAttrSet("hpcstorage_beegfs_stripe_pattern.bench", "drift.command:setpattern"),

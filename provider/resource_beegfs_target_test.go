@@ -165,7 +165,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = local.sts[count.index].WWN
   kind         = "storage"
   mount_point  = local.sts[count.index].Mount
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 
@@ -213,7 +213,7 @@ resource "hpcstorage_beegfs_client" "c%[1]d" {
 resource "hpcstorage_beegfs_stripe_pattern" "bench" {
   host        = hpcstorage_beegfs_client.c1.host
   path        = "bench"
-  chunk_size  = 1048576
+  chunk_size_bytes  = 1048576
   num_targets = 1
 }
 `)
@@ -504,7 +504,7 @@ resource "hpcstorage_beegfs_target" %q {
   wwn          = %q
   kind         = "storage"
   mount_point  = %q
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 `, name, host, wwn, mount)
@@ -537,7 +537,7 @@ resource "hpcstorage_beegfs_target" "t" {
   mount_point = "/data/st01"
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)Attribute segment_size.*Storage\s+targets\s+need\s+segment_size`),
+				ExpectError: regexp.MustCompile(`(?s)Attribute segment_size_bytes.*Storage\s+targets\s+need\s+segment_size_bytes`),
 			},
 			{ // a secret too short
 				Config:      p + strings.Replace(storage("a", stor1, 101), testSecret, "short", 1),
@@ -566,7 +566,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = ["%[2]s", "%[3]s"][count.index]
   kind         = "storage"
   mount_point  = "/data/st0${count.index + 1}"
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 
@@ -669,7 +669,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = %q
   kind         = "storage"
   mount_point  = "/data/st01"
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
   %s
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	pathpkg "path"
 	"regexp"
 	"slices"
 	"strings"
@@ -66,12 +65,14 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A linear disk group of an array (a Swordfish StoragePool): a RAID level over a set of " +
 			"drives. Changing the drives or the level cannot be done in place: the plan shows the group replaced, " +
-			"which destroys its volumes first. Destroy is refused by the array while volumes remain.",
+			"which destroys its volumes first. Destroy is refused by the array while volumes remain. A group of the same name " +
+			"already on the array (left by an interrupted apply) is adopted when it has the configured RAID level and drives; " +
+			"any other fails the plan with the `terraform import` command that takes it over.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
 			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the Storage resource (`controller_a`). Default: the only one of the endpoint.",
+				MarkdownDescription: storageIDDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Disk group name (letters, digits, `_`, `.`, `-`; at most 32).",
@@ -114,6 +115,20 @@ func (r *diskGroupResource) Create(ctx context.Context, req resource.CreateReque
 	if ep == nil {
 		return
 	}
+	plan.StorageID = types.StringValue(sid)
+	// An earlier run may have created the group and stopped before saving it.
+	if existing, err := ep.ReadPool(ctx, sid, plan.Name.ValueString()); err == nil {
+		if r.checkExisting(ctx, ep, sid, plan, existing, &resp.Diagnostics) {
+			adoptedWarning(&resp.Diagnostics, "Existing Disk Group Adopted", "Disk group "+existing.Name,
+				plan.Endpoint.ValueString()+"/"+sid+"/"+existing.ID)
+			r.fill(ctx, &plan, existing, &resp.Diagnostics)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		}
+		return
+	} else if !redfish.IsGone(err) {
+		redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Disk Group", err)
+		return
+	}
 	var ids []string
 	if !plan.DriveIDs.IsUnknown() && !plan.DriveIDs.IsNull() {
 		resp.Diagnostics.Append(plan.DriveIDs.ElementsAs(ctx, &ids, false)...)
@@ -138,7 +153,6 @@ func (r *diskGroupResource) Create(ctx context.Context, req resource.CreateReque
 		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Disk Group Not Created", err)
 		return
 	}
-	plan.StorageID = types.StringValue(sid)
 	r.fill(ctx, &plan, p, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -190,16 +204,17 @@ func (r *diskGroupResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *diskGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 3 || slices.Contains(parts, "") {
+	ep, sid, pid, err := splitStorageImportID(req.ID, "StoragePools")
+	if err != nil {
 		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID",
-			"Use <endpoint>/<storage-id>/<disk-group-id>, e.g. me4084-1/controller_a/dg01.", fmt.Errorf("got %q", req.ID))
+			"Use <endpoint>/<storage-id>/<disk-group-id>, e.g. me4084-1/controller_a/dg01, or with the storage's full "+
+				"@odata.id, e.g. bmc1/redfish/v1/Systems/1/Storage/X/StoragePools/dg01.", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), parts[1])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ep+"/"+sid+"/"+pid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), pid)...)
 }
 
 func (r *diskGroupResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -239,24 +254,29 @@ func (r *diskGroupResource) ValidateConfig(ctx context.Context, req resource.Val
 	}
 }
 
-// ModifyPlan checks the named drives against the array on create: they
-// must exist, be free (not in a group, not spares) and share a media type.
+// ModifyPlan checks a create against the array: a group of the same name
+// must be the one configured (apply adopts it) and the drives must exist, be
+// free (not in a group, not spares) and share a media type, or (drive_count)
+// be there in number. It records the capacity the group will have for the
+// volumes of the same plan.
 func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
+	if !req.State.Raw.IsNull() {
+		var state diskGroupModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		markReplaced(ctx, resp.Private, poolIDOf(state), &resp.Diagnostics)
+		return
+	}
+	replaced := replacedID(ctx, req.Private, &resp.Diagnostics)
 	var plan diskGroupModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
 		return
 	}
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
-	if ep == nil || plan.DriveIDs.IsUnknown() || plan.DriveIDs.IsNull() {
-		return
-	}
-	var ids []string
-	resp.Diagnostics.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
-	if resp.Diagnostics.HasError() {
+	if ep == nil {
 		return
 	}
 	sid := ""
@@ -268,9 +288,53 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		redfishError(&resp.Diagnostics, path.Root("storage_id"), "Cannot Find The Array", err)
 		return
 	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	var existing *redfish.StoragePool
+	if !plan.Name.IsUnknown() {
+		existing, err = ep.ReadPool(ctx, sid, plan.Name.ValueString())
+		switch {
+		case redfish.IsGone(err):
+			existing = nil
+		case err != nil:
+			redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Disk Group", err)
+			return
+		case existing.ID == replaced:
+			// The group this plan replaces: destroyed before the create.
+		case !r.checkExisting(ctx, ep, sid, plan, existing, &resp.Diagnostics):
+			return
+		default:
+			adoptedWarning(&resp.Diagnostics, "Existing Disk Group Will Be Adopted", "Disk group "+existing.Name,
+				plan.Endpoint.ValueString()+"/"+sid+"/"+existing.ID)
+		}
+	}
+	byCount := !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown()
+	if !byCount && (plan.DriveIDs.IsUnknown() || plan.DriveIDs.IsNull()) {
+		return
+	}
 	drives, err := ep.CachedDrives(ctx, sid)
 	if err != nil {
 		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Cannot List The Drives", err)
+		return
+	}
+	level, lerr := layout.ParseLevel(plan.RAIDLevel.ValueString())
+	if byCount {
+		// drive_count: apply picks the lowest free drives of the media type.
+		n := int(plan.DriveCount.ValueInt64())
+		ids := pickFree(drives, n, plan.MediaType.ValueString())
+		switch {
+		case existing != nil: // adopted, or replaced (its drives are freed first)
+		case len(ids) < n:
+			addError(&resp.Diagnostics, path.Root("drive_count"), "Not Enough Free Drives",
+				fmt.Sprintf("%s has %d free drives of media type %q, the group needs %d; lower drive_count or free drives.",
+					plan.Endpoint.ValueString(), len(ids), plan.MediaType.ValueString(), n), nil)
+		case lerr == nil && !plan.Name.IsUnknown():
+			r.recordPlanned(plan, sid, level, drives, ids)
+		}
+		return
+	}
+	var ids []string
+	resp.Diagnostics.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	byID := map[string]redfish.Drive{}
@@ -284,8 +348,8 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		switch {
 		case !ok:
 			addError(&resp.Diagnostics, at, "Unknown Drive", fmt.Sprintf("Drive %q is not on %s; use an id from data.hpcstorage_drives.", id, plan.Endpoint.ValueString()), nil)
-		// A drive of the group this plan replaces (same name) is fine.
-		case d.PoolURI != "" && pathpkg.Base(d.PoolURI) != plan.Name.ValueString():
+		// A drive of the same-named group apply adopts is fine.
+		case d.PoolURI != "" && (existing == nil || d.PoolURI != existing.URI):
 			addError(&resp.Diagnostics, at, "Drive Already In A Disk Group", fmt.Sprintf("Drive %q belongs to %s; choose a free drive.", id, d.PoolURI), nil)
 		case d.HotspareType != "None":
 			addError(&resp.Diagnostics, at, "Drive Is A Spare", fmt.Sprintf("Drive %q is a %s spare; remove it from hpcstorage_spare_drives first.", id, d.HotspareType), nil)
@@ -299,7 +363,86 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			addError(&resp.Diagnostics, at, "Drive Planned Twice", fmt.Sprintf("Drive %q is also planned for %s; a drive can serve one group or be a spare.", id, other), nil)
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	if !resp.Diagnostics.HasError() && existing == nil && lerr == nil && !plan.Name.IsUnknown() {
+		r.recordPlanned(plan, sid, level, drives, ids)
+	}
+}
+
+// checkExisting tells whether the group found under the configured name is
+// the configured one (same RAID level and drives, or as many drives of the
+// media type); if not it reports the error with the import command.
+func (r *diskGroupResource) checkExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan diskGroupModel, p *redfish.StoragePool, diags *diag.Diagnostics) bool {
+	var why []string
+	at := path.Root("name") // when several attributes differ
+	differs := func(attr, msg string) {
+		why = append(why, msg)
+		if len(why) == 1 {
+			at = path.Root(attr)
+		} else {
+			at = path.Root("name")
+		}
+	}
+	if !plan.RAIDLevel.IsUnknown() && p.RAIDLevel != plan.RAIDLevel.ValueString() {
+		differs("raid_level", fmt.Sprintf("it is %s, not %s", p.RAIDLevel, plan.RAIDLevel.ValueString()))
+	}
+	switch {
+	case !plan.DriveIDs.IsNull() && !plan.DriveIDs.IsUnknown():
+		var ids []string
+		diags.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
+		if !sameMembers(ids, p.DriveIDs) {
+			differs("drive_ids", fmt.Sprintf("its drives are %s, not %s", strings.Join(sorted(p.DriveIDs), ", "), strings.Join(sorted(ids), ", ")))
+		}
+	case !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown():
+		if n := int(plan.DriveCount.ValueInt64()); len(p.DriveIDs) != n {
+			differs("drive_count", fmt.Sprintf("it has %d drives, not %d", len(p.DriveIDs), n))
+		}
+		if media := plan.MediaType.ValueString(); media != "" {
+			drives, err := ep.CachedDrives(ctx, sid)
+			if err != nil {
+				redfishError(diags, path.Root("media_type"), "Cannot List The Drives", err)
+				return false
+			}
+			for _, d := range drives {
+				if slices.Contains(p.DriveIDs, d.ID) && !strings.EqualFold(d.MediaType, media) {
+					differs("media_type", fmt.Sprintf("drive %s is %s, not %s", d.ID, d.MediaType, media))
+					break
+				}
+			}
+		}
+	}
+	if len(why) == 0 {
+		return true
+	}
+	existsError(diags, at, "Disk Group Already Exists", fmt.Sprintf("Disk group %q (%s)", p.Name, p.URI), strings.Join(why, "; "),
+		"hpcstorage_disk_group", plan.Endpoint.ValueString()+"/"+sid+"/"+p.ID)
+	return false
+}
+
+// recordPlanned notes the capacity the group will offer (the RAID level over
+// its smallest drive), an upper bound of what the array reports.
+func (r *diskGroupResource) recordPlanned(plan diskGroupModel, sid string, level layout.RAIDLevel, drives []redfish.Drive, ids []string) {
+	size := map[string]int64{}
+	for _, d := range drives {
+		size[d.ID] = d.CapacityBytes
+	}
+	sizes := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if size[id] <= 0 {
+			return
+		}
+		sizes = append(sizes, size[id])
+	}
+	if len(sizes) == 0 {
+		return
+	}
+	r.data.PlannedGroups.put(plan.Endpoint.ValueString(), sid, plan.Name.ValueString(), layout.UsableBytes(level, sizes),
+		fmt.Sprintf("%s over %d drives of at least %d bytes", level, len(sizes), slices.Min(sizes)))
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }
 
 // helpers

@@ -196,7 +196,7 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	plan.SystemID = types.StringValue(id)
 	plan.NICMACs = types.ListNull(types.StringType)
-	r.apply(ctx, ep, &plan, nil, &resp.Diagnostics)
+	r.apply(ctx, ep, &plan, nil, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		// Keep what was done in state so the next plan starts from the truth.
 		r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
@@ -236,7 +236,7 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	plan.NICMACs = state.NICMACs
-	r.apply(ctx, ep, &plan, state.BootSourceOverride, &resp.Diagnostics)
+	r.apply(ctx, ep, &plan, state.BootSourceOverride, resp.Private, &resp.Diagnostics)
 	r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -292,14 +292,14 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !plan.SystemID.IsUnknown() {
 		sysID = plan.SystemID.ValueString()
 	}
-	r.planBios(ctx, ep, sysID, &plan, state, resp)
+	r.planBios(ctx, ep, sysID, &plan, state, req.Private, resp)
 	r.planBoot(ctx, ep, sysID, &plan, state, resp)
 }
 
 // helpers
 
 // planBios checks changed BIOS attributes against the registry.
-func (r *serverResource) planBios(ctx context.Context, ep *redfish.Endpoint, sysID string, plan, state *serverResourceModel, resp *resource.ModifyPlanResponse) {
+func (r *serverResource) planBios(ctx context.Context, ep *redfish.Endpoint, sysID string, plan, state *serverResourceModel, priv privateState, resp *resource.ModifyPlanResponse) {
 	if plan.BiosAttributes.IsNull() || plan.BiosAttributes.IsUnknown() {
 		return
 	}
@@ -318,15 +318,28 @@ func (r *serverResource) planBios(ctx context.Context, ep *redfish.Endpoint, sys
 	if !ok {
 		return // unknown values: checked at apply
 	}
-	reg, err := registryFor(ctx, ep, sysID)
-	if errors.Is(err, redfish.ErrNotSupported) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
-			"The BMC publishes no BIOS attribute registry, so names and values are checked against the current BIOS at apply time, and by the BMC.")
+	hint := readURIs(ctx, priv)
+	reg, err := registryFor(ctx, ep, sysID, hint)
+	switch {
+	case errors.Is(err, redfish.ErrNoBios):
+		addError(&resp.Diagnostics, path.Root("bios_attributes"), "Server Has No BIOS Resource",
+			"This system publishes no Bios resource, so its BIOS cannot be managed through the BMC; remove bios_attributes "+
+				"(the other settings of the server are still managed).", err)
 		return
-	}
-	if err != nil {
+	case errors.Is(err, redfish.ErrNoRegistry):
+		resp.Diagnostics.AddAttributeWarning(path.Root("bios_attributes"), "BIOS Attributes Not Checked At Plan Time",
+			"No BIOS attribute registry could be found on the BMC, so names and values are checked against the current "+
+				"BIOS at apply time, and by the BMC. Lookups: "+err.Error())
+		return
+	case err != nil:
 		redfishError(&resp.Diagnostics, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
 		return
+	}
+	if hint.Bios != "" && reg.URI != hint.Registry {
+		// Remember where the registry is: the next plan reads it with one GET.
+		hint.Registry = reg.URI
+		raw, _ := json.Marshal(hint)
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, biosURIsKey, raw)...)
 	}
 	convertAll(reg, want, &resp.Diagnostics)
 }
@@ -354,7 +367,17 @@ func (r *serverResource) planBoot(ctx context.Context, ep *redfish.Endpoint, sys
 	}
 }
 
-func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string) (*redfish.Registry, error) {
+// registryFor finds the BIOS attribute registry of a system. With the
+// Bios URI and registry name of an earlier read (hint) it goes straight to
+// the registry (where it was found before, when known); otherwise, or when
+// the hint leads nowhere, it reads the system and its Bios first.
+func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string, hint biosURIs) (*redfish.Registry, error) {
+	if hint.Bios != "" && hint.RegistryID != "" {
+		reg, err := ep.BiosRegistry(ctx, &redfish.Bios{URI: hint.Bios, RegistryID: hint.RegistryID, RegistryURI: hint.Registry})
+		if err == nil {
+			return reg, nil
+		}
+	}
 	id, err := ep.FindSystem(ctx, sysID)
 	if err != nil {
 		return nil, err
@@ -367,6 +390,7 @@ func registryFor(ctx context.Context, ep *redfish.Endpoint, sysID string) (*redf
 	if err != nil {
 		return nil, err
 	}
+	b.RegistryURI = hint.Registry
 	return ep.BiosRegistry(ctx, b)
 }
 
@@ -379,6 +403,25 @@ type converter interface {
 type likeCurrent struct{ b *redfish.Bios }
 
 func (l likeCurrent) Convert(name, value string) (any, error) { return l.b.ConvertLike(name, value) }
+
+// currentThenRegistry types a value like the attribute's current value (the
+// plan already checked it against the registry), and reads the registry only
+// for an attribute the BIOS does not report.
+type currentThenRegistry struct {
+	b   *redfish.Bios
+	reg func() (*redfish.Registry, error)
+}
+
+func (c currentThenRegistry) Convert(name, value string) (any, error) {
+	if _, ok := c.b.Current[name]; ok {
+		return c.b.ConvertLike(name, value)
+	}
+	reg, err := c.reg()
+	if err != nil {
+		return c.b.ConvertLike(name, value)
+	}
+	return reg.Convert(name, value)
+}
 
 // convertAll types every wanted value, one diagnostic per bad key.
 func convertAll(reg converter, want map[string]string, diags *diag.Diagnostics) map[string]any {
@@ -420,48 +463,47 @@ func knownStringMap(m types.Map) (map[string]string, bool) {
 // then the boot override so a Once override is left for the next boot.
 // prior is the boot override in state (nil on create): an unchanged one is
 // not set again, so a consumed Once override is not re-armed.
-func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, diags *diag.Diagnostics) {
+func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, priv privateState, diags *diag.Diagnostics) {
 	id := plan.SystemID.ValueString()
 	w := r.data.waiter(plan.ApplyTimeoutSeconds.ValueInt64())
+	poweredTo := ""
 	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
-		var conv converter
-		reg, err := registryFor(ctx, ep, id)
-		switch {
-		case errors.Is(err, redfish.ErrNotSupported):
-			// No registry: type each value like its current value.
-			sys, err := ep.GetSystem(ctx, id)
-			if err != nil {
-				redfishError(diags, path.Empty(), "Cannot Read The Server", err)
-				return
-			}
-			b, err := ep.GetBios(ctx, sys.BiosURI)
-			if err != nil {
-				redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
-				return
-			}
-			conv = likeCurrent{b}
-		case err != nil:
-			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Attribute Registry", err)
+		// One read of the system and its BIOS serves the typing of the
+		// values, the difference and the reset.
+		hint := readURIs(ctx, priv)
+		sys, b, err := ep.SystemAndBios(ctx, id, hint.Bios, hint.Settings)
+		if err != nil {
+			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
 			return
-		default:
-			conv = reg
 		}
+		if b == nil {
+			addError(diags, path.Root("bios_attributes"), "Server Has No BIOS Resource",
+				"This system publishes no Bios resource; remove bios_attributes.", nil)
+			return
+		}
+		var reg *redfish.Registry
+		var regErr error
+		conv := currentThenRegistry{b: b, reg: func() (*redfish.Registry, error) {
+			if reg == nil && regErr == nil {
+				b.RegistryURI = hint.Registry
+				reg, regErr = ep.BiosRegistry(ctx, b)
+			}
+			return reg, regErr
+		}}
 		typed := convertAll(conv, want, diags)
 		if diags.HasError() {
 			return
 		}
-		sys, err := ep.GetSystem(ctx, id)
+		ch, err := ep.ApplyBiosFrom(ctx, sys, b, typed, w)
 		if err != nil {
-			redfishError(diags, path.Empty(), "Cannot Read The Server", err)
-			return
-		}
-		if _, err := ep.ApplyBios(ctx, sys, typed, w); err != nil {
 			redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
 			return
 		}
+		poweredTo = ch.PowerState
 	}
-	// SetPower does nothing when the server is already in that state.
-	if ps := plan.PowerState; !ps.IsNull() && !ps.IsUnknown() {
+	// SetPower does nothing when the server is already in that state; after
+	// a BIOS change the state is known already.
+	if ps := plan.PowerState; !ps.IsNull() && !ps.IsUnknown() && poweredTo != ps.ValueString() {
 		if err := ep.SetPower(ctx, id, ps.ValueString(), w); err != nil {
 			redfishError(diags, path.Root("power_state"), "Power State Not Reached", err)
 			return
@@ -497,18 +539,28 @@ type privateState interface {
 const biosURIsKey = "bios_uris"
 
 type biosURIs struct {
-	Bios     string `json:"bios"`
-	Settings string `json:"settings"`
+	Bios       string `json:"bios"`
+	Settings   string `json:"settings"`
+	RegistryID string `json:"registry_id,omitempty"`
+	Registry   string `json:"registry,omitempty"` // where the registry was found
+}
+
+func readURIs(ctx context.Context, priv privateState) biosURIs {
+	var uris biosURIs
+	if priv == nil {
+		return uris
+	}
+	if raw, d := priv.GetKey(ctx, biosURIsKey); !d.HasError() && len(raw) > 0 {
+		_ = json.Unmarshal(raw, &uris)
+	}
+	return uris
 }
 
 // read refreshes m from the BMC (three GETs: system, BIOS, pending BIOS);
 // false when the system is gone.
 func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serverResourceModel, priv privateState, diags *diag.Diagnostics) bool {
 	id := m.SystemID.ValueString()
-	var uris biosURIs
-	if raw, d := priv.GetKey(ctx, biosURIsKey); !d.HasError() && len(raw) > 0 {
-		_ = json.Unmarshal(raw, &uris)
-	}
+	uris := readURIs(ctx, priv)
 	sys, b, err := ep.SystemAndBios(ctx, id, uris.Bios, uris.Settings)
 	if redfish.IsGone(err) && sys == nil {
 		return false
@@ -518,8 +570,15 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 		return true
 	}
 	if b != nil {
-		raw, _ := json.Marshal(biosURIs{Bios: b.URI, Settings: b.SettingsURI})
-		diags.Append(priv.SetKey(ctx, biosURIsKey, raw)...)
+		next := biosURIs{Bios: b.URI, Settings: b.SettingsURI, RegistryID: b.RegistryID,
+			Registry: ep.CachedRegistryURI(b.URI, b.RegistryID)}
+		if next.Registry == "" && next.RegistryID == uris.RegistryID {
+			next.Registry = uris.Registry
+		}
+		if next != uris {
+			raw, _ := json.Marshal(next)
+			diags.Append(priv.SetKey(ctx, biosURIsKey, raw)...)
+		}
 	}
 	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + id)
 	m.PowerState = types.StringValue(sys.PowerState)
@@ -527,6 +586,17 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 	m.Model = types.StringValue(sys.Model)
 	m.SerialNumber = types.StringValue(sys.SerialNumber)
 	m.BiosVersion = types.StringValue(sys.BiosVersion)
+	// Counts missing from ProcessorSummary come from the Processors
+	// collection, read again only when they may have changed (create,
+	// import, a BIOS change), so a refresh stays at three GETs.
+	if known := m.CoreCount.ValueInt64(); m.CoreCount.IsUnknown() || known == 0 || m.CPUCount.ValueInt64() == 0 {
+		if err := ep.ProcessorCounts(ctx, sys); err != nil {
+			redfishError(diags, path.Empty(), "Cannot Read The Processors", err)
+			return true
+		}
+	} else if sys.CoreCount == 0 || sys.CPUCount == 0 {
+		sys.CPUCount, sys.CoreCount = m.CPUCount.ValueInt64(), known
+	}
 	m.CPUCount = types.Int64Value(sys.CPUCount)
 	m.CoreCount = types.Int64Value(sys.CoreCount)
 	m.NUMADomains = types.Int64Value(sys.NUMADomains)

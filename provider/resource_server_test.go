@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
 const serverConfig = `
@@ -267,42 +264,34 @@ func TestServerOnceOverrideConsumed(t *testing.T) {
 	})
 }
 
-// Plan-time BIOS checks against captures of real BMCs: the registry is found
-// the way each vendor publishes it, typos fail on their key, valid values
-// plan an update.
+// A hpcstorage_server plan against every capture: the registry is found
+// the way each vendor publishes it (typos fail on their key), or the plan
+// warns that checks move to apply time; valid values plan a create.
 func TestServerPlanAgainstCaptures(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "mockups")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("captures not found at %s", root)
-	}
-	tests := []struct{ dir, attr, good, bad string }{
-		{"libredfish-dell", "SysProfile", "PerfPerWattOptimizedOs", "Turbo"},
-		{"libredfish-hpe", "WorkloadProfile", "HighPerformanceCompute(HPC)", "HighPerformanceCompute"},
-		// No BIOS registry published: a warning, checks move to apply time.
-		{"dmtf-public-rackmount1", "ProcHyperthreading", "Disabled", ""},
+	tests := []struct{ dir, system, attr, good, bad string }{
+		{"libredfish-dell", "", "SysProfile", "PerfPerWattOptimizedOs", "Turbo"},
+		{"libredfish-hpe", "", "WorkloadProfile", "HighPerformanceCompute(HPC)", "HighPerformanceCompute"},
+		{"libredfish-lenovo", "", "Processors_HyperThreading", "Disabled", "Off"},
+		{"nvidia-dgx-h100", "DGX", "ProcessorHyperThreadingDisable", "Disabled", "Off"}, // registry in en-US only
+		// No BIOS registry published (or outside the capture): a warning.
+		{"libredfish-supermicro", "", "Hyper_Threading_ALL__F27F", "Disable", ""},
+		{"dmtf-public-rackmount1", "", "ProcHyperthreading", "Disabled", ""},
+		{"dmtf-public-localstorage", "", "ProcHyperthreading", "Disabled", ""},
+		{"dmtf-public-tower", "", "ProcTurboMode", "Disabled", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.dir, func(t *testing.T) {
-			svc, err := redfishmock.NewReplay(filepath.Join(root, tc.dir), redfishmock.Options{Username: "root", Password: "replay-s3cret"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ca, err := redfishmock.NewCA()
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := redfishmock.Start(svc, "127.0.0.1:0", ca)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = srv.Close() })
-			u, p := svc.Credentials()
-			lab := &mockLab{eps: map[string]redfish.Config{"bmc": {Name: "bmc", URL: srv.URL, Username: u, Password: p, CACertPEM: ca.PEM()}}}
+			lab, _ := replayLab(t, tc.dir)
 			cfg := func(v string) string {
+				sys := ""
+				if tc.system != "" {
+					sys = fmt.Sprintf("system_id = %q", tc.system)
+				}
 				return lab.providerBlock() + fmt.Sprintf(`resource "hpcstorage_server" "s" {
   endpoint        = "bmc"
+  %s
   bios_attributes = { %s = %q }
-}`, tc.attr, v)
+}`, sys, tc.attr, v)
 			}
 			steps := []resource.TestStep{{Config: cfg(tc.good), PlanOnly: true, ExpectNonEmptyPlan: true}}
 			if tc.bad != "" {
@@ -312,6 +301,57 @@ func TestServerPlanAgainstCaptures(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: fastFactories(), Steps: steps})
 		})
 	}
+}
+
+// A system without a Bios resource (the DGX's HGX baseboard) is managed
+// without BIOS: asking for BIOS attributes fails the plan saying why.
+func TestServerWithoutBios(t *testing.T) {
+	lab, _ := replayLab(t, "nvidia-dgx-h100")
+	res := lab.providerBlock() + `resource "hpcstorage_server" "s" {
+  endpoint  = "bmc"
+  system_id = "HGX_Baseboard_0"
+  %s
+}`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{
+			{Config: fmt.Sprintf(res, `bios_attributes = { TurboMode = "Disable" }`), PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Server Has No BIOS Resource.*bios_attributes.*no BIOS resource`)},
+			{Config: fmt.Sprintf(res, ""), PlanOnly: true, ExpectNonEmptyPlan: true},
+		},
+	})
+}
+
+// Refused credentials and an untrusted certificate say so, on no attribute,
+// and the certificate failure is not retried.
+func TestServerErrorsTellTheTruth(t *testing.T) {
+	lab, _ := replayLab(t, "libredfish-dell")
+	good := lab.eps["bmc"]
+	bad := good
+	bad.Password = "wrong-password"
+	lab.eps["bmc"] = bad
+	cfg := `
+resource "hpcstorage_server" "s" {
+  endpoint        = "bmc"
+  bios_attributes = { SysProfile = "PerfOptimized" }
+}`
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{Config: lab.providerBlock() + cfg, PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Error: Credentials Refused.*refused the credentials.*HTTP 401`)}},
+	})
+	other, err := redfishmock.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	untrusted := good
+	untrusted.CACertPEM = other.PEM()
+	lab.eps["bmc"] = untrusted
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{Config: lab.providerBlock() + cfg, PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Error: TLS Certificate Not Trusted.*retrying\s+cannot\s+help.*Set\s+ca_certificate`)}},
+	})
 }
 
 // BIOS changes for a server that should stay off: it is powered on once to

@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -46,7 +48,8 @@ func (r *spareDrivesResource) Schema(_ context.Context, _ resource.SchemaRequest
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The global spare drives of an array: the array rebuilds a failed member of any disk group " +
 			"onto one of them. Use one resource per array, e.g. with `spare_drive_ids` of `data.hpcstorage_array_layout`. " +
-			"Destroy turns them back into plain free drives.",
+			"Destroy turns them back into plain free drives. On create, configured drives that are already global spares " +
+			"are adopted; a global spare the configuration does not list fails the plan with the `terraform import` command.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
@@ -78,7 +81,18 @@ func (r *spareDrivesResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	plan.StorageID = types.StringValue(sid)
 	plan.ID = types.StringValue(plan.Endpoint.ValueString() + "/" + sid)
-	r.sync(ctx, ep, sid, nil, setStrings(ctx, plan.DriveIDs, &resp.Diagnostics), &resp.Diagnostics)
+	want := setStrings(ctx, plan.DriveIDs, &resp.Diagnostics)
+	// Spares an earlier run set before it stopped are adopted; others are
+	// not this configuration's to take.
+	drives, err := ep.Drives(ctx, sid)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot List The Drives", err)
+		return
+	}
+	if !checkExistingSpares(plan, sid, drives, want, false, &resp.Diagnostics) {
+		return
+	}
+	r.sync(ctx, ep, sid, nil, want, &resp.Diagnostics)
 	r.readInto(ctx, ep, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -176,6 +190,9 @@ func (r *spareDrivesResource) ModifyPlan(ctx context.Context, req resource.Modif
 		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Cannot List The Drives", err)
 		return
 	}
+	if req.State.Raw.IsNull() && !checkExistingSpares(plan, sid, drives, setStrings(ctx, plan.DriveIDs, &resp.Diagnostics), true, &resp.Diagnostics) {
+		return
+	}
 	byID := map[string]redfish.Drive{}
 	for _, d := range drives {
 		byID[d.ID] = d
@@ -194,6 +211,38 @@ func (r *spareDrivesResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 // helpers
+
+// checkExistingSpares looks, on create, at the global spares already set on
+// the array: the configured ones are adopted (with a warning); any other
+// means the array's spares are managed elsewhere, reported with the import
+// command of this resource.
+func checkExistingSpares(plan spareDrivesModel, sid string, drives []redfish.Drive, want []string, planning bool, diags *diag.Diagnostics) bool {
+	var adopted, foreign []string
+	for _, d := range drives {
+		if d.HotspareType != "Global" {
+			continue
+		}
+		if slices.Contains(want, d.ID) {
+			adopted = append(adopted, d.ID)
+		} else {
+			foreign = append(foreign, d.ID)
+		}
+	}
+	importID := plan.Endpoint.ValueString() + "/" + sid
+	if len(foreign) > 0 {
+		existsError(diags, path.Root("drive_ids"), "Global Spares Already Set", fmt.Sprintf("The global spare set of %s", importID),
+			fmt.Sprintf("it holds %s, which drive_ids does not list", strings.Join(foreign, ", ")), "hpcstorage_spare_drives", importID)
+		return false
+	}
+	if len(adopted) > 0 {
+		summary := "Existing Global Spares Adopted"
+		if planning {
+			summary = "Existing Global Spares Will Be Adopted"
+		}
+		adoptedWarning(diags, summary, "Global spare(s) "+strings.Join(adopted, ", "), importID)
+	}
+	return true
+}
 
 func setStrings(ctx context.Context, s types.Set, diags *diag.Diagnostics) []string {
 	var out []string

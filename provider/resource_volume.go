@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,19 +80,23 @@ func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A volume carved from a disk group, mapped to hosts with a LUN. Its `wwn` is how a node " +
 			"finds the block device (`/dev/disk/by-id/wwn-0x<wwn>`). Volumes grow in place; a smaller " +
-			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data.",
+			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data. A volume of " +
+			"the same name already on the array (left by an interrupted apply) is adopted when it is in the configured disk " +
+			"group with the configured size and segment size (where set), and its mappings converge; any other fails with " +
+			"the `terraform import` command that takes it over.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
 			"storage_id": schema.StringAttribute{Optional: true, Computed: true,
-				MarkdownDescription: "Id of the Storage resource. Default: the only one of the endpoint.",
+				MarkdownDescription: storageIDDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
 			"disk_group": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Name of the disk group holding the volume (`hpcstorage_disk_group.<x>.name`)."},
-			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Volume name (letters, digits, `_`, `.`, `-`; at most 32).",
-				Validators: []validator.String{stringvalidator.LengthBetween(1, 32),
-					stringvalidator.RegexMatches(validName, "letters, digits, _ . - only")}},
+				MarkdownDescription: "Name of the disk group holding the volume (`hpcstorage_disk_group.<x>.name`). `\"\"` for " +
+					"a volume imported from a controller without disk groups (a RAID controller in a server)."},
+			"name": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace(), newNameCheck{}},
+				MarkdownDescription: "Volume name. A volume the provider creates is named with letters, digits, `_`, `.`, `-` " +
+					"(at most 32); a volume read or imported keeps the name its controller gave it (`Virtual Disk 1`).",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
 			"capacity_bytes": schema.Int64Attribute{Optional: true, Computed: true, PlanModifiers: keepInt,
 				MarkdownDescription: fmt.Sprintf("Size. Unset: all the space left in the disk group at create. Rounded down "+
 					"to the array's allocation unit (%d MiB). Can grow in place; shrinking is refused.", allocationUnit>>20),
@@ -147,12 +152,31 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.IsNull() {
 		want = plan.CapacityBytes.ValueInt64()
 	}
-	v, err := ep.CreateVolume(ctx, sid, pool.ID, plan.Name.ValueString(), want, plan.SegmentSizeBytes.ValueInt64())
-	if err != nil {
-		redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+	// An earlier run may have created the volume (and some of its mappings)
+	// and stopped before saving it: adopt it, then converge its mappings.
+	var current []redfish.Mapping
+	v, _, err := ep.ReadVolume(ctx, sid, plan.Name.ValueString())
+	switch {
+	case err == nil:
+		if !checkExistingVolume(plan, sid, pool, v, &resp.Diagnostics) {
+			return
+		}
+		adoptedWarning(&resp.Diagnostics, "Existing Volume Adopted", "Volume "+v.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+		if current, err = ep.Mappings(ctx, sid, v.URI); err != nil {
+			redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot Read The Host Mappings", err)
+			return
+		}
+	case !redfish.IsGone(err):
+		redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Volume", err)
 		return
+	default:
+		v, err = ep.CreateVolume(ctx, sid, pool.ID, plan.Name.ValueString(), want, plan.SegmentSizeBytes.ValueInt64())
+		if err != nil {
+			redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+			return
+		}
 	}
-	r.syncMappings(ctx, ep, sid, v, nil, mappings, &resp.Diagnostics)
+	r.syncMappings(ctx, ep, sid, v, current, mappings, &resp.Diagnostics)
 	r.readInto(ctx, ep, &plan, want, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -243,16 +267,17 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 }
 
 func (r *volumeResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 3 || slices.Contains(parts, "") {
+	ep, sid, vid, err := splitStorageImportID(req.ID, "Volumes")
+	if err != nil {
 		addError(&resp.Diagnostics, path.Empty(), "Invalid Import ID",
-			"Use <endpoint>/<storage-id>/<volume-id>, e.g. me4084-1/controller_a/st01.", fmt.Errorf("got %q", req.ID))
+			"Use <endpoint>/<storage-id>/<volume-id>, e.g. me4084-1/controller_a/st01, or for storage under a system "+
+				"<endpoint>/<volume @odata.id>, e.g. bmc1/redfish/v1/Systems/1/Storage/RAID.Integrated.1-1/Volumes/Disk.Virtual.0.", err)
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), parts[0])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), parts[1])...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ep+"/"+sid+"/"+vid)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), vid)...)
 }
 
 // ValidateConfig refuses a host mapped twice or a LUN used twice.
@@ -306,6 +331,23 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if !plan.StorageID.IsUnknown() {
 		sid = plan.StorageID.ValueString()
 	}
+	if state != nil {
+		markReplaced(ctx, resp.Private, volumeIDOf(*state), &resp.Diagnostics)
+	} else {
+		// A volume of the same name is adopted at apply if it is the one
+		// configured; its space is then already taken, so no size check.
+		replaced := replacedID(ctx, req.Private, &resp.Diagnostics)
+		existing, ok := r.planExisting(ctx, ep, sid, plan, replaced, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		if existing != nil {
+			self := plan
+			self.ID = types.StringValue("/" + existing.ID)
+			r.planMappings(ctx, ep, sid, &self, nil, resp)
+			return
+		}
+	}
 	r.planCapacity(ctx, ep, sid, &plan, state, resp)
 	r.planMappings(ctx, ep, sid, &plan, state, resp)
 }
@@ -334,7 +376,23 @@ func (r *volumeResource) planCapacity(ctx context.Context, ep *redfish.Endpoint,
 	}
 	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
 	if redfish.IsGone(err) {
-		return // created in this same apply
+		// Created in this same plan: its drives and level bound its size.
+		g, ok := r.data.PlannedGroups.get(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString())
+		if !ok {
+			return
+		}
+		total := r.data.PlannedGroups.addVolume(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString(), plan.Name.ValueString(), want)
+		switch {
+		case want > g.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; the volume asks for %d. "+
+					"Lower capacity_bytes or leave it unset to take all the space of the group.", plan.DiskGroup.ValueString(), g.how, g.usable, want), nil)
+		case total > g.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; with this volume (%d bytes) "+
+					"its volumes planned so far take %d. Lower capacity_bytes.", plan.DiskGroup.ValueString(), g.how, g.usable, want, total), nil)
+		}
+		return
 	}
 	if err != nil {
 		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Read The Disk Group", err)
@@ -398,6 +456,114 @@ func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint,
 	}
 }
 
+// newNameCheck holds names the provider gives at create (a new volume, or
+// one that replaces it) to what arrays accept; a name read from the array
+// is left as it is.
+type newNameCheck struct{}
+
+func (newNameCheck) Description(context.Context) string {
+	return "a new name uses letters, digits, _ . - only, at most 32"
+}
+
+func (c newNameCheck) MarkdownDescription(ctx context.Context) string { return c.Description(ctx) }
+
+func (newNameCheck) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	v := req.PlanValue
+	if v.IsNull() || v.IsUnknown() || (!req.StateValue.IsNull() && req.StateValue.Equal(v)) {
+		return
+	}
+	if n := v.ValueString(); len(n) > 32 || !validName.MatchString(n) {
+		addError(&resp.Diagnostics, req.Path, "Invalid Name For A New Object",
+			"A name the provider creates uses letters, digits, _ . - only, at most 32 characters (names with spaces "+
+				"are kept only on objects read or imported from the array).", fmt.Errorf("got %q", n))
+	}
+}
+
+// splitStorageImportID reads <endpoint>/<storage-id>/<object-id>, where the
+// storage id may be a full @odata.id (/redfish/v1/Systems/1/Storage/X, given
+// with one slash or two), optionally followed by /<collection>.
+func splitStorageImportID(id, collection string) (ep, sid, obj string, err error) {
+	ep, rest, ok := strings.Cut(id, "/")
+	i := strings.LastIndex(rest, "/")
+	if !ok || ep == "" || i <= 0 || i == len(rest)-1 {
+		return "", "", "", fmt.Errorf("got %q", id)
+	}
+	sid, obj = strings.TrimSuffix(rest[:i], "/"+collection), rest[i+1:]
+	if strings.HasPrefix(sid, "redfish/v1/") {
+		sid = "/" + sid
+	}
+	if strings.Trim(sid, "/") == "" || strings.Contains(sid, "//") {
+		return "", "", "", fmt.Errorf("got %q", id)
+	}
+	return ep, sid, obj, nil
+}
+
+// planExisting looks, on create, for a volume of the configured name: nil
+// when there is none (or it is the one this plan replaces); false when there
+// is one that differs (reported).
+func (r *volumeResource) planExisting(ctx context.Context, ep *redfish.Endpoint, sid string, plan volumeModel, replaced string, diags *diag.Diagnostics) (*redfish.Volume, bool) {
+	if plan.Name.IsUnknown() || plan.DiskGroup.IsUnknown() {
+		return nil, true
+	}
+	sid, err := ep.FindStorage(ctx, sid)
+	if err != nil {
+		return nil, true // reported at apply
+	}
+	v, _, err := ep.ReadVolume(ctx, sid, plan.Name.ValueString())
+	if redfish.IsGone(err) || (err == nil && v.ID == replaced) {
+		return nil, true
+	}
+	if err != nil {
+		redfishError(diags, path.Root("name"), "Cannot Look For An Existing Volume", err)
+		return nil, false
+	}
+	pool, err := ep.ReadPool(ctx, sid, plan.DiskGroup.ValueString())
+	if err != nil && !redfish.IsGone(err) {
+		redfishError(diags, path.Root("disk_group"), "Cannot Read The Disk Group", err)
+		return nil, false
+	}
+	if err != nil {
+		pool = nil
+	}
+	if !checkExistingVolume(plan, sid, pool, v, diags) {
+		return nil, false
+	}
+	adoptedWarning(diags, "Existing Volume Will Be Adopted", "Volume "+v.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+	return v, true
+}
+
+// checkExistingVolume tells whether v, found under the configured name, is
+// the configured volume: in the configured disk group (pool, nil when the
+// group does not exist), of the configured size and segment size where they
+// are set. If not it reports the error with the import command.
+func checkExistingVolume(plan volumeModel, sid string, pool *redfish.StoragePool, v *redfish.Volume, diags *diag.Diagnostics) bool {
+	var why []string
+	at := path.Root("name")
+	if pool == nil || v.PoolID != pool.ID {
+		why = append(why, fmt.Sprintf("it is in disk group %q, not %q", v.PoolID, plan.DiskGroup.ValueString()))
+		at = path.Root("disk_group")
+	}
+	if want := plan.CapacityBytes; !want.IsUnknown() && !want.IsNull() {
+		if w := want.ValueInt64(); w < v.CapacityBytes || w-v.CapacityBytes >= allocationUnit {
+			why = append(why, fmt.Sprintf("it holds %d bytes, not %d", v.CapacityBytes, w))
+			at = path.Root("capacity_bytes")
+		}
+	}
+	if seg := plan.SegmentSizeBytes; !seg.IsUnknown() && !seg.IsNull() && seg.ValueInt64() != v.StripSizeBytes {
+		why = append(why, fmt.Sprintf("its segment size is %d bytes, not %d", v.StripSizeBytes, seg.ValueInt64()))
+		at = path.Root("segment_size_bytes")
+	}
+	if len(why) == 0 {
+		return true
+	}
+	if len(why) > 1 {
+		at = path.Root("name")
+	}
+	existsError(diags, at, "Volume Already Exists", fmt.Sprintf("Volume %q (%s)", v.Name, v.URI), strings.Join(why, "; "),
+		"hpcstorage_volume", plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+	return false
+}
+
 func volumeIDOf(m volumeModel) string {
 	if id := m.ID.ValueString(); id != "" {
 		return id[strings.LastIndex(id, "/")+1:]
@@ -417,6 +583,9 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 		redfishError(diags, path.Empty(), "Cannot Read The Volume", err)
 		return true
 	}
+	for _, w := range v.Warnings {
+		diags.AddWarning("Volume Partly Read", fmt.Sprintf("Volume %s (%s): %s.", v.ID, v.URI, w))
+	}
 	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + sid + "/" + v.ID)
 	m.Name = types.StringValue(v.Name)
 	size := v.CapacityBytes
@@ -429,7 +598,15 @@ func (r *volumeResource) readInto(ctx context.Context, ep *redfish.Endpoint, m *
 	m.RAIDLevel = types.StringValue(v.RAIDType)
 	m.WWN = types.StringValue(v.WWN)
 	if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
+		// Imported: the configuration names the disk group, and arrays
+		// give pools ids that are not their names (ME4: 00c0ff...), so
+		// record the name, or the next plan would replace the volume.
 		m.DiskGroup = types.StringValue(v.PoolID)
+		if v.PoolID != "" {
+			if p, err := ep.ReadPool(ctx, sid, v.PoolID); err == nil && p.Name != "" {
+				m.DiskGroup = types.StringValue(p.Name)
+			}
+		}
 	}
 	if len(ms) == 0 && m.HostMappings.IsNull() {
 		return true
@@ -545,7 +722,14 @@ func (r *volumeResource) syncMappings(ctx context.Context, ep *redfish.Endpoint,
 		if have[w.Host.ValueString()] {
 			continue
 		}
-		if err := ep.Map(ctx, sid, v, w.Host.ValueString(), w.LUN.ValueInt64()); err != nil {
+		err := ep.Map(ctx, sid, v, w.Host.ValueString(), w.LUN.ValueInt64())
+		if errors.Is(err, redfish.ErrExists) {
+			addError(diags, path.Root("host_mappings").AtListIndex(i), "Host Mapping Already Exists",
+				"The array holds a storage group of the name this mapping takes, mapping something else. It belongs to no "+
+					"volume of this configuration: delete or rename it on the array, then apply again.", err)
+			return
+		}
+		if err != nil {
 			redfishError(diags, path.Root("host_mappings").AtListIndex(i), "Volume Not Mapped", err)
 			return
 		}

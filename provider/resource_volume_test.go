@@ -178,13 +178,13 @@ func TestDiskGroupValidation(t *testing.T) {
 		name, body, want string
 	}{
 		{"RAID6 with 3 drives", `raid_level = "RAID6"
-  drive_ids = ["0.0", "0.1", "0.2"]`, `(?s)Wrong Drive Count.*drive_ids.*RAID6 needs at least\s+4 drives, got 3`},
+  drive_ids = ["0.0", "0.1", "0.2"]`, `(?s)Wrong Drive Count.*drive_ids.*RAID6 needs 4 to 16\s+drives, got 3`},
 		{"drive used twice", `raid_level = "RAID1"
   drive_ids = ["0.0", "0.0"]`, `(?s)Duplicate List Value.*duplicate values of: "0.0"`},
 		{"unknown drive", `raid_level = "RAID1"
   drive_ids = ["0.0", "9.9"]`, `(?s)Unknown Drive.*drive_ids\[1\].*"9.9"`},
 		{"count rule", `raid_level = "RAID10"
-  drive_count = 5`, `(?s)drive_count.*RAID10 needs an even\s+number of drives, at least 4, got 5`},
+  drive_count = 5`, `(?s)drive_count.*RAID10 needs an even\s+number of drives, 4 to 16, got 5`},
 		{"drive in two groups", `raid_level = "RAID1"
   drive_ids = ["0.0", "0.1"]
 }

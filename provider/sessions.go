@@ -15,7 +15,8 @@ var livePools sync.Map // *redfish.Pool -> struct{}
 
 func registerPool(p *redfish.Pool) { livePools.Store(p, struct{}{}) }
 
-// CloseSessions logs out of every Redfish session this process opened. The
+// CloseSessions logs out of every Redfish and SANtricity session this
+// process opened. The
 // provider's main calls it after the plugin server stops.
 func CloseSessions(ctx context.Context) error {
 	var errs []error
@@ -24,5 +25,6 @@ func CloseSessions(ctx context.Context) error {
 		livePools.Delete(k)
 		return true
 	})
+	errs = append(errs, closeESeries(ctx))
 	return errors.Join(errs...)
 }

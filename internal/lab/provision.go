@@ -20,7 +20,7 @@ type VolumeRequest struct {
 	Array  string   // endpoint name, e.g. me4084-1
 	Pool   string   // disk group name
 	RAID   string   // RAID6, RAID1, ...
-	Drives []string // drive ids, e.g. "0.0" (enclosure.slot)
+	Drives []string // drive ids, e.g. "0.0" (enclosure.slot); "99.0" (tray.slot) on E-Series
 	Volume string
 	// SegmentBytes is the volume's strip (segment) size; 0 leaves the
 	// array's default.
@@ -32,9 +32,13 @@ type VolumeRequest struct {
 	FSType string
 }
 
-// ProvisionVolume runs the Swordfish requests of r in-process and returns
+// ProvisionVolume runs the Swordfish requests of r in-process (SANtricity
+// requests over HTTPS on an E-Series array) and returns
 // the volume's WWN (NAA hex).
 func (l *Lab) ProvisionVolume(r VolumeRequest) (string, error) {
+	if srv := l.eseriesServer(r.Array); srv != nil {
+		return l.provisionESeries(srv, r)
+	}
 	s, err := l.mock.Design.Service(r.Array)
 	if err != nil {
 		return "", err
@@ -103,6 +107,9 @@ func (l *Lab) ProvisionVolume(r VolumeRequest) (string, error) {
 
 // UnmapVolume removes the host mapping ProvisionVolume made for host.
 func (l *Lab) UnmapVolume(array, volume, host string) error {
+	if srv := l.eseriesServer(array); srv != nil {
+		return unmapESeries(srv, volume, host)
+	}
 	s, err := l.mock.Design.Service(array)
 	if err != nil {
 		return err

@@ -121,7 +121,7 @@ func readNode(n NodeInfo) (NodeStatus, error) {
 		dev := filepath.Base(target)
 		// Only array volumes (the lab cables them with the array's model),
 		// not the node's own system disk.
-		if m, _ := os.ReadFile(filepath.Join(n.Root, "sys/block", dev, "device/model")); !strings.HasPrefix(string(m), "ME") {
+		if m, _ := os.ReadFile(filepath.Join(n.Root, "sys/block", dev, "device/model")); !strings.HasPrefix(string(m), "ME") && !strings.HasPrefix(string(m), "EF") {
 			continue
 		}
 		size := readInt(filepath.Join(n.Root, "sys/block", dev, "size")) * 512

@@ -89,6 +89,7 @@ var Models = []Model{
 	{Name: "ME4084", Drives: 84, DrawerSize: 42, MediaType: "HDD", Description: "PowerVault ME4084: 84 bays in two drawers (0-41 top, 42-83 bottom)"},
 	{Name: "ME484", Drives: 84, DrawerSize: 42, MediaType: "HDD", Description: "PowerVault ME484 expansion: 84 bays in two drawers"},
 	{Name: "ME4024", Drives: 24, DrawerSize: 24, MediaType: "SSD", Description: "PowerVault ME4024: 24 bays, one drawer"},
+	{Name: "EF600", Drives: 24, DrawerSize: 24, MediaType: "SSD", Description: "NetApp EF600: 24 NVMe bays in the controller shelf (tray 99), one drawer"},
 }
 
 // ModelNames lists the preset names (for enum validators).

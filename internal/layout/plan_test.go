@@ -197,11 +197,12 @@ func TestCheckDriveCountAndCapacity(t *testing.T) {
 		ok     bool
 		usable int64 // with 1-unit drives
 	}{
-		{RAID0, 1, true, 1}, {RAID0, 0, false, 0},
+		{RAID0, 2, true, 2}, {RAID0, 1, false, 1}, {RAID0, 16, true, 16}, {RAID0, 17, false, 1},
 		{RAID1, 2, true, 1}, {RAID1, 4, false, 1},
 		{RAID5, 3, true, 2}, {RAID5, 2, false, 1},
-		{RAID6, 10, true, 8}, {RAID6, 3, false, 1},
-		{RAID10, 4, true, 2}, {RAID10, 6, true, 3}, {RAID10, 5, false, 2},
+		{RAID5, 16, true, 15}, {RAID5, 17, false, 1},
+		{RAID6, 10, true, 8}, {RAID6, 3, false, 1}, {RAID6, 16, true, 14}, {RAID6, 17, false, 1},
+		{RAID10, 4, true, 2}, {RAID10, 6, true, 3}, {RAID10, 5, false, 2}, {RAID10, 16, true, 8}, {RAID10, 18, false, 1},
 	}
 	for _, tc := range tests {
 		err := CheckDriveCount(tc.level, tc.n)

@@ -59,20 +59,32 @@ func ParseLevel(s string) (RAIDLevel, error) {
 	return "", fmt.Errorf("%w %q (one of %v)", ErrUnknownLevel, s, Levels)
 }
 
+// MaxDrives is the most drives a linear disk group of level l may hold on a
+// PowerVault ME4 (Dell EMC PowerVault ME4 Series Storage System
+// Administrator's Guide, Rev. A06, table "Linear disk group expansion by RAID
+// level": NRAID 1; RAID 0, 3, 5, 6 16; RAID 1 2; RAID 10 16; RAID 50 32;
+// ADAPT 128). The same guide's RAID level table gives RAID 0 a minimum of 2.
+func MaxDrives(l RAIDLevel) int {
+	if l == RAID1 {
+		return 2
+	}
+	return 16
+}
+
 // DriveCountRule describes the drive counts a level accepts, in words (for
 // docs and error messages).
 func DriveCountRule(l RAIDLevel) string {
 	switch l {
 	case RAID0:
-		return "at least 1 drive"
+		return "2 to 16 drives"
 	case RAID1:
 		return "exactly 2 drives"
 	case RAID5:
-		return "at least 3 drives"
+		return "3 to 16 drives"
 	case RAID6:
-		return "at least 4 drives"
+		return "4 to 16 drives"
 	case RAID10:
-		return "an even number of drives, at least 4"
+		return "an even number of drives, 4 to 16"
 	}
 	return "a known RAID level"
 }
@@ -83,7 +95,7 @@ func CheckDriveCount(l RAIDLevel, n int) error {
 	ok := false
 	switch l {
 	case RAID0:
-		ok = n >= 1
+		ok = n >= 2
 	case RAID1:
 		ok = n == 2
 	case RAID5:
@@ -95,7 +107,7 @@ func CheckDriveCount(l RAIDLevel, n int) error {
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownLevel, l)
 	}
-	if !ok {
+	if !ok || n > MaxDrives(l) {
 		return fmt.Errorf("%w: %s needs %s, got %d", ErrDriveCount, l, DriveCountRule(l), n)
 	}
 	return nil

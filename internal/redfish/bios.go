@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,12 +20,21 @@ var (
 	ErrUnknownAttribute = errors.New("unknown BIOS attribute")
 	ErrBadValue         = errors.New("value not accepted by the BIOS attribute registry")
 	ErrReadOnly         = errors.New("read-only BIOS attribute")
+	// ErrNoBios: the system links no Bios resource (BIOS settings cannot
+	// be read or managed through this BMC).
+	ErrNoBios = fmt.Errorf("%w: the system has no BIOS resource", ErrNotSupported)
+	// ErrNoRegistry: the BMC publishes no attribute registry that could be
+	// found; values can only be checked against the current ones.
+	ErrNoRegistry = fmt.Errorf("%w: no BIOS attribute registry found", ErrNotSupported)
 )
 
 // Bios is the current and pending state of a system's BIOS (two GETs).
 type Bios struct {
-	URI          string
-	RegistryID   string
+	URI        string
+	RegistryID string
+	// RegistryURI, when known from an earlier run, is where the attribute
+	// registry was found: BiosRegistry tries it first (one GET).
+	RegistryURI  string
 	Current      map[string]any
 	SettingsURI  string
 	SettingsETag string
@@ -44,6 +54,9 @@ type biosDoc struct {
 // GetBios reads current attributes and, when the BMC has a settings object,
 // the values waiting for the next reset.
 func (e *Endpoint) GetBios(ctx context.Context, biosURI string) (*Bios, error) {
+	if biosURI == "" {
+		return nil, fmt.Errorf("%w (%s)", ErrNoBios, e.cfg.Name)
+	}
 	var doc biosDoc
 	if _, err := e.Get(ctx, biosURI, &doc); err != nil {
 		return nil, err
@@ -150,6 +163,7 @@ func FormatValue(v any) string {
 // Registry is a BIOS attribute registry, indexed by attribute name.
 type Registry struct {
 	ID    string
+	URI   string // where it was read
 	Attrs map[string]RegistryAttr
 }
 
@@ -239,62 +253,257 @@ func suggest(name string, names []string) string {
 	return ""
 }
 
-// BiosRegistry finds and reads the attribute registry a Bios names: through
-// the registry file (/redfish/v1/Registries/<id>), else the Dell location
-// beside the Bios. The result is cached for the provider run.
-func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
-	key := b.URI + "|" + b.RegistryID
-	e.mu.Lock()
-	if r, ok := e.registries[key]; ok {
-		e.mu.Unlock()
-		return r, nil
-	}
-	e.mu.Unlock()
+// registriesPath is the collection of registry files (MessageRegistryFile).
+const registriesPath = "/redfish/v1/Registries"
 
-	var candidates []string
-	if b.RegistryID != "" {
-		var file struct {
-			Location []struct {
-				Language string `json:"Language"`
-				URI      string `json:"Uri"`
-			} `json:"Location"`
-		}
-		if _, err := e.Get(ctx, "/redfish/v1/Registries/"+b.RegistryID, &file); err == nil {
-			for _, l := range file.Location {
-				if l.URI != "" && (l.Language == "en" || l.Language == "") {
-					candidates = append(candidates, l.URI)
-				}
-			}
-		} else if !IsGone(err) {
+type registryFile struct {
+	ID       string `json:"Id"`
+	Registry string `json:"Registry"`
+	Location []struct {
+		Language       string `json:"Language"`
+		URI            string `json:"Uri"`
+		PublicationURI string `json:"PublicationUri"`
+	} `json:"Location"`
+}
+
+// registryBase is a registry name without its version:
+// BiosAttributeRegistryA42.v1_2_60 and BiosAttributeRegistry.1.0.0 give
+// BiosAttributeRegistryA42 and BiosAttributeRegistry.
+func registryBase(name string) string {
+	name, _, _ = strings.Cut(name, ".")
+	return strings.ToLower(name)
+}
+
+// langRank orders registry locations: English first (en, unset, then any
+// en-*), other languages last (attribute names do not change with them).
+func langRank(lang string) int {
+	l := strings.ToLower(lang)
+	switch {
+	case l == "en" || l == "":
+		return 0
+	case strings.HasPrefix(l, "en"):
+		return 1
+	}
+	return 2
+}
+
+// localPath turns a registry location into a path on this endpoint; a
+// location on another host is not fetched (it would need our credentials
+// or the internet).
+func (e *Endpoint) localPath(uri string) (string, bool) {
+	if strings.HasPrefix(uri, "/") {
+		return uri, true
+	}
+	u, err := url.Parse(uri)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	base, _ := url.Parse(e.base)
+	if base == nil || !strings.EqualFold(u.Host, base.Host) {
+		return "", false
+	}
+	return u.RequestURI(), true
+}
+
+// registryFiles finds the registry files for name: the file of that exact
+// name, else the members of the Registries collection whose name has the
+// same base (a versioned AttributeRegistry against an unversioned member,
+// or the other way round), or, with no name, any BIOS attribute registry.
+func (e *Endpoint) registryFiles(ctx context.Context, name string, note func(string, string)) ([]registryFile, error) {
+	if name != "" {
+		var f registryFile
+		uri := registriesPath + "/" + name
+		_, err := e.Get(ctx, uri, &f)
+		switch {
+		case err == nil:
+			return []registryFile{f}, nil
+		case IsGone(err):
+			note(uri, "404")
+		default:
 			return nil, err
 		}
 	}
-	candidates = append(candidates, strings.TrimRight(b.URI, "/")+"/BiosRegistry")
-	var lastErr error
-	for _, uri := range candidates {
-		var doc struct {
-			ID              string `json:"Id"`
-			RegistryEntries struct {
-				Attributes []RegistryAttr
-			}
+	var coll struct {
+		Members []schemasLink `json:"Members"`
+	}
+	if _, err := e.Get(ctx, registriesPath, &coll); err != nil {
+		if IsGone(err) {
+			note(registriesPath, "404")
+			return nil, nil
 		}
-		if _, err := e.Get(ctx, uri, &doc); err != nil {
-			lastErr = err
+		return nil, err
+	}
+	var exact, same []string
+	for _, m := range coll.Members {
+		seg := lastSegment(m.ID)
+		switch {
+		case name != "" && strings.EqualFold(seg, name):
+			exact = append(exact, m.ID)
+		case name != "" && registryBase(seg) == registryBase(name):
+			same = append(same, m.ID)
+		case name == "" && strings.Contains(strings.ToLower(seg), "biosattributeregistry"):
+			same = append(same, m.ID)
+		}
+	}
+	if len(exact)+len(same) == 0 {
+		what := "no member named like " + name
+		if name == "" {
+			what = "no BIOS attribute registry member"
+		}
+		note(registriesPath, what)
+	}
+	var out []registryFile
+	for _, uri := range append(exact, same...) {
+		var f registryFile
+		if _, err := e.Get(ctx, uri, &f); err != nil {
 			if IsGone(err) {
+				note(uri, "404")
 				continue
 			}
 			return nil, err
 		}
-		r := &Registry{ID: doc.ID, Attrs: map[string]RegistryAttr{}}
-		for _, a := range doc.RegistryEntries.Attributes {
-			r.Attrs[a.AttributeName] = a
-		}
-		e.mu.Lock()
-		e.registries[key] = r
-		e.mu.Unlock()
-		return r, nil
+		out = append(out, f)
 	}
-	return nil, fmt.Errorf("%w: no attribute registry %q found on %s: %v", ErrNotSupported, b.RegistryID, e.cfg.Name, lastErr)
+	return out, nil
+}
+
+// readRegistry reads a registry hint; any failure is noted, not returned.
+func (e *Endpoint) readRegistry(ctx context.Context, b *Bios, uri string, note func(string, string)) (*Registry, bool) {
+	r, ok, err := e.readRegistryAt(ctx, b, uri, note)
+	if err != nil {
+		note(uri, err.Error())
+	}
+	return r, ok && err == nil
+}
+
+// readRegistryAt reads an attribute registry document; ok is false (and
+// the reason noted) when uri holds none.
+func (e *Endpoint) readRegistryAt(ctx context.Context, b *Bios, uri string, note func(string, string)) (*Registry, bool, error) {
+	var doc struct {
+		ID              string `json:"Id"`
+		RegistryEntries struct {
+			Attributes []RegistryAttr
+		}
+	}
+	resp, err := e.Get(ctx, uri, nil)
+	var he *HTTPError
+	switch {
+	case IsGone(err):
+		note(uri, "404")
+		return nil, false, nil
+	case asHTTP(err, &he) || errors.Is(err, ErrServer):
+		note(uri, err.Error())
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	if _, err := decodeLenient(resp.Body, &doc); err != nil || len(doc.RegistryEntries.Attributes) == 0 {
+		note(uri, "no RegistryEntries.Attributes")
+		return nil, false, nil
+	}
+	r := &Registry{ID: cmpOr(doc.ID, b.RegistryID), URI: uri, Attrs: map[string]RegistryAttr{}}
+	for _, a := range doc.RegistryEntries.Attributes {
+		r.Attrs[a.AttributeName] = a
+	}
+	return r, true, nil
+}
+
+type registryEntry struct {
+	r   *Registry
+	err error
+}
+
+// BiosRegistry finds and reads the attribute registry of a Bios the ways
+// the Redfish specification allows: the registry file named by the Bios's
+// AttributeRegistry (or, without one, any BIOS attribute registry file),
+// looked up directly or among the Registries collection's members by name
+// without version; each file's locations in English first (en, en-US ...),
+// by Uri, or PublicationUri when it is on this BMC; finally the Dell
+// location beside the Bios. When none works the ErrNoRegistry error lists
+// every lookup tried. The outcome is cached for the provider run.
+func (e *Endpoint) BiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
+	key := b.URI + "|" + b.RegistryID
+	e.mu.Lock()
+	if c, ok := e.registries[key]; ok {
+		e.mu.Unlock()
+		return c.r, c.err
+	}
+	e.mu.Unlock()
+	r, err := e.findBiosRegistry(ctx, b)
+	var he *HTTPError
+	if err == nil || errors.Is(err, ErrNoRegistry) || asHTTP(err, &he) && he.Status < 500 {
+		e.mu.Lock()
+		e.registries[key] = registryEntry{r, err}
+		e.mu.Unlock()
+	}
+	return r, err
+}
+
+// CachedRegistryURI says where this run found the registry of a Bios, if it
+// looked (no request).
+func (e *Endpoint) CachedRegistryURI(biosURI, registryID string) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c, ok := e.registries[biosURI+"|"+registryID]; ok && c.r != nil {
+		return c.r.URI
+	}
+	return ""
+}
+
+func (e *Endpoint) findBiosRegistry(ctx context.Context, b *Bios) (*Registry, error) {
+	var tried []string
+	note := func(uri, outcome string) { tried = append(tried, uri+" ("+outcome+")") }
+	if b.RegistryURI != "" {
+		if r, ok := e.readRegistry(ctx, b, b.RegistryURI, note); ok {
+			return r, nil
+		}
+	}
+	files, err := e.registryFiles(ctx, b.RegistryID, note)
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		uri  string
+		rank int
+	}
+	var cands []cand
+	for _, f := range files {
+		for _, l := range f.Location {
+			switch p, ok := e.localPath(l.URI); {
+			case ok:
+				cands = append(cands, cand{p, langRank(l.Language)})
+			case l.URI == "" && l.PublicationURI != "":
+				if p, ok := e.localPath(l.PublicationURI); ok {
+					cands = append(cands, cand{p, langRank(l.Language)})
+				} else {
+					note(l.PublicationURI, "PublicationUri on another host, not fetched")
+				}
+			case l.URI != "":
+				note(l.URI, "Uri on another host, not fetched")
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return a.rank - b.rank })
+	cands = append(cands, cand{uri: strings.TrimRight(b.URI, "/") + "/BiosRegistry"})
+	seen := map[string]bool{b.RegistryURI: b.RegistryURI != ""}
+	for _, c := range cands {
+		if seen[c.uri] {
+			continue
+		}
+		seen[c.uri] = true
+		r, ok, err := e.readRegistryAt(ctx, b, c.uri, note)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return r, nil
+		}
+	}
+	name := b.RegistryID
+	if name == "" {
+		name = "(the Bios names none)"
+	}
+	return nil, fmt.Errorf("%w on %s for AttributeRegistry %s; tried: %s", ErrNoRegistry, e.cfg.Name, name, strings.Join(tried, "; "))
 }
 
 // BiosChange is the outcome of ApplyBios.
@@ -302,6 +511,9 @@ type BiosChange struct {
 	Changed  []string // attributes that were set
 	Rebooted bool
 	Task     string // the job or task the BMC created for them, if any
+	// PowerState is the system's power state when the values were seen
+	// applied ("" when nothing was changed).
+	PowerState string
 }
 
 // ApplyBios sets the attributes that differ from their current values:
@@ -310,16 +522,28 @@ type BiosChange struct {
 // every value landed and fails with ErrPending naming those that did not.
 // want holds registry-typed values (see Registry.Convert).
 func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]any, w Waiter) (BiosChange, error) {
+	return e.ApplyBiosFrom(ctx, sys, nil, want, w)
+}
+
+// ApplyBiosFrom is ApplyBios starting from a Bios just read (nil: read it),
+// so a caller that read it to type the values does not read it twice.
+//
+// Requests: the PATCH, the configuration job where the BMC needs one and did
+// not create it, one reset, then a poll that backs off: the job alone while
+// it runs, then the current BIOS (not the settings object) and the power
+// state once.
+func (e *Endpoint) ApplyBiosFrom(ctx context.Context, sys *System, b *Bios, want map[string]any, w Waiter) (BiosChange, error) {
 	var ch BiosChange
 	var diff map[string]any
-	var b *Bios
 	applyNow := false
 	// A 412 means someone changed the settings since we read them: read
 	// again, recompute the difference, and PATCH once more.
 	for attempt := 1; ; attempt++ {
-		var err error
-		if b, err = e.GetBios(ctx, sys.BiosURI); err != nil {
-			return ch, err
+		if b == nil || attempt > 1 {
+			var err error
+			if b, err = e.GetBios(ctx, sys.BiosURI); err != nil {
+				return ch, err
+			}
 		}
 		diff = map[string]any{}
 		ch.Changed = nil
@@ -370,10 +594,16 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		ch.Task = task
 	}
 	if !applyNow {
-		s, err := e.GetSystem(ctx, sys.ID)
-		if err != nil {
-			return ch, err
+		// The power state decides the reset: the one read by the caller
+		// when it is fresh (a transition under way is read again).
+		s := sys
+		if s.PowerState != "On" && s.PowerState != "Off" {
+			var err error
+			if s, err = e.GetSystem(ctx, sys.ID); err != nil {
+				return ch, err
+			}
 		}
+		var err error
 		if s.PowerState == "Off" {
 			err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
 		} else {
@@ -384,32 +614,55 @@ func (e *Endpoint) ApplyBios(ctx context.Context, sys *System, want map[string]a
 		}
 	}
 	ch.Rebooted = true
+	taskDone := ch.Task == ""
+	polls, jobStatus := 0, ""
 	err := w.Until(ctx, "BIOS settings to apply on "+e.cfg.Name, func() (bool, string, error) {
-		nb, err := e.GetBios(ctx, sys.BiosURI)
-		if err != nil {
-			return false, "", err
-		}
-		if ch.Task != "" {
-			// A failed job will never apply the values: stop waiting.
-			if t, err := e.GetTask(ctx, ch.Task); err == nil && t.Failed {
+		polls++
+		if !taskDone {
+			// While the job runs, mostly the job alone is read; a failed
+			// job will never apply the values: stop waiting. Every third
+			// poll looks at the values too, for BMCs whose jobs never say
+			// they are done.
+			t, err := e.GetTask(ctx, ch.Task)
+			switch {
+			case IsGone(err):
+				taskDone = true // some BMCs drop finished jobs
+			case err != nil:
+				return false, "", err
+			case t.Failed:
 				return false, "", fmt.Errorf("%w: BIOS job %s ended %s: %s", ErrPending, ch.Task, t.State, strings.Join(t.Messages, "; "))
+			case t.Done:
+				taskDone = true
+			default:
+				jobStatus = fmt.Sprintf("job %s %d%%", t.State, t.Percent)
+				if polls%3 != 0 {
+					return false, jobStatus, nil
+				}
 			}
+		}
+		var cur biosDoc
+		if _, err := e.Get(ctx, sys.BiosURI, &cur); err != nil {
+			return false, "", err
 		}
 		var missing []string
 		for k, v := range diff {
-			if FormatValue(nb.Current[k]) != FormatValue(v) {
-				missing = append(missing, fmt.Sprintf("%s=%s (now %s)", k, FormatValue(v), FormatValue(nb.Current[k])))
+			if FormatValue(cur.Attributes[k]) != FormatValue(v) {
+				missing = append(missing, fmt.Sprintf("%s=%s (now %s)", k, FormatValue(v), FormatValue(cur.Attributes[k])))
 			}
 		}
 		sort.Strings(missing)
-		if len(missing) == 0 {
-			s, err := e.GetSystem(ctx, sys.ID)
-			if err != nil {
-				return false, "", err
+		if len(missing) > 0 {
+			if !taskDone {
+				return false, jobStatus, nil // one status per job state keeps the backoff going
 			}
-			return s.PowerState == "On", "power " + s.PowerState, nil
+			return false, "still pending: " + strings.Join(missing, ", "), nil
 		}
-		return false, "still pending: " + strings.Join(missing, ", "), nil
+		s, err := e.GetSystem(ctx, sys.ID)
+		if err != nil {
+			return false, "", err
+		}
+		ch.PowerState = s.PowerState
+		return s.PowerState == "On", "power " + s.PowerState, nil
 	})
 	if errors.Is(err, ErrTimeout) {
 		return ch, fmt.Errorf("%w after one reboot: %v", ErrPending, err)

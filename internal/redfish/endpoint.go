@@ -88,7 +88,7 @@ type Endpoint struct {
 	token      string
 	sessionURI string
 	authGen    int // bumped on every login, so one expiry causes one re-login
-	registries map[string]*Registry
+	registries map[string]registryEntry
 	cache      collectionCache
 
 	requests, retries, logins atomic.Int64
@@ -143,7 +143,7 @@ func NewEndpoint(cfg Config) (*Endpoint, error) {
 		hc:   &hc2,
 		sem:  make(chan struct{}, cfg.MaxConcurrent),
 
-		registries: map[string]*Registry{},
+		registries: map[string]registryEntry{},
 	}, nil
 }
 
@@ -177,7 +177,7 @@ func (r *Response) ETag() string {
 // Decode unmarshals the body into v.
 func (r *Response) Decode(v any) error {
 	if err := json.Unmarshal(r.Body, v); err != nil {
-		return fmt.Errorf("%w: decoding answer: %v", ErrServer, err)
+		return fmt.Errorf("%w: decoding answer: %w", ErrServer, err)
 	}
 	return nil
 }
@@ -200,6 +200,14 @@ func (e *Endpoint) Get(ctx context.Context, path string, v any) (*Response, erro
 			return resp, fmt.Errorf("%w: GET %s on %s: answer is not JSON", ErrServer, path, e.cfg.Name)
 		}
 		err = resp.Decode(v)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Valid JSON with a member of another type than the one we
+			// read it as: that member stays empty, the rest is read (a
+			// BMC's odd member must not fail the whole document).
+			e.logf("%s: GET %s: member %s holds a JSON %s, expected %s; ignored", e.cfg.Name, path, te.Field, te.Value, te.Type)
+			return resp, nil
+		}
 		if err != nil && attempt < 2 {
 			e.logf("%s: GET %s: %v; fetching again", e.cfg.Name, path, err)
 			continue
@@ -264,6 +272,9 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, body any, header
 	for attempt := 1; ; attempt++ {
 		gen, resp, err := e.send(ctx, method, path, payload, headers, true)
 		if err != nil {
+			if tlsVerifyError(err) {
+				return nil, tlsError(e.cfg.Name, e.base, err)
+			}
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("%w: %s %s on %s: %v", ErrTimeout, method, path, e.cfg.Name, ctx.Err())
 			}
@@ -475,6 +486,9 @@ func (e *Endpoint) login(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]string{"UserName": e.cfg.Username, "Password": e.cfg.Password})
 	for attempt := 1; ; attempt++ {
 		_, resp, err := e.send(ctx, http.MethodPost, sessionsPath, body, nil, false)
+		if err != nil && tlsVerifyError(err) {
+			return tlsError(e.cfg.Name, e.base, err)
+		}
 		if err != nil {
 			// Nothing was created that we know of; a session left behind
 			// by a lost answer expires on the BMC's idle timer.

@@ -320,12 +320,24 @@ func TestConfigErrors(t *testing.T) {
 func TestTLSVerifiedByDefault(t *testing.T) {
 	ts, _ := newFake(t, &fakeBMC{})
 	// No injected client: the system pool does not trust httptest's CA.
-	ep, err := NewEndpoint(Config{Name: "bmc1", URL: ts.URL, Username: "root", Password: "s3cret", Sleep: (&sleeps{}).sleep})
+	// A certificate failure cannot heal: it is not retried, and the error
+	// says what to set.
+	sl := &sleeps{}
+	ep, err := NewEndpoint(Config{Name: "bmc1", URL: ts.URL, Username: "root", Password: "s3cret", Sleep: sl.sleep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ep.Get(context.Background(), "/redfish/v1/Systems/1", nil); err == nil || !strings.Contains(err.Error(), "certificate") {
-		t.Fatalf("err = %v, want a certificate error", err)
+	_, err = ep.Get(context.Background(), "/redfish/v1/Systems/1", nil)
+	if !errors.Is(err, ErrTLSVerify) || !strings.Contains(err.Error(), "ca_certificate") || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("err = %v, want ErrTLSVerify saying to set ca_certificate", err)
+	}
+	if n := len(sl.d); n != 0 || ep.Stats().Requests != 1 {
+		t.Errorf("a certificate failure was retried: %d waits, %d requests", n, ep.Stats().Requests)
+	}
+	// Without credentials (no login): the same on a plain request.
+	ep, _ = NewEndpoint(Config{Name: "bmc1", URL: ts.URL, Sleep: sl.sleep})
+	if _, err := ep.Get(context.Background(), "/redfish/v1/Systems/1", nil); !errors.Is(err, ErrTLSVerify) || ep.Stats().Requests != 1 {
+		t.Errorf("no login: %v after %d requests", err, ep.Stats().Requests)
 	}
 	pemCA := pemOf(ts)
 	ep, err = NewEndpoint(Config{Name: "bmc1", URL: ts.URL, Username: "root", Password: "s3cret", CACertPEM: pemCA})

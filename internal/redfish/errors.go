@@ -3,12 +3,16 @@
 // session per endpoint reused and re-created on expiry, basic-auth fallback,
 // retries with backoff and jitter that honour Retry-After for idempotent
 // requests only, a per-endpoint concurrency limit, ETags on every PATCH, and
-// traffic logs that never carry credentials. Payloads are decoded with the
+// traffic logs that never carry credentials. Documents are decoded into
+// structs that hold only the members the provider uses, leniently, so a
+// vendor's extra or odd member never fails a read; error bodies with the
 // gofish schemas package. It never imports Terraform packages: callers get
 // wrapped Go errors and match the sentinels below with errors.Is.
 package redfish
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -40,7 +44,28 @@ var (
 	ErrInvalid = errors.New("invalid request")
 	// ErrPending: settings were accepted but did not take effect.
 	ErrPending = errors.New("settings still pending")
+	// ErrTLSVerify: the endpoint's certificate is not trusted. Retrying
+	// cannot help; only trusting the right CA (or fixing the URL) can.
+	ErrTLSVerify = errors.New("TLS certificate not trusted")
 )
+
+// tlsVerifyError reports whether err is a failed certificate check (unknown
+// CA, wrong host name, expired) rather than a network fault.
+func tlsVerifyError(err error) bool {
+	var (
+		unknown   x509.UnknownAuthorityError
+		hostname  x509.HostnameError
+		invalid   x509.CertificateInvalidError
+		verifyErr *tls.CertificateVerificationError
+	)
+	return errors.As(err, &unknown) || errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &verifyErr)
+}
+
+// tlsError wraps a certificate failure with what to do about it.
+func tlsError(name, url string, err error) error {
+	return fmt.Errorf("%w: %s (%s): %v; set ca_certificate of this endpoint to the CA that signed the BMC's certificate "+
+		"(or to its self-signed certificate), and check that the URL's host name is one the certificate names", ErrTLSVerify, name, url, err)
+}
 
 // HTTPError is a non-success answer from the service.
 type HTTPError struct {

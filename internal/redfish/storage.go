@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/stmcginnis/gofish/schemas"
 )
 
 const storagePath = "/redfish/v1/Storage"
@@ -30,6 +28,10 @@ type Drive struct {
 	PoolURI       string // pool the drive belongs to, "" when free
 	Model         string
 	SerialNumber  string
+	// Absent: an empty bay (Status.State Absent); lists leave it out.
+	Absent bool
+	// Warnings name members of the drive's document that could not be read.
+	Warnings []string
 }
 
 // StoragePool is a Swordfish StoragePool (a disk group).
@@ -55,6 +57,8 @@ type Volume struct {
 	OptimumIOSizeBytes int64
 	RAIDType           string
 	WWN                string
+	// Warnings name members of the volume's document that could not be read.
+	Warnings []string
 }
 
 // Mapping exposes a volume to one host with a LUN.
@@ -74,7 +78,10 @@ func StorageURI(id string) string {
 	return storagePath + "/" + id
 }
 
-// FindStorage returns id when given, else the only Storage of the endpoint.
+// FindStorage returns id when given, else the only Storage of the
+// endpoint: a Swordfish array's under /redfish/v1/Storage (returned as its
+// plain id), or, when there is none there, a server's under
+// Systems/<id>/Storage (returned as its full @odata.id).
 func (e *Endpoint) FindStorage(ctx context.Context, id string) (string, error) {
 	if id != "" {
 		return id, nil
@@ -82,20 +89,46 @@ func (e *Endpoint) FindStorage(ctx context.Context, id string) (string, error) {
 	var coll struct {
 		Members []schemasLink `json:"Members"`
 	}
-	if _, err := e.Get(ctx, storagePath, &coll); err != nil {
+	var found []string
+	_, err := e.Get(ctx, storagePath, &coll)
+	switch {
+	case err == nil:
+		for _, m := range coll.Members {
+			found = append(found, path.Base(m.ID))
+		}
+	case !IsGone(err):
 		return "", err
 	}
-	switch len(coll.Members) {
+	looked := []string{storagePath}
+	if len(found) == 0 {
+		var systems struct {
+			Members []schemasLink `json:"Members"`
+		}
+		if _, err := e.Get(ctx, systemsPath, &systems); err != nil && !IsGone(err) {
+			return "", err
+		}
+		for _, s := range systems.Members {
+			uri := strings.TrimRight(s.ID, "/") + "/Storage"
+			looked = append(looked, uri)
+			coll.Members = nil
+			if _, err := e.Get(ctx, uri, &coll); err != nil {
+				if IsGone(err) {
+					continue
+				}
+				return "", err
+			}
+			for _, m := range coll.Members {
+				found = append(found, strings.TrimRight(m.ID, "/"))
+			}
+		}
+	}
+	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%w: %s has no storage at %s", ErrNotFound, e.cfg.Name, storagePath)
+		return "", fmt.Errorf("%w: %s has no storage (looked at %s)", ErrNotFound, e.cfg.Name, strings.Join(looked, ", "))
 	case 1:
-		return path.Base(coll.Members[0].ID), nil
+		return found[0], nil
 	}
-	ids := make([]string, len(coll.Members))
-	for i, m := range coll.Members {
-		ids[i] = path.Base(m.ID)
-	}
-	return "", fmt.Errorf("%w: %s has %d storage services (%s); set storage_id", ErrInvalid, e.cfg.Name, len(ids), strings.Join(ids, ", "))
+	return "", fmt.Errorf("%w: %s has %d storage services (%s); set storage_id to one of them", ErrInvalid, e.cfg.Name, len(found), strings.Join(found, ", "))
 }
 
 var (
@@ -103,39 +136,76 @@ var (
 	reEnclosure = regexp.MustCompile(`(?i)enclosure\s*(\d+)`)
 )
 
+// driveDoc holds only the Drive members the provider uses. A member we do
+// not declare is never decoded, so a valid field of a newer schema (an
+// integer NVMe personality Identifier, say) cannot fail the read.
+type driveDoc struct {
+	ID            string `json:"Id"`
+	ODataID       string `json:"@odata.id"`
+	ETag          string `json:"@odata.etag"`
+	MediaType     string `json:"MediaType"`
+	CapacityBytes *int64 `json:"CapacityBytes"`
+	HotspareType  string `json:"HotspareType"`
+	Model         string `json:"Model"`
+	SerialNumber  string `json:"SerialNumber"`
+	Status        struct {
+		State string `json:"State"`
+	} `json:"Status"`
+	Links struct {
+		StoragePools []schemasLink `json:"StoragePools"`
+	} `json:"Links"`
+	PhysicalLocation struct {
+		PartLocation struct {
+			Ordinal      *int   `json:"LocationOrdinalValue"`
+			ServiceLabel string `json:"ServiceLabel"`
+		} `json:"PartLocation"`
+	} `json:"PhysicalLocation"`
+}
+
+// decodeLenient decodes raw into v; a member of the wrong type is left at
+// its zero value and named in the returned warning, the rest is decoded.
+func decodeLenient(raw []byte, v any) (warning string, err error) {
+	err = json.Unmarshal(raw, v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.As(err, &te):
+		return fmt.Sprintf("member %s holds a JSON %s where %s was expected; it was ignored", te.Field, te.Value, te.Type), nil
+	}
+	return "", fmt.Errorf("%w: %v", ErrServer, err)
+}
+
+// lastSegment is the last path segment of an @odata.id.
+func lastSegment(uri string) string {
+	uri = strings.TrimRight(uri, "/")
+	return uri[strings.LastIndex(uri, "/")+1:]
+}
+
 func decodeDrive(raw json.RawMessage, etag string) (Drive, error) {
-	var d schemas.Drive
-	if err := json.Unmarshal(raw, &d); err != nil {
-		return Drive{}, fmt.Errorf("%w: decoding drive: %v", ErrServer, err)
+	var d driveDoc
+	warn, err := decodeLenient(raw, &d)
+	if err != nil {
+		return Drive{}, fmt.Errorf("decoding drive: %w", err)
 	}
-	var extra struct {
-		ID    string `json:"@odata.id"`
-		Links struct {
-			StoragePools []schemasLink `json:"StoragePools"`
-		} `json:"Links"`
-		PhysicalLocation struct {
-			PartLocation struct {
-				Ordinal      *int   `json:"LocationOrdinalValue"`
-				ServiceLabel string `json:"ServiceLabel"`
-			} `json:"PartLocation"`
-		} `json:"PhysicalLocation"`
+	out := Drive{ID: cmpOr(d.ID, lastSegment(d.ODataID)), URI: d.ODataID, ETag: cmpOr(etag, d.ETag), MediaType: d.MediaType,
+		CapacityBytes: derefInt64(d.CapacityBytes), HotspareType: cmpOr(d.HotspareType, "None"),
+		Model: d.Model, SerialNumber: d.SerialNumber, Absent: d.Status.State == "Absent"}
+	if warn != "" {
+		out.Warnings = append(out.Warnings, warn)
 	}
-	_ = json.Unmarshal(raw, &extra)
-	out := Drive{ID: d.ID, URI: extra.ID, ETag: cmpOr(etag, d.ODataEtag), MediaType: string(d.MediaType),
-		CapacityBytes: derefInt64(d.CapacityBytes), HotspareType: cmpOr(string(d.HotspareType), "None"),
-		Model: d.Model, SerialNumber: d.SerialNumber}
-	label := extra.PhysicalLocation.PartLocation.ServiceLabel
+	label := d.PhysicalLocation.PartLocation.ServiceLabel
 	if m := reDrawer.FindStringSubmatch(label); m != nil {
 		out.Drawer, _ = strconv.Atoi(m[1])
 	}
 	if m := reEnclosure.FindStringSubmatch(label); m != nil {
 		out.Enclosure, _ = strconv.Atoi(m[1])
 	}
-	if o := extra.PhysicalLocation.PartLocation.Ordinal; o != nil {
+	if o := d.PhysicalLocation.PartLocation.Ordinal; o != nil {
 		out.Slot = *o
 	}
-	if len(extra.Links.StoragePools) > 0 {
-		out.PoolURI = extra.Links.StoragePools[0].ID
+	if len(d.Links.StoragePools) > 0 {
+		out.PoolURI = d.Links.StoragePools[0].ID
 	}
 	return out, nil
 }
@@ -183,19 +253,26 @@ func (e *Endpoint) expandMembers(ctx context.Context, uri, member string) ([]jso
 	return items, nil
 }
 
-// Drives lists the drives of an array in bay order.
+// Drives lists the drives of an array in bay order; empty bays (Status
+// Absent) are left out.
 func (e *Endpoint) Drives(ctx context.Context, storageID string) ([]Drive, error) {
 	items, err := e.expandMembers(ctx, StorageURI(storageID), "Drives")
 	if err != nil {
 		return nil, err
 	}
+	return drivesOf(items)
+}
+
+func drivesOf(items []json.RawMessage) ([]Drive, error) {
 	out := make([]Drive, 0, len(items))
 	for _, it := range items {
 		d, err := decodeDrive(it, "")
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, d)
+		if !d.Absent {
+			out = append(out, d)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b Drive) int {
 		if a.Enclosure != b.Enclosure {
@@ -378,29 +455,42 @@ func (e *Endpoint) DeleteURI(ctx context.Context, uri string) error {
 // VolumesURI is the volume collection of an array.
 func VolumesURI(storageID string) string { return StorageURI(storageID) + "/Volumes" }
 
+// volumeDoc holds only the Volume members the provider uses.
+type volumeDoc struct {
+	ID                 string `json:"Id"`
+	ODataID            string `json:"@odata.id"`
+	ETag               string `json:"@odata.etag"`
+	Name               string `json:"Name"`
+	CapacityBytes      *int64 `json:"CapacityBytes"`
+	StripSizeBytes     *int64 `json:"StripSizeBytes"`
+	OptimumIOSizeBytes *int64 `json:"OptimumIOSizeBytes"`
+	RAIDType           string `json:"RAIDType"`
+	Identifiers        []struct {
+		DurableName       string `json:"DurableName"`
+		DurableNameFormat string `json:"DurableNameFormat"`
+	} `json:"Identifiers"`
+	Links struct {
+		Pool schemasLink `json:"ProvidingStoragePool"`
+	} `json:"Links"`
+}
+
 func decodeVolume(raw []byte, etag string) (*Volume, error) {
-	var v schemas.Volume
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("%w: decoding volume: %v", ErrServer, err)
+	var v volumeDoc
+	warn, err := decodeLenient(raw, &v)
+	if err != nil {
+		return nil, fmt.Errorf("decoding volume: %w", err)
 	}
-	var extra struct {
-		ID    string `json:"@odata.id"`
-		Links struct {
-			Pool schemasLink `json:"ProvidingStoragePool"`
-		} `json:"Links"`
-		CapacitySources []struct {
-			ProvidingPools json.RawMessage `json:"ProvidingPools"`
-		} `json:"CapacitySources"`
+	out := &Volume{ID: cmpOr(v.ID, lastSegment(v.ODataID)), URI: v.ODataID, ETag: cmpOr(etag, v.ETag), Name: v.Name,
+		CapacityBytes: derefInt64(v.CapacityBytes), StripSizeBytes: derefInt64(v.StripSizeBytes),
+		OptimumIOSizeBytes: derefInt64(v.OptimumIOSizeBytes), RAIDType: v.RAIDType}
+	if v.Links.Pool.ID != "" {
+		out.PoolID = lastSegment(v.Links.Pool.ID)
 	}
-	_ = json.Unmarshal(raw, &extra)
-	out := &Volume{ID: v.ID, URI: extra.ID, ETag: cmpOr(etag, v.ODataEtag), Name: v.Name, CapacityBytes: derefInt64(v.CapacityBytes),
-		StripSizeBytes: derefInt64(v.StripSizeBytes), OptimumIOSizeBytes: derefInt64(v.OptimumIOSizeBytes), RAIDType: string(v.RAIDType),
-		PoolID: path.Base(extra.Links.Pool.ID)}
-	if extra.Links.Pool.ID == "" {
-		out.PoolID = ""
+	if warn != "" {
+		out.Warnings = append(out.Warnings, warn)
 	}
 	for _, id := range v.Identifiers {
-		if string(id.DurableNameFormat) == "NAA" || out.WWN == "" {
+		if id.DurableNameFormat == "NAA" || out.WWN == "" {
 			out.WWN = strings.ToLower(id.DurableName)
 		}
 	}
@@ -525,7 +615,62 @@ func mappingName(volumeID, host string) string {
 	return n
 }
 
-// Map exposes a volume to host with lun (one StorageGroup per host).
+// ErrExists: an object with the name a create uses is already on the array
+// and is not the one the create asked for.
+var ErrExists = errors.New("already exists")
+
+// StorageGroup is a host mapping group as the array lists it.
+type StorageGroup struct {
+	URI, Name string
+	Volumes   []string // volume URIs
+	LUNs      []int64  // LUN of each volume
+	Hosts     []string // host (endpoint group) ids
+}
+
+// FindStorageGroup returns the mapping group called name (by Name or Id),
+// or ErrNotFound.
+func (e *Endpoint) FindStorageGroup(ctx context.Context, storageID, name string) (*StorageGroup, error) {
+	items, err := e.expandMembers(ctx, StorageGroupsURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		var g struct {
+			ID            string `json:"@odata.id"`
+			ShortID       string `json:"Id"`
+			Name          string `json:"Name"`
+			MappedVolumes []struct {
+				Volume schemasLink `json:"Volume"`
+				LUN    string      `json:"LogicalUnitNumber"`
+			} `json:"MappedVolumes"`
+			Groups []schemasLink `json:"ClientEndpointGroups"`
+			Links  struct {
+				Groups []schemasLink `json:"ClientEndpointGroups"`
+			} `json:"Links"`
+		}
+		if err := json.Unmarshal(it, &g); err != nil {
+			return nil, fmt.Errorf("%w: decoding storage group: %v", ErrServer, err)
+		}
+		if g.Name != name && g.ShortID != name {
+			continue
+		}
+		out := &StorageGroup{URI: g.ID, Name: cmpOr(g.Name, g.ShortID)}
+		for _, mv := range g.MappedVolumes {
+			lun, _ := strconv.ParseInt(mv.LUN, 10, 64)
+			out.Volumes = append(out.Volumes, mv.Volume.ID)
+			out.LUNs = append(out.LUNs, lun)
+		}
+		for _, h := range append(g.Groups, g.Links.Groups...) {
+			out.Hosts = append(out.Hosts, path.Base(h.ID))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%w: no storage group %q on %s", ErrNotFound, name, e.cfg.Name)
+}
+
+// Map exposes a volume to host with lun (one StorageGroup per host). A
+// group of the same name left by an earlier run is taken over when it maps
+// exactly this volume to this host with this LUN; any other is ErrExists.
 func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host string, lun int64) error {
 	name := mappingName(v.ID, host)
 	body := map[string]any{
@@ -545,7 +690,18 @@ func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host st
 		}
 		return "", fmt.Errorf("%w: mapping of %s to %s", ErrNotFound, v.Name, host)
 	})
-	return err
+	if err == nil || !errors.Is(err, ErrConflict) {
+		return err
+	}
+	g, ferr := e.FindStorageGroup(ctx, storageID, name)
+	if ferr != nil {
+		return err // no group of that name: the conflict is something else (a LUN in use)
+	}
+	if len(g.Volumes) == 1 && g.Volumes[0] == v.URI && g.LUNs[0] == lun && slices.Equal(g.Hosts, []string{host}) {
+		return nil
+	}
+	return fmt.Errorf("%w: storage group %s (%s) maps %v as LUNs %v to hosts %v, not %s as LUN %d to %s: %w",
+		ErrExists, g.Name, g.URI, g.Volumes, g.LUNs, g.Hosts, v.URI, lun, host, err)
 }
 
 // CachedDrives lists the drives of an array from the short-lived collection
@@ -555,21 +711,7 @@ func (e *Endpoint) CachedDrives(ctx context.Context, storageID string) ([]Drive,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Drive, 0, len(items))
-	for _, it := range items {
-		d, err := decodeDrive(it, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	slices.SortStableFunc(out, func(a, b Drive) int {
-		if a.Enclosure != b.Enclosure {
-			return a.Enclosure - b.Enclosure
-		}
-		return a.Slot - b.Slot
-	})
-	return out, nil
+	return drivesOf(items)
 }
 
 // ReadPool reads a pool by id or name through the collection cache; its

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/stmcginnis/gofish/schemas"
 )
 
 const systemsPath = "/redfish/v1/Systems"
@@ -36,6 +34,8 @@ type System struct {
 	ResetTarget  string
 	BiosURI      string
 	ManagerURI   string // first manager of the system, "" when not linked
+	// ProcessorsURI is the Processors collection, read by ProcessorCounts.
+	ProcessorsURI string
 }
 
 // BootOverride is the one-time or continuous boot source override.
@@ -45,11 +45,33 @@ type BootOverride struct {
 	Mode    string // UEFI, Legacy ("" when not published)
 }
 
-// systemDoc carries the members gofish keeps private (links and the reset
-// action), decoded next to gofish's ComputerSystem.
+// systemFields are the ComputerSystem members the provider reports.
+type systemFields struct {
+	PowerState   string `json:"PowerState"`
+	Manufacturer string `json:"Manufacturer"`
+	Model        string `json:"Model"`
+	SerialNumber string `json:"SerialNumber"`
+	BiosVersion  string `json:"BiosVersion"`
+	Boot         struct {
+		Target  string   `json:"BootSourceOverrideTarget"`
+		Enabled string   `json:"BootSourceOverrideEnabled"`
+		Mode    string   `json:"BootSourceOverrideMode"`
+		Allowed []string `json:"BootSourceOverrideTarget@Redfish.AllowableValues"`
+	} `json:"Boot"`
+	ProcessorSummary struct {
+		Count     int64 `json:"Count"`
+		CoreCount int64 `json:"CoreCount"`
+	} `json:"ProcessorSummary"`
+	MemorySummary struct {
+		TotalSystemMemoryGiB float64 `json:"TotalSystemMemoryGiB"`
+	} `json:"MemorySummary"`
+}
+
+// systemDoc carries the links and the reset action of a ComputerSystem.
 type systemDoc struct {
-	Bios    schemasLink `json:"Bios"`
-	Actions struct {
+	Bios       schemasLink `json:"Bios"`
+	Processors schemasLink `json:"Processors"`
+	Actions    struct {
 		Reset struct {
 			Target  string   `json:"target"`
 			Allowed []string `json:"ResetType@Redfish.AllowableValues"`
@@ -102,36 +124,26 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs schemas.ComputerSystem
-	if err := json.Unmarshal(resp.Body, &cs); err != nil {
-		return nil, fmt.Errorf("%w: decoding %s: %v", ErrServer, uri, err)
+	// Only the members used are decoded, leniently: a member of a newer
+	// schema, or one of an odd type, never fails the read of the system.
+	var cs systemFields
+	if _, err := decodeLenient(resp.Body, &cs); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", uri, err)
 	}
 	var doc systemDoc
-	_ = json.Unmarshal(resp.Body, &doc)
+	_, _ = decodeLenient(resp.Body, &doc)
 	s := &System{
-		ID: id, URI: uri, ETag: resp.ETag(), PowerState: string(cs.PowerState),
+		ID: id, URI: uri, ETag: resp.ETag(), PowerState: cs.PowerState,
 		Manufacturer: cs.Manufacturer, Model: cs.Model, SerialNumber: cs.SerialNumber, BiosVersion: cs.BiosVersion,
-		Boot: BootOverride{
-			Target: string(cs.Boot.BootSourceOverrideTarget), Enabled: string(cs.Boot.BootSourceOverrideEnabled),
-			Mode: string(cs.Boot.BootSourceOverrideMode),
-		},
+		Boot:       BootOverride{Target: cs.Boot.Target, Enabled: cs.Boot.Enabled, Mode: cs.Boot.Mode},
 		ResetTypes: doc.Actions.Reset.Allowed, ResetTarget: doc.Actions.Reset.Target, BiosURI: doc.Bios.ID,
+		ProcessorsURI: doc.Processors.ID, BootTargets: cs.Boot.Allowed,
 	}
 	if len(doc.Links.ManagedBy) > 0 {
 		s.ManagerURI = doc.Links.ManagedBy[0].ID
 	}
-	for _, t := range cs.Boot.AllowableBootSourceOverrideTargetValues {
-		s.BootTargets = append(s.BootTargets, string(t))
-	}
-	if cs.ProcessorSummary.Count != nil {
-		s.CPUCount = int64(*cs.ProcessorSummary.Count)
-	}
-	if cs.ProcessorSummary.CoreCount != nil {
-		s.CoreCount = int64(*cs.ProcessorSummary.CoreCount)
-	}
-	if cs.MemorySummary.TotalSystemMemoryGiB != nil {
-		s.MemoryGiB = *cs.MemorySummary.TotalSystemMemoryGiB
-	}
+	s.CPUCount, s.CoreCount = cs.ProcessorSummary.Count, cs.ProcessorSummary.CoreCount
+	s.MemoryGiB = cs.MemorySummary.TotalSystemMemoryGiB
 	// No standard property holds the NUMA domain count; take it from any
 	// OEM section that publishes one.
 	for _, raw := range doc.OEM {
@@ -146,6 +158,49 @@ func (e *Endpoint) GetSystem(ctx context.Context, id string) (*System, error) {
 		s.ResetTarget = uri + "/Actions/ComputerSystem.Reset"
 	}
 	return s, nil
+}
+
+// ProcessorCounts fills CPUCount and CoreCount from the Processors
+// collection when ProcessorSummary leaves them out (many BMCs publish no
+// CoreCount there): CPUs are the processors of type CPU (or untyped) that
+// are not Absent, cores the sum of their TotalCores. It sends nothing when
+// the summary had both.
+func (e *Endpoint) ProcessorCounts(ctx context.Context, s *System) error {
+	if (s.CPUCount > 0 && s.CoreCount > 0) || s.ProcessorsURI == "" {
+		return nil
+	}
+	items, err := e.expandMembers(ctx, s.ProcessorsURI, "Members")
+	if IsGone(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the processors of %s: %w", s.ID, err)
+	}
+	var cpus, cores int64
+	for _, it := range items {
+		var p struct {
+			ProcessorType string `json:"ProcessorType"`
+			TotalCores    int64  `json:"TotalCores"`
+			Status        struct {
+				State string `json:"State"`
+			} `json:"Status"`
+		}
+		if _, err := decodeLenient(it, &p); err != nil {
+			continue
+		}
+		if p.Status.State == "Absent" || (p.ProcessorType != "" && p.ProcessorType != "CPU") {
+			continue
+		}
+		cpus++
+		cores += p.TotalCores
+	}
+	if s.CPUCount == 0 {
+		s.CPUCount = cpus
+	}
+	if s.CoreCount == 0 {
+		s.CoreCount = cores
+	}
+	return nil
 }
 
 // NICMACs lists the MAC addresses of the system's Ethernet interfaces, in
@@ -251,14 +306,22 @@ type Waiter struct {
 	Sleep    func(ctx context.Context, d time.Duration) error
 }
 
-// Until calls check every Interval until it reports done, fails, or Timeout
-// passes (ErrTimeout, with what check last said).
+// maxBackoff bounds how far Until stretches its interval (times Interval).
+const maxBackoff = 4
+
+// Until calls check until it reports done, fails, or Timeout passes
+// (ErrTimeout, with what check last said). It waits Interval at first and
+// half as long again after each check that changed nothing, up to four
+// times Interval: a reboot that takes minutes costs a few dozen polls, not
+// hundreds, and a quick change is still seen quickly.
 func (w Waiter) Until(ctx context.Context, what string, check func() (bool, string, error)) error {
 	deadline := time.Now().Add(w.Timeout)
 	sleep := w.Sleep
 	if sleep == nil {
 		sleep = sleepCtx
 	}
+	d := w.Interval
+	last := ""
 	for {
 		done, status, err := check()
 		if err != nil || done {
@@ -267,9 +330,14 @@ func (w Waiter) Until(ctx context.Context, what string, check func() (bool, stri
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: waiting %s for %s (last: %s)", ErrTimeout, w.Timeout, what, status)
 		}
-		if err := sleep(ctx, w.Interval); err != nil {
+		if status != last {
+			d = w.Interval // something moved: look again soon
+		}
+		last = status
+		if err := sleep(ctx, d); err != nil {
 			return err
 		}
+		d = min(d+d/2, maxBackoff*w.Interval)
 	}
 }
 

@@ -63,13 +63,27 @@ func readAll(t *testing.T, c *gofish.APIClient, docs map[string]map[string]any) 
 			continue
 		}
 		if dec, ok := decoders[ns]; ok {
-			if err := dec(c, p); err != nil {
+			err := dec(c, p)
+			if want, known := gofishStricterThanSchema[p]; known {
+				// Valid by the schema, refused by gofish's types: the
+				// provider decodes drives leniently for this reason.
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("gofish %s %s: got %v, want gofish's known %q refusal", ns, p, err, want)
+				}
+			} else if err != nil {
 				t.Errorf("gofish %s %s: %v", ns, p, err)
 			}
 			n++
 		}
 	}
 	return n
+}
+
+// gofishStricterThanSchema: captured documents valid by their schema that
+// gofish refuses, with the refusal (Storage.v1_21_0 allows an integer NVMe
+// personality Identifier; gofish expects an object).
+var gofishStricterThanSchema = map[string]string{
+	"/redfish/v1/Chassis/Tower/Drives/M.2-2": "ActivePersonalities.Identifier",
 }
 
 func TestGofishReadsEveryDesign(t *testing.T) {
@@ -202,20 +216,25 @@ func walkWithGofish(t *testing.T, c *gofish.APIClient, svc *Service) {
 	}
 }
 
-// TestGofishReadsCaptures serves every capture in ../shared/mockups in
-// replay mode and reads every resource gofish has a parser for.
+// TestGofishReadsCaptures serves every capture in ../shared/mockups and in
+// testdata/captures in replay mode and reads every resource gofish has a
+// parser for.
 func TestGofishReadsCaptures(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "mockups")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+	var dirs []string
+	for _, root := range []string{filepath.Join(sharedDir(t), "mockups"), filepath.Join("testdata", "captures")} {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(e.Name(), func(t *testing.T) {
-			svc, err := NewReplay(filepath.Join(dir, e.Name()), Options{Username: "admin", Password: "secret"})
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(root, e.Name()))
+			}
+		}
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			svc, err := NewReplay(dir, Options{Username: "admin", Password: "secret"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +261,7 @@ func TestGofishReadsCaptures(t *testing.T) {
 			if _, err := systems[0].Bios(); err != nil {
 				t.Errorf("bios: %v", err)
 			}
-			t.Logf("%s: %d documents, %d read with typed parsers", e.Name(), len(docs), n)
+			t.Logf("%s: %d documents, %d read with typed parsers", filepath.Base(dir), len(docs), n)
 		})
 	}
 }

@@ -199,8 +199,11 @@ func newSchemaSet(t testing.TB) *schemaSet {
 	ss := &schemaSet{dir: dir, cache: map[string]*jsonschema.Schema{}, newest: map[string]string{}, where: map[string]string{}}
 	ver := regexp.MustCompile(`^(.+)\.v(\d+)_(\d+)_(\d+)\.json$`)
 	rank := map[string][3]int{}
-	for _, sub := range []string{"redfish", "swordfish"} {
-		files, err := os.ReadDir(filepath.Join(dir, sub))
+	// The DMTF and SNIA schemas, then the Dell OEM types the dell
+	// personality serves (testdata/oem-schemas, read when a name is not
+	// found in the official sets).
+	for _, sub := range []string{"redfish", "swordfish", oemSchemaDir} {
+		files, err := os.ReadDir(ss.subDir(sub))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,6 +237,17 @@ func newSchemaSet(t testing.TB) *schemaSet {
 	return ss
 }
 
+// oemSchemaDir holds the schemas of Dell OEM types, written from the iDRAC
+// capture's shapes (DMTF does not publish them).
+const oemSchemaDir = "testdata/oem-schemas"
+
+func (ss *schemaSet) subDir(sub string) string {
+	if sub == oemSchemaDir {
+		return sub
+	}
+	return filepath.Join(ss.dir, sub)
+}
+
 // Load implements jsonschema.URLLoader.
 func (ss *schemaSet) Load(url string) (any, error) {
 	name := url[strings.LastIndex(url, "/")+1:]
@@ -249,7 +263,7 @@ func (ss *schemaSet) Load(url string) (any, error) {
 		}
 		return nil, fmt.Errorf("schema %s not in %s", url, ss.dir)
 	}
-	f, err := os.Open(filepath.Join(ss.dir, sub, name))
+	f, err := os.Open(filepath.Join(ss.subDir(sub), name))
 	if err != nil {
 		return nil, err
 	}
@@ -317,8 +331,11 @@ func (ss *schemaSet) validate(body map[string]any) error {
 		return fmt.Errorf("no schema for %s", typ)
 	}
 	prefix := "http://redfish.dmtf.org/schemas/v1/"
-	if sub == "swordfish" {
+	switch sub {
+	case "swordfish":
 		prefix = "http://redfish.dmtf.org/schemas/swordfish/v1/"
+	case oemSchemaDir:
+		prefix = "http://hpcstorage.invalid/oem-schemas/"
 	}
 	url := prefix + file + "#/definitions/" + def
 	ss.mu.Lock()

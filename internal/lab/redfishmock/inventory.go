@@ -159,20 +159,25 @@ func (s *Service) seedManager() {
 	model, fw := "BMC", "1.0.0"
 	switch s.spec.Personality {
 	case PersonalityDell:
-		model, fw = "14G Monolithic", "4.40.00.00"
+		model, fw = dellManagerModel()
 	case PersonalityHPE:
 		model, fw = "iLO 5", "iLO 5 v2.72"
 	}
 	links := obj{"ManagerForServers": refs(sys.sysPath), "ManagerForChassis": refs(sys.chassisPath)}
 	if sys.jobsPath != "" {
-		links["Oem"] = obj{"Dell": obj{"Jobs": ref(sys.jobsPath)}}
 		s.collection(sys.jobsPath, "#JobCollection.JobCollection", "Job Queue")
 	}
-	s.put(sys.mgrPath, obj{
+	mgr := obj{
 		"@odata.id": sys.mgrPath, "@odata.type": "#Manager.v1_24_0.Manager", "Id": lastSeg(sys.mgrPath), "Name": "Manager",
 		"ManagerType": "BMC", "Model": model, "FirmwareVersion": fw, "UUID": s.uuid(), "PowerState": "On", "Status": ok,
 		"Links": links,
-	})
+	}
+	if s.spec.Personality == PersonalityDell {
+		actions, linksOem, oem := s.dellManagerExtras()
+		mgr["Actions"], mgr["Oem"] = actions, oem
+		links["Oem"] = linksOem
+	}
+	s.put(sys.mgrPath, mgr)
 }
 
 // seedRegistries publishes the BIOS attribute registry the Bios resource names.

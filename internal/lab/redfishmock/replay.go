@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log"
 	"net/http"
 	"net/url"
 	"os"
@@ -45,6 +46,7 @@ func (s *Service) loadMockup() error {
 		return err
 	}
 	docs := map[string]*doc{}
+	broken := map[string]string{}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -69,7 +71,15 @@ func (s *Service) loadMockup() error {
 		}
 		var body obj
 		if err := json.Unmarshal(raw, &body); err != nil {
-			return fmt.Errorf("%w: %s is not a JSON object: %v", ErrBadMockup, p, err)
+			if uri == "/redfish/v1" {
+				return fmt.Errorf("%w: %s is not a JSON object: %v", ErrBadMockup, p, err)
+			}
+			// Real captures hold documents a BMC served broken (trailing
+			// commas): serve the rest, answer 500 for this one, as the BMC
+			// would have failed to serve it cleanly.
+			log.Printf("redfishmock replay: %s is not a JSON object (%v); GET %s answers 500", p, err, uri)
+			broken[norm(uri)] = err.Error()
+			return nil
 		}
 		docs[norm(uri)] = &doc{body: body, raw: raw, gen: 1}
 		return nil
@@ -78,6 +88,7 @@ func (s *Service) loadMockup() error {
 		return fmt.Errorf("load mockup %s: %w", s.replayDir, err)
 	}
 	s.docs = docs
+	s.broken = broken
 	s.routes = nil
 	s.timers = nil
 	s.faults = nil
@@ -97,6 +108,18 @@ func (s *Service) loadMockup() error {
 	s.handle(http.MethodPost, sessions, postSession)
 	s.handle(http.MethodDelete, sessions+"/{}", deleteSession)
 	return nil
+}
+
+// BrokenDocuments lists the captured documents that are not valid JSON
+// objects, by URI, with the parse error; GET answers 500 for them.
+func (s *Service) BrokenDocuments() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.broken))
+	for k, v := range s.broken {
+		out[k] = v
+	}
+	return out
 }
 
 // replayWrite keeps writes to a captured tree in memory, like the DMTF

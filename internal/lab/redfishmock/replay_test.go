@@ -64,3 +64,45 @@ func TestReplayWrites(t *testing.T) {
 		t.Errorf("non-object document: %v", err)
 	}
 }
+
+// A vendor capture with documents that are not valid JSON (the Lenovo XCC
+// capture has telemetry reports with trailing commas) is served: the rest
+// answers normally, the broken documents answer 500 and are listed.
+func TestReplayServesCaptureWithBrokenFiles(t *testing.T) {
+	s, err := NewReplay(filepath.Join(sharedDir(t), "mockups", "libredfish-lenovo"), Options{Username: "admin", Password: "secret"})
+	if err != nil {
+		t.Fatalf("the capture is refused: %v", err)
+	}
+	broken := s.BrokenDocuments()
+	const report = "/redfish/v1/TelemetryService/MetricReports/PowerMetrics"
+	if _, ok := broken[report]; !ok || len(broken) != 2 {
+		t.Errorf("broken documents %v, want 2 including %s", broken, report)
+	}
+	if r := call(t, s, http.MethodGet, report, nil); r.status != http.StatusInternalServerError {
+		t.Errorf("GET %s: %d, want 500", report, r.status)
+	}
+	if r := call(t, s, http.MethodGet, "/redfish/v1/Systems/1", nil); r.status != http.StatusOK || r.body["Id"] != "1" {
+		t.Errorf("GET system: %d %v", r.status, r.body["Id"])
+	}
+
+	// The same rule on a small tree; a broken service root is still refused.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "Systems", "1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "index.json"), []byte(`{"@odata.id":"/redfish/v1","Systems":{"@odata.id":"/redfish/v1/Systems"}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "Systems", "index.json"), []byte(`{"Members":[{"@odata.id":"/redfish/v1/Systems/1"}],}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "Systems", "1", "index.json"), []byte(`{"Id":"1"}`), 0o644)
+	s, err = NewReplay(dir, Options{Username: "admin", Password: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := call(t, s, http.MethodGet, "/redfish/v1/Systems", nil); r.status != http.StatusInternalServerError {
+		t.Errorf("broken collection: %d", r.status)
+	}
+	if r := call(t, s, http.MethodGet, "/redfish/v1/Systems/1", nil); r.status != http.StatusOK {
+		t.Errorf("member of a broken collection: %d", r.status)
+	}
+	os.WriteFile(filepath.Join(dir, "index.json"), []byte(`{"@odata.id":"/redfish/v1",}`), 0o644)
+	if _, err := NewReplay(dir, Options{}); !errors.Is(err, ErrBadMockup) {
+		t.Errorf("broken service root: %v", err)
+	}
+}

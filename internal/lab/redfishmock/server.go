@@ -161,6 +161,7 @@ type Service struct {
 	arr       *array
 	replay    bool
 	replayDir string
+	broken    map[string]string // replay: URI -> why its captured file is not JSON
 
 	faults []*Fault
 	stats  map[string]int
@@ -557,6 +558,9 @@ func (s *Service) encodeError(e *apiError) (int, map[string]string, []byte) {
 }
 
 func (s *Service) serveGet(r *http.Request, path string) (int, map[string]string, []byte) {
+	if why, bad := s.broken[path]; bad {
+		return s.encodeError(rfErr(http.StatusInternalServerError, "InternalError").withSummary("captured document is not valid JSON: %s", why))
+	}
 	d := s.docs[path]
 	if d == nil {
 		if t := s.monitor(path); t != nil {

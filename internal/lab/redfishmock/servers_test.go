@@ -67,12 +67,21 @@ func TestDellBiosJobAppliesOnReboot(t *testing.T) {
 	r := call(t, s, http.MethodPatch, sys.settingsPath, map[string]any{
 		"Attributes":                 map[string]any{"LogicalProc": "Disabled", "SubNumaCluster": "Enabled"},
 		"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
-	if r.status != http.StatusAccepted || !strings.HasPrefix(r.header.Get("Location"), sys.jobsPath+"/JID_") {
-		t.Fatalf("want 202 + job Location, got %d %q", r.status, r.header.Get("Location"))
+	// iDRAC 9 points at a Task under TaskService named after the job.
+	if r.status != http.StatusAccepted || !strings.HasPrefix(r.header.Get("Location"), tasksPath+"/JID_") {
+		t.Fatalf("want 202 + task Location, got %d %q", r.status, r.header.Get("Location"))
 	}
-	job := r.header.Get("Location")
-	if got := call(t, s, http.MethodGet, job, nil).body["JobState"]; got != "New" {
+	taskURI := r.header.Get("Location")
+	job := sys.jobsPath + "/" + lastSeg(taskURI)
+	if got := call(t, s, http.MethodGet, job, nil).body["JobState"]; got != "Scheduled" {
 		t.Errorf("job state before reboot %v", got)
+	}
+	dellState := func() any {
+		t.Helper()
+		return call(t, s, http.MethodGet, taskURI, nil).body["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"]
+	}
+	if tk := call(t, s, http.MethodGet, taskURI, nil).body; tk["TaskState"] != TaskPending || dellState() != "Scheduled" {
+		t.Errorf("task before reboot %v / Dell %v", tk["TaskState"], dellState())
 	}
 	if got := call(t, s, http.MethodGet, sys.settingsPath, nil).body["Attributes"].(map[string]any)["LogicalProc"]; got != "Disabled" {
 		t.Errorf("settings object shows %v, want the pending Disabled", got)
@@ -106,6 +115,9 @@ func TestDellBiosJobAppliesOnReboot(t *testing.T) {
 	jobDoc := call(t, s, http.MethodGet, job, nil).body
 	if jobDoc["JobState"] != "Completed" || jobDoc["PercentComplete"] != float64(100) {
 		t.Errorf("job after reboot %v %v", jobDoc["JobState"], jobDoc["PercentComplete"])
+	}
+	if tk := call(t, s, http.MethodGet, taskURI, nil).body; tk["TaskState"] != TaskCompleted || dellState() != "Completed" {
+		t.Errorf("task after reboot %v / Dell %v", tk["TaskState"], dellState())
 	}
 	sysDoc = call(t, s, http.MethodGet, sys.sysPath, nil).body
 	if lp := sysDoc["ProcessorSummary"].(map[string]any)["LogicalProcessorCount"]; lp != float64(40) {
@@ -250,7 +262,7 @@ func TestDellJobsAlias(t *testing.T) {
 	if c := call(t, s, http.MethodGet, alias, nil); c.status != 200 || c.body["Members@odata.count"] != float64(1) {
 		t.Fatalf("alias collection %d %s", c.status, c.raw)
 	}
-	if j := call(t, s, http.MethodGet, alias+"/"+id, nil); j.status != 200 || j.body["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Scheduled" {
+	if j := call(t, s, http.MethodGet, alias+"/"+id, nil); j.status != 200 || j.body["JobState"] != "Scheduled" {
 		t.Fatalf("alias job %d %s", j.status, j.raw)
 	}
 }
@@ -324,7 +336,11 @@ func TestDellCommittedJobBlocksPatch(t *testing.T) {
 	if ids := messageIDs(second.body); len(ids) != 2 || ids[1] != "IDRAC.2.8.SYS011" {
 		t.Errorf("ids %v", ids)
 	}
-	job := first.header.Get("Location")
+	// The task cannot be deleted (iDRAC 9 has no DELETE on tasks); its job can.
+	if r := call(t, s, http.MethodDelete, first.header.Get("Location"), nil); r.status != http.StatusMethodNotAllowed {
+		t.Errorf("DELETE on the task: %d", r.status)
+	}
+	job := s.sys.jobsPath + "/" + lastSeg(first.header.Get("Location"))
 	if r := call(t, s, http.MethodDelete, job, nil); r.status != 200 {
 		t.Fatalf("delete job %d %s", r.status, r.raw)
 	}
@@ -340,7 +356,7 @@ func TestDellCommittedJobBlocksPatch(t *testing.T) {
 	}
 	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
 	clk.Advance(6 * time.Second) // off, now booting: the job runs
-	wantError(t, call(t, s, http.MethodDelete, third.header.Get("Location"), nil), 400, "ResourceInUse")
+	wantError(t, call(t, s, http.MethodDelete, s.sys.jobsPath+"/"+lastSeg(third.header.Get("Location")), nil), 400, "ResourceInUse")
 	clk.Advance(time.Minute)
 	if cur, _ := s.BiosAttributes(); cur["SubNumaCluster"] != "Enabled" || cur["LogicalProc"] != "Disabled" {
 		t.Errorf("after reboot %v", cur)
@@ -357,16 +373,16 @@ func TestServerFaults(t *testing.T) {
 	}
 	r := call(t, s, http.MethodPatch, s.sys.settingsPath, map[string]any{"Attributes": map[string]any{"LogicalProc": "Disabled"},
 		"@Redfish.SettingsApplyTime": map[string]any{"ApplyTime": "OnReset"}})
-	job := r.header.Get("Location")
+	job := s.sys.jobsPath + "/" + lastSeg(r.header.Get("Location"))
 	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "GracefulRestart"})
 	clk.Advance(time.Minute)
-	if s.PowerState() != PowerOn || call(t, s, http.MethodGet, job, nil).body["JobState"] != "New" {
+	if s.PowerState() != PowerOn || call(t, s, http.MethodGet, job, nil).body["JobState"] != "Scheduled" {
 		t.Fatalf("graceful restart was not ignored")
 	}
 	call(t, s, http.MethodPost, s.sys.sysPath+"/Actions/ComputerSystem.Reset", map[string]any{"ResetType": "ForceRestart"})
 	clk.Advance(time.Minute)
 	j := call(t, s, http.MethodGet, job, nil).body
-	if j["JobState"] != "Exception" || j["Oem"].(map[string]any)["Dell"].(map[string]any)["JobState"] != "Failed" {
+	if j["JobState"] != "Failed" || j["Message"] != "Job failed." {
 		t.Errorf("job after failed boot: %v", j["JobState"])
 	}
 	if cur, pend := s.BiosAttributes(); cur["LogicalProc"] != "Enabled" || pend["LogicalProc"] != "Disabled" {

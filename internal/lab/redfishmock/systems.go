@@ -641,8 +641,10 @@ func patchBiosSettings(s *Service, r *request) (*reply, error) {
 		if applyTime == "" {
 			return ok(http.StatusOK, obj{"@Message.ExtendedInfo": []any{message("Success")}})
 		}
+		// iDRAC 9 hands out the job as a Task under TaskService (its id is
+		// the job id); POST .../Jobs still answers with the manager's Job.
 		t := s.dellJob()
-		return &reply{status: http.StatusAccepted, headers: map[string]string{"Location": t.jobPath}}, nil
+		return &reply{status: http.StatusAccepted, headers: map[string]string{"Location": tasksPath + "/" + t.id}}, nil
 	case PersonalityHPE:
 		return ok(http.StatusOK, obj{"error": obj{"code": "iLO.0.10.ExtendedInfo", "message": "See @Message.ExtendedInfo for more information.",
 			"@Message.ExtendedInfo": []any{obj{"MessageId": "iLO.2.15.SystemResetRequired"}}}})

@@ -27,6 +27,7 @@ type task struct {
 	percent   int
 	messages  []any
 	start     time.Time
+	ran       time.Time // when it started running
 	end       time.Time
 	jobPath   string // Dell: the same work as a Job under the manager
 	jobType   string
@@ -63,6 +64,9 @@ func (s *Service) newTask(id, name, state string) *task {
 
 func (s *Service) setTask(t *task, state string, percent int, msgs ...obj) {
 	t.state, t.percent = state, percent
+	if state != TaskPending && state != TaskNew && t.ran.IsZero() {
+		t.ran = s.now()
+	}
 	for _, m := range msgs {
 		t.messages = append(t.messages, m)
 	}
@@ -97,53 +101,21 @@ func (s *Service) renderTask(t *task) {
 	if !t.end.IsZero() {
 		body["EndTime"] = t.end.Format(time.RFC3339)
 	}
+	if t.jobPath != "" {
+		body["Oem"] = obj{"Dell": dellJobOem(t)}
+	}
 	s.put(path, body)
 	if t.jobPath != "" {
 		s.renderJob(t)
 	}
 }
 
-// renderJob mirrors a task as a Job under the Dell manager; Dell's own
-// states (Scheduled, Running, Completed, Failed) are kept under Oem.Dell.
+// renderJob publishes the task's Dell job under the manager's job queue,
+// as iDRAC 9 does: a DellJob with Dell's own states (Scheduled, Running,
+// Completed, Failed), the same document its Task carries under Oem.Dell.
 func (s *Service) renderJob(t *task) {
-	jobState, dellState := "New", "Scheduled"
-	switch t.state {
-	case TaskRunning:
-		jobState, dellState = "Running", "Running"
-	case TaskCompleted:
-		jobState, dellState = "Completed", "Completed"
-	case TaskException:
-		jobState, dellState = "Exception", "Failed"
-	}
-	msg := "Task successfully scheduled."
-	switch dellState {
-	case "Running":
-		msg = "Task is running."
-	case "Completed":
-		msg = "Job completed successfully."
-	case "Failed":
-		msg = "Job failed."
-	}
-	body := obj{
-		"@odata.id":       t.jobPath,
-		"@odata.type":     "#Job.v1_3_0.Job",
-		"Id":              t.id,
-		"Name":            t.jobType,
-		"JobState":        jobState,
-		"JobStatus":       map[bool]string{true: "Critical", false: "OK"}[t.state == TaskException],
-		"PercentComplete": t.percent,
-		"StartTime":       t.start.Format(time.RFC3339),
-		"Messages":        []any{obj{"@odata.type": "#Message.v1_3_0.Message", "Message": msg, "MessageId": "IDRAC.2.8.SYS053"}},
-		"Oem": obj{"Dell": obj{
-			"JobState":          dellState,
-			"JobType":           t.jobType,
-			"TargetSettingsURI": t.targetURI,
-			"Message":           msg,
-		}},
-	}
-	if !t.end.IsZero() {
-		body["EndTime"] = t.end.Format(time.RFC3339)
-	}
+	body := dellJobOem(t)
+	body["@odata.id"] = t.jobPath
 	s.put(t.jobPath, body)
 }
 

@@ -26,7 +26,7 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	design := fs.String("design", "", "reference design: "+strings.Join(redfishmock.Designs(), ", "))
-	dir := fs.String("dir", "", "lab folder (created): lab.auto.tfvars.json, keys, node roots")
+	dir := fs.String("dir", "", "lab folder (created): lab.json, lab.auto.tfvars.json, lab.env, keys, node roots")
 	clients := fs.Int("clients", 0, "client nodes to add (client01, ...)")
 	driveSize := fs.String("drive-size", "", "HDD size of the design's arrays (e.g. 8TB)")
 	detach := fs.Bool("detach", false, "run in the background and return once the lab is ready")
@@ -52,8 +52,8 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "lab %s up in %s (pid %d): %d nodes, %d endpoints; variables in %s\n", l.State.Design, l.State.Dir,
-		l.State.PID, len(l.State.Nodes), len(l.State.Endpoints), filepath.Join(l.State.Dir, lab.TFVarsFile))
+	fmt.Fprintf(stdout, "lab %s up in %s (pid %d): %d nodes, %d endpoints; variable lab in %s, passwords in %s\n", l.State.Design, l.State.Dir,
+		l.State.PID, len(l.State.Nodes), len(l.State.Endpoints), filepath.Join(l.State.Dir, lab.TFVarsFile), filepath.Join(l.State.Dir, lab.EnvFile))
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "shutting down")
 	for _, e := range l.Errors() {

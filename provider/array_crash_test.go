@@ -1,0 +1,532 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+// stateServer is a remote state store (Terraform's http backend) that
+// keeps a snapshot only once its whole body has arrived. The local backend
+// truncates terraform.tfstate and rewrites it in place, so a SIGKILL during
+// that write leaves a file Terraform itself refuses to load
+// (hashicorp/terraform#34266); runs that can be killed keep state remotely.
+// No lock_address: a killed run would leave its lock held.
+type stateServer struct {
+	mu   sync.Mutex
+	body []byte
+	url  string
+}
+
+func startStateServer(t *testing.T) *stateServer {
+	t.Helper()
+	s := &stateServer{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch r.Method {
+		case http.MethodGet:
+			if s.body == nil {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			_, _ = w.Write(s.body)
+		case http.MethodPost:
+			b, err := io.ReadAll(r.Body)
+			if err != nil || !json.Valid(b) {
+				http.Error(w, "incomplete state", http.StatusBadRequest)
+				return
+			}
+			s.body = b
+		case http.MethodDelete:
+			s.body = nil
+		default:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	s.url = srv.URL + "/state"
+	return s
+}
+
+func (s *stateServer) snapshot() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.body)
+}
+
+func (s *stateServer) clear() {
+	s.mu.Lock()
+	s.body = nil
+	s.mu.Unlock()
+}
+
+// pluginCLI is a terraform working directory whose CLI config installs the
+// provider, built from main.go as users get it, from a local mirror (no
+// registry), so terraform runs it as its own plugin process. It is built
+// without the race detector: under -race the applies run several times
+// slower, and the provider's races are the in-process tests' business.
+type pluginCLI struct {
+	t       *testing.T
+	tf, dir string
+	env     []string
+}
+
+func newPluginCLI(t *testing.T, config string) *pluginCLI {
+	t.Helper()
+	dir := t.TempDir()
+	mirror := filepath.Join(dir, "mirror")
+	pkg := filepath.Join(mirror, "registry.terraform.io", "hpcstorage", "hpcstorage", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH)
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(pkg, "terraform-provider-hpcstorage"), ".")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build the provider: %v\n%s", err, out)
+	}
+	rc := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", mirror)
+	work := filepath.Join(dir, "work")
+	for name, body := range map[string]string{filepath.Join(dir, "cli.tfrc"): rc, filepath.Join(work, "main.tf"): config} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
+		"TF_CLI_CONFIG_FILE="+filepath.Join(dir, "cli.tfrc"))
+	return &pluginCLI{t: t, tf: terraformCLI(t), dir: work, env: env}
+}
+
+// command prepares terraform in its own process group, so one signal
+// reaches it and the provider it starts.
+func (c *pluginCLI) command(out *bytes.Buffer, args ...string) *exec.Cmd {
+	// Options go before the positional arguments (import ADDR ID, apply PLAN).
+	cmd := exec.Command(c.tf, append([]string{args[0], "-no-color", "-input=false"}, args[1:]...)...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// run runs terraform to the end: its output, and its exit code.
+func (c *pluginCLI) run(args ...string) (string, int) {
+	c.t.Helper()
+	var out bytes.Buffer
+	err := c.command(&out, args...).Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return out.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), ee.ExitCode()
+	}
+	c.t.Fatalf("terraform %v: %v", args, err)
+	return "", -1
+}
+
+// parseState lists, per endpoint, what a state snapshot holds.
+func parseState(t *testing.T, raw []byte) map[string]*arrayObjects {
+	t.Helper()
+	if len(raw) == 0 {
+		return map[string]*arrayObjects{}
+	}
+	var st struct {
+		Resources []struct {
+			Type      string `json:"type"`
+			Mode      string `json:"mode"`
+			Instances []struct {
+				Attributes map[string]any `json:"attributes"`
+			} `json:"instances"`
+		} `json:"resources"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("state: %v", err)
+	}
+	out := map[string]*arrayObjects{}
+	of := func(ep string) *arrayObjects {
+		if out[ep] == nil {
+			out[ep] = &arrayObjects{}
+		}
+		return out[ep]
+	}
+	for _, r := range st.Resources {
+		if r.Mode != "managed" {
+			continue
+		}
+		for _, in := range r.Instances {
+			a := in.Attributes
+			ep, _ := a["endpoint"].(string)
+			id, _ := a["id"].(string)
+			switch r.Type {
+			case "hpcstorage_disk_group":
+				of(ep).pools = append(of(ep).pools, path.Base(id))
+			case "hpcstorage_volume":
+				o := of(ep)
+				o.volumes = append(o.volumes, path.Base(id))
+				ms, _ := a["host_mappings"].([]any)
+				for _, m := range ms {
+					mm, _ := m.(map[string]any)
+					lun, _ := mm["lun"].(float64)
+					o.mappings = append(o.mappings, fmt.Sprintf("%s:%d=%s", mm["host"], int(lun), path.Base(id)))
+				}
+			case "hpcstorage_spare_drives":
+				ids, _ := a["drive_ids"].([]any)
+				for _, d := range ids {
+					of(ep).spares = append(of(ep).spares, d.(string))
+				}
+			}
+		}
+	}
+	for _, o := range out {
+		o.sort()
+	}
+	return out
+}
+
+// arrayObjects is what an array holds that Terraform manages.
+type arrayObjects struct {
+	pools, volumes, mappings, spares []string
+}
+
+func (o *arrayObjects) sort() {
+	for _, l := range [][]string{o.pools, o.volumes, o.mappings, o.spares} {
+		sort.Strings(l)
+	}
+}
+
+func (o *arrayObjects) String() string {
+	return fmt.Sprintf("pools %v\n  volumes %v\n  mappings %v\n  spares %v", o.pools, o.volumes, o.mappings, o.spares)
+}
+
+func (o *arrayObjects) count() int {
+	return len(o.pools) + len(o.volumes) + len(o.mappings) + len(o.spares)
+}
+
+// readArray lists, through Redfish, the disk groups, volumes, mappings and
+// global spares an array holds.
+func readArray(t *testing.T, ep *redfish.Endpoint) *arrayObjects {
+	t.Helper()
+	ctx := context.Background()
+	const sid = "controller_a"
+	o := &arrayObjects{}
+	for uri, list := range map[string]*[]string{redfish.PoolsURI(sid): &o.pools, redfish.VolumesURI(sid): &o.volumes} {
+		var coll struct {
+			Members []struct {
+				ID string `json:"@odata.id"`
+			} `json:"Members"`
+		}
+		if _, err := ep.Get(ctx, uri, &coll); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range coll.Members {
+			*list = append(*list, path.Base(m.ID))
+		}
+	}
+	luns, err := ep.LUNsInUse(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for host, m := range luns {
+		for lun, vol := range m {
+			o.mappings = append(o.mappings, fmt.Sprintf("%s:%d=%s", host, lun, path.Base(vol)))
+		}
+	}
+	drives, err := ep.Drives(ctx, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range drives {
+		if d.HotspareType == "Global" {
+			o.spares = append(o.spares, d.ID)
+		}
+	}
+	o.sort()
+	return o
+}
+
+// crashConfig is the arrays part of examples/modules/beegfs-high-capacity
+// (the R1 module) for the metadata array and the given storage arrays:
+// RAID1 pairs on the ME4024, RAID6 8+2 groups and spares on each ME4084,
+// one volume per group mapped to both servers of its kind.
+func crashConfig(provider, stateURL string, storage []string) string {
+	arrays, _ := json.Marshal(storage)
+	return `terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+  backend "http" {
+    address = "` + stateURL + `"
+  }
+}
+` + provider + `
+locals {
+  metadata_array   = "me4024-1"
+  storage_arrays   = ` + string(arrays) + `
+  metadata_servers = ["meta1", "meta2"]
+  storage_servers  = ["stor1", "stor2"]
+}
+
+data "hpcstorage_drives" "metadata" {
+  endpoint = local.metadata_array
+}
+
+data "hpcstorage_array_layout" "metadata" {
+  drives = [for d in data.hpcstorage_drives.metadata.drives : {
+    id = d.id, media_type = d.media_type, capacity_bytes = d.capacity_bytes, drawer = d.drawer, slot = d.slot
+  }]
+  policy = { raid_level = "RAID1", name_prefix = "mdt" }
+}
+
+locals {
+  mdt_groups = { for i, g in data.hpcstorage_array_layout.metadata.disk_groups : format("mdt%02d", i + 1) => merge(g, { index = i }) }
+}
+
+resource "hpcstorage_disk_group" "metadata" {
+  for_each   = local.mdt_groups
+  endpoint   = local.metadata_array
+  name       = each.value.name
+  raid_level = each.value.raid_level
+  drive_ids  = each.value.drive_ids
+}
+
+resource "hpcstorage_volume" "mdt" {
+  for_each           = hpcstorage_disk_group.metadata
+  endpoint           = local.metadata_array
+  disk_group         = each.value.name
+  name               = each.key
+  segment_size_bytes = 131072
+  host_mappings      = [for s in local.metadata_servers : { host = s, lun = local.mdt_groups[each.key].index + 1 }]
+}
+
+data "hpcstorage_drives" "storage" {
+  for_each = toset(local.storage_arrays)
+  endpoint = each.key
+}
+
+data "hpcstorage_array_layout" "storage" {
+  for_each = toset(local.storage_arrays)
+  drives = [for d in data.hpcstorage_drives.storage[each.key].drives : {
+    id = d.id, media_type = d.media_type, capacity_bytes = d.capacity_bytes, drawer = d.drawer, slot = d.slot
+  }]
+  policy = { raid_level = "RAID6", drives_per_group = 10 }
+}
+
+locals {
+  st_list = flatten([for ai, a in local.storage_arrays : [
+    for gi, g in data.hpcstorage_array_layout.storage[a].disk_groups : {
+      array = a, group = g, lun = gi + 1, index = ai * length(data.hpcstorage_array_layout.storage[a].disk_groups) + gi
+    }
+  ]])
+  sts = { for t in local.st_list : format("st%02d", t.index + 1) => t }
+}
+
+resource "hpcstorage_disk_group" "storage" {
+  for_each   = local.sts
+  endpoint   = each.value.array
+  name       = each.value.group.name
+  raid_level = each.value.group.raid_level
+  drive_ids  = each.value.group.drive_ids
+}
+
+resource "hpcstorage_spare_drives" "storage" {
+  for_each  = toset(local.storage_arrays)
+  endpoint  = each.key
+  drive_ids = data.hpcstorage_array_layout.storage[each.key].spare_drive_ids
+}
+
+resource "hpcstorage_volume" "st" {
+  for_each           = hpcstorage_disk_group.storage
+  endpoint           = each.value.endpoint
+  disk_group         = each.value.name
+  name               = each.key
+  segment_size_bytes = 524288
+  host_mappings      = [for s in local.storage_servers : { host = s, lun = local.sts[each.key].lun }]
+}
+`
+}
+
+// writes counts the requests that change an array (sessions aside).
+func writes(svcs []*redfishmock.Service) int {
+	n := 0
+	for _, s := range svcs {
+		for k, v := range s.Stats() {
+			if !strings.HasPrefix(k, "GET ") && !strings.Contains(k, "/SessionService/") {
+				n += v
+			}
+		}
+	}
+	return n
+}
+
+// TestArrayApplyKilled kills terraform and its provider (SIGKILL to the
+// process group) at seeded random points of the create phase of the R1
+// arrays, each time on fresh arrays. After each kill one plain apply must
+// converge, the next plan must be empty, and the arrays must hold exactly
+// what the state holds. HPCSTORAGE_KILL_SEED replays a run;
+// HPCSTORAGE_KILL_ARRAYS=4 takes all four ME4084s (default: one).
+func TestArrayApplyKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and re-runs terraform applies")
+	}
+	storage := []string{"me4084-1"}
+	if n, _ := strconv.Atoi(os.Getenv("HPCSTORAGE_KILL_ARRAYS")); n > 1 && n <= 4 {
+		for i := 2; i <= n; i++ {
+			storage = append(storage, fmt.Sprintf("me4084-%d", i))
+		}
+	}
+	lab := startLab(t, "r1", redfishmock.Options{}, append([]string{"me4024-1"}, storage...)...)
+	var svcs []*redfishmock.Service
+	names := append([]string{"me4024-1"}, storage...)
+	for _, n := range names {
+		svcs = append(svcs, lab.svcs[n])
+	}
+	state := startStateServer(t)
+	cli := newPluginCLI(t, crashConfig(lab.providerBlock(), state.url, storage))
+	if out, code := cli.run("init"); code != 0 {
+		t.Fatalf("terraform init: exit %d\n%s", code, out)
+	}
+
+	// Writes of a full create: 12 RAID1 groups, their volumes and 2
+	// mappings each on the ME4024; per ME4084 8 RAID6 groups, 8 volumes,
+	// 16 mappings and 4 spare PATCHes.
+	total := 12*4 + len(storage)*(8*4+4)
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("HPCSTORAGE_KILL_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("kill seed %d (HPCSTORAGE_KILL_SEED=%d replays it); %d writes in a full create", seed, seed, total)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	const kills = 10
+	// One kill point in each tenth of the create phase, so they spread
+	// from the first disk group to the last mappings and spares.
+	var points []int
+	for i := 0; i < kills; i++ {
+		lo, hi := 1+i*(total-1)/kills, 1+(i+1)*(total-1)/kills
+		points = append(points, lo+rng.IntN(max(hi-lo, 1)))
+	}
+
+	start := time.Now()
+	adopted := 0
+	for i, at := range points {
+		for _, s := range svcs {
+			if err := s.Reset(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		state.clear()
+		jitter := time.Duration(rng.IntN(3000)) * time.Microsecond
+		t0 := time.Now()
+		seen, _ := killAt(t, cli, svcs, at, jitter)
+		t1 := time.Now()
+		before := parseState(t, state.snapshot())
+		onArrays := 0
+		for _, s := range svcs {
+			onArrays += readArray(t, lab.client(t, s.Name())).count()
+		}
+		inState := 0
+		for _, o := range before {
+			inState += o.count()
+		}
+		t.Logf("kill %d: after write %d (aimed at %d, +%s): arrays hold %d objects, the state %d (killed apply %s)",
+			i+1, seen, at, jitter, onArrays, inState, t1.Sub(t0).Round(time.Millisecond))
+
+		out, code := cli.run("apply", "-auto-approve")
+		if code != 0 {
+			t.Fatalf("kill %d at write %d: the next apply failed (exit %d):\n%s", i+1, at, code, out)
+		}
+		adopted += strings.Count(out, "Adopted")
+		t2 := time.Now()
+		if out, code := cli.run("plan", "-detailed-exitcode"); code != 0 {
+			t.Fatalf("kill %d at write %d: the plan after the apply is not empty (exit %d):\n%s", i+1, at, code, out)
+		}
+		t.Logf("  then apply %s, plan %s", t2.Sub(t1).Round(time.Millisecond), time.Since(t2).Round(time.Millisecond))
+		st := parseState(t, state.snapshot())
+		for _, n := range names {
+			got := readArray(t, lab.client(t, n))
+			want := st[n]
+			if want == nil {
+				want = &arrayObjects{}
+			}
+			if got.String() != want.String() {
+				t.Errorf("kill %d at write %d: %s holds\n  %s\nthe state\n  %s", i+1, at, n, got, want)
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d kills recovered in %s; the applies after them showed %d adoption warnings (Terraform folds similar ones)",
+		kills, time.Since(start).Round(time.Second), adopted)
+	if adopted == 0 {
+		t.Error("no apply after a kill adopted anything: the kills missed the creates")
+	}
+}
+
+// killAt starts terraform apply and SIGKILLs its process group once the
+// arrays have seen at writes (and jitter more), then waits until neither
+// terraform nor the provider is left. It returns the writes seen at the kill.
+func killAt(t *testing.T, cli *pluginCLI, svcs []*redfishmock.Service, at int, jitter time.Duration) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := cli.command(&out, "apply", "-auto-approve")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(500 * time.Microsecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("apply ended (%v) before write %d of the create phase (saw %d):\n%s", err, at, writes(svcs), out.String())
+		case <-tick.C:
+		}
+		if writes(svcs) >= at {
+			break
+		}
+	}
+	time.Sleep(jitter)
+	seen := writes(svcs)
+	pgid := cmd.Process.Pid
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	<-done
+	// The provider is reaped by init, not by us: wait until the group is gone.
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d still alive 10s after SIGKILL", pgid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return seen, out.String()
+}
