@@ -71,15 +71,15 @@ type benchmarkModel struct {
 	Devices           types.List   `tfsdk:"devices"`
 	Phases            types.List   `tfsdk:"phases"`
 	Threads           types.List   `tfsdk:"threads"`
-	BlockSize         types.String `tfsdk:"block_size"`
-	FileSize          types.String `tfsdk:"file_size"`
+	BlockSize         types.Int64  `tfsdk:"block_size_bytes"`
+	FileSize          types.Int64  `tfsdk:"file_size_bytes"`
 	IODepth           types.Int64  `tfsdk:"iodepth"`
 	Direct            types.Bool   `tfsdk:"direct"`
 	FilePerProcess    types.Bool   `tfsdk:"file_per_process"`
 	Files             types.Int64  `tfsdk:"files"`
 	FilesPerDirectory types.Int64  `tfsdk:"files_per_directory"`
-	FileBytes         types.String `tfsdk:"file_bytes"`
-	RuntimeSeconds    types.Int64  `tfsdk:"runtime_seconds"`
+	FileBytes         types.Int64  `tfsdk:"file_bytes"`
+	Runtime           types.String `tfsdk:"runtime"`
 	Repeat            types.Int64  `tfsdk:"repeat"`
 	DropCaches        types.Bool   `tfsdk:"drop_caches"`
 	ExtraArgs         types.List   `tfsdk:"extra_args"`
@@ -123,9 +123,6 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			doc += " " + strings.Join(p.Notes, " ")
 		}
 		presetDocs = append(presetDocs, doc)
-	}
-	sizeDesc := func(what string) string {
-		return what + " A size such as `4k`, `1m` or `128g` (powers of 1024, as fio and IOR read them)."
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A validation run of a reference design: the paper's benchmark (fio, IOR, mdtest, IOzone or " +
@@ -184,11 +181,13 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.ValueInt64sAre(int64validator.AtLeast(1))},
 				MarkdownDescription: "Total thread (process, job) counts to sweep, shared out over the clients; every point " +
 					"is kept. Default: the preset's (R1: 1 to 64 doubling). At most the clients' CPUs × 4."},
-			"block_size": schema.StringAttribute{Optional: true, PlanModifiers: replaceS,
-				MarkdownDescription: sizeDesc("Bytes of one I/O (fio `--bs`, IOR `-t`, IOzone `-r`, elbencho `-b`); above 0.")},
-			"file_size": schema.StringAttribute{Optional: true, PlanModifiers: replaceS,
-				MarkdownDescription: sizeDesc("Bytes per thread (fio `--size`, IOR `-b`, IOzone `-s`). Replaces the preset's " +
-					"rule (R1: 8 TB over all threads from 16 threads on), so keep it well above the clients' and servers' memory.")},
+			"block_size_bytes": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI,
+				MarkdownDescription: "Bytes of one I/O (fio `--bs`, IOR `-t`, IOzone `-r`, elbencho `-b`), above 0: 1048576 " +
+					"for the papers' sequential runs, 4096 for their random ones. Default: the preset's."},
+			"file_size_bytes": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI,
+				MarkdownDescription: "Bytes per thread (fio `--size`, IOR `-b`, IOzone `-s`, elbencho `-s`). Replaces the " +
+					"preset's rule (R1: 8 TB over all threads from 16 threads on), so keep it well above the clients' and " +
+					"servers' memory."},
 			"iodepth": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI, Validators: []validator.Int64{int64validator.Between(1, 4096)},
 				MarkdownDescription: "I/Os in flight per job (fio and elbencho; fio uses libaio above 1). Default: the preset's, else 1."},
 			"direct": schema.BoolAttribute{Optional: true, PlanModifiers: replaceB,
@@ -199,10 +198,10 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "mdtest: files over all processes (R2: 960 000; R5: 2^21)."},
 			"files_per_directory": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI, Validators: []validator.Int64{int64validator.AtLeast(1)},
 				MarkdownDescription: "mdtest `-I`: files per leaf directory (R2: 3 000; R5: 1 024)."},
-			"file_bytes": schema.StringAttribute{Optional: true, PlanModifiers: replaceS,
-				MarkdownDescription: sizeDesc("mdtest `-w`/`-e`: bytes written and read per file (0: empty files).")},
-			"runtime_seconds": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI, Validators: []validator.Int64{int64validator.AtLeast(1)},
-				MarkdownDescription: "Caps each fio phase (`--runtime`)."},
+			"file_bytes": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI, Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "mdtest `-w`/`-e`: bytes written and read per file (0: empty files; R5: 4096)."},
+			"runtime": schema.StringAttribute{Optional: true, PlanModifiers: replaceS, Validators: []validator.String{durationValidator{}},
+				MarkdownDescription: "Caps each fio phase (`--runtime`, whole seconds), a Go duration such as `60s`."},
 			"repeat": schema.Int64Attribute{Optional: true, PlanModifiers: replaceI, Validators: []validator.Int64{int64validator.Between(1, 100)},
 				MarkdownDescription: "Runs per point, averaged (IOR and mdtest: their `-i`). Default: the preset's (R4: 3), else 1."},
 			"drop_caches": schema.BoolAttribute{Optional: true, PlanModifiers: replaceB,
@@ -356,10 +355,10 @@ func (r *benchmarkResource) ValidateConfig(ctx context.Context, req resource.Val
 // the benchmark again) differs from the state's.
 func (m *benchmarkModel) runChanged(st *benchmarkModel) bool {
 	a := []attr.Value{m.Preset, m.Tool, m.Clients, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize,
-		m.IODepth, m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.RuntimeSeconds, m.Repeat,
+		m.IODepth, m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.Runtime, m.Repeat,
 		m.DropCaches, m.ExtraArgs, m.Triggers}
 	b := []attr.Value{st.Preset, st.Tool, st.Clients, st.Directory, st.Devices, st.Phases, st.Threads, st.BlockSize, st.FileSize,
-		st.IODepth, st.Direct, st.FilePerProcess, st.Files, st.FilesPerDirectory, st.FileBytes, st.RuntimeSeconds, st.Repeat,
+		st.IODepth, st.Direct, st.FilePerProcess, st.Files, st.FilesPerDirectory, st.FileBytes, st.Runtime, st.Repeat,
 		st.DropCaches, st.ExtraArgs, st.Triggers}
 	for i := range a {
 		if !a[i].Equal(b[i]) {
@@ -373,7 +372,7 @@ func (m *benchmarkModel) runChanged(st *benchmarkModel) bool {
 // that feeds it from another resource).
 func (m *benchmarkModel) inputsKnown() bool {
 	for _, v := range []attr.Value{m.Preset, m.Tool, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize, m.IODepth,
-		m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.RuntimeSeconds, m.Repeat, m.DropCaches, m.ExtraArgs} {
+		m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.Runtime, m.Repeat, m.DropCaches, m.ExtraArgs} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -433,23 +432,14 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 			p.Threads = append(p.Threads, int(e.(types.Int64).ValueInt64()))
 		}
 	}
-	for _, s := range []struct {
-		v   types.String
-		dst *int64
-		at  string
-	}{{m.BlockSize, &p.BlockSize, "block_size"}, {m.FileSize, &p.FileSize, "file_size"}, {m.FileBytes, &p.FileBytes, "file_bytes"}} {
-		if s.v.IsNull() {
-			continue
-		}
-		n, err := benchmark.ParseSize(s.v.ValueString())
-		if err != nil {
-			addError(diags, path.Root(s.at), "Invalid Size", "Write a size such as 4k, 1m or 128g.", err)
-			return p, nil, false
-		}
-		*s.dst = n
-		if s.at == "file_size" {
-			p.Aggregate = 0
-		}
+	if !m.BlockSize.IsNull() {
+		p.BlockSize = m.BlockSize.ValueInt64()
+	}
+	if !m.FileSize.IsNull() {
+		p.FileSize, p.Aggregate = m.FileSize.ValueInt64(), 0
+	}
+	if !m.FileBytes.IsNull() {
+		p.FileBytes = m.FileBytes.ValueInt64()
 	}
 	if !m.IODepth.IsNull() {
 		p.IODepth = int(m.IODepth.ValueInt64())
@@ -466,8 +456,13 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 	if !m.FilesPerDirectory.IsNull() {
 		p.FilesPerDir = int(m.FilesPerDirectory.ValueInt64())
 	}
-	if !m.RuntimeSeconds.IsNull() {
-		p.RuntimeSeconds = int(m.RuntimeSeconds.ValueInt64())
+	if !m.Runtime.IsNull() {
+		d, err := time.ParseDuration(m.Runtime.ValueString())
+		if err != nil || d <= 0 {
+			addError(diags, path.Root("runtime"), "Invalid Duration", "Use a Go duration such as 60s.", err)
+			return p, nil, false
+		}
+		p.RuntimeSeconds = int((d + time.Second - 1) / time.Second)
 	}
 	if !m.Repeat.IsNull() {
 		p.Repeat = int(m.Repeat.ValueInt64())
@@ -499,8 +494,8 @@ func benchmarkErrorPath(err error) path.Path {
 		}
 	}
 	switch name {
-	case "tool", "phases", "threads", "block_size", "file_size", "iodepth", "files", "files_per_directory", "file_bytes",
-		"runtime_seconds", "repeat", "extra_args", "devices":
+	case "tool", "phases", "threads", "block_size_bytes", "file_size_bytes", "iodepth", "files", "files_per_directory",
+		"file_bytes", "runtime", "repeat", "extra_args", "devices":
 		if hasIdx {
 			return path.Root(name).AtListIndex(idx)
 		}
@@ -536,18 +531,18 @@ func settingsOf(p benchmark.Params, preset string) types.Map {
 	}
 	if p.Tool == benchmark.Mdtest {
 		s["files"], s["files_per_directory"] = strconv.Itoa(p.Files), strconv.Itoa(p.FilesPerDir)
-		s["file_bytes"] = benchmark.FormatSize(p.FileBytes)
+		s["file_bytes"] = strconv.FormatInt(p.FileBytes, 10)
 	} else {
-		s["block_size"] = benchmark.FormatSize(p.BlockSize)
+		s["block_size_bytes"] = strconv.FormatInt(p.BlockSize, 10)
 		if p.Aggregate > 0 {
-			s["aggregate_size"] = benchmark.FormatSize(p.Aggregate)
+			s["aggregate_bytes"] = strconv.FormatInt(p.Aggregate, 10)
 			s["aggregate_from_threads"] = strconv.Itoa(p.AggregateFrom)
 		}
 		if p.FileSize > 0 {
-			s["file_size"] = benchmark.FormatSize(p.FileSize)
+			s["file_size_bytes"] = strconv.FormatInt(p.FileSize, 10)
 		}
 		if p.RuntimeSeconds > 0 {
-			s["runtime_seconds"] = strconv.Itoa(p.RuntimeSeconds)
+			s["runtime"] = fmt.Sprintf("%ds", p.RuntimeSeconds)
 		}
 	}
 	if p.Tool == benchmark.IOR {

@@ -36,7 +36,7 @@ resource "hpcstorage_benchmark" "b" {
 		Steps: []resource.TestStep{
 			{Config: conf(`  preset = "r1-seq"
   tool = "fio"
-  block_size = "0"`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Attribute block_size:.*block_size:\s+must\s+be\s+above\s+0`)},
+  block_size_bytes = 0`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Attribute block_size_bytes:.*block_size_bytes:\s+must\s+be\s+above\s+0`)},
 			{Config: conf(`  preset = "r1-sqe"`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)"r1-sqe" is not a preset; did you mean\s+"r1-seq"`)},
 			{Config: conf(`  tool = "mdtest"
   phases = ["write"]`), PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)Attribute phases\[0\]:.*mdtest has no\s+phase\s+"write"`)},

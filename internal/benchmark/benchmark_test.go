@@ -218,11 +218,11 @@ func TestValidate(t *testing.T) {
 		max    int
 		want   string
 	}{
-		{func(p *Params) { p.BlockSize = 0 }, 0, "block_size: must be above 0"},
+		{func(p *Params) { p.BlockSize = 0 }, 0, "block_size_bytes: must be above 0"},
 		{func(p *Params) {}, 4, "threads[1]: 8 threads is more than the clients' CPUs × 4 (4)"},
 		{func(p *Params) { p.Phases = []string{Create} }, 0, `phases[0]: fio has no phase "create"`},
 		{func(p *Params) { p.Threads = nil }, 0, "threads: the sweep is empty"},
-		{func(p *Params) { p.FileSize = 4096 }, 0, "file_size:"},
+		{func(p *Params) { p.FileSize = 4096 }, 0, "file_size_bytes:"},
 		{func(p *Params) { p.Tool = "bonnie" }, 0, `tool "bonnie"`},
 		{func(p *Params) { p.Tool, p.Phases = Mdtest, []string{Create} }, 0, "files: mdtest needs"},
 	} {

@@ -112,11 +112,11 @@ func (p Params) Validate(maxThreads int) error {
 		}
 	} else {
 		if p.BlockSize <= 0 {
-			return fmt.Errorf("%w: block_size: must be above 0 (the bytes of one I/O, e.g. 1m or 4k)", ErrInvalid)
+			return fmt.Errorf("%w: block_size_bytes: must be above 0 (the bytes of one I/O, e.g. 1048576 or 4096)", ErrInvalid)
 		}
 		for i, t := range p.Threads {
 			if s := p.SizeFor(t); s < p.BlockSize {
-				return fmt.Errorf("%w: file_size: %s per thread at threads[%d] = %d is smaller than one block (%s)",
+				return fmt.Errorf("%w: file_size_bytes: %s per thread at threads[%d] = %d is smaller than one block (%s)",
 					ErrInvalid, FormatSize(s), i, t, FormatSize(p.BlockSize))
 			}
 		}
@@ -125,7 +125,7 @@ func (p Params) Validate(maxThreads int) error {
 		return fmt.Errorf("%w: iodepth: must be at least 1", ErrInvalid)
 	}
 	if p.RuntimeSeconds < 0 {
-		return fmt.Errorf("%w: runtime_seconds: must not be negative", ErrInvalid)
+		return fmt.Errorf("%w: runtime: must not be negative", ErrInvalid)
 	}
 	if p.Repeat < 1 {
 		return fmt.Errorf("%w: repeat: must be at least 1", ErrInvalid)

@@ -12,12 +12,12 @@ resource "hpcstorage_benchmark" "r1_seq" {
 
 # The same phases with fio, smaller: a quick check after an upgrade.
 resource "hpcstorage_benchmark" "r1_quick" {
-  preset    = "r1-seq"
-  tool      = "fio"
-  clients   = ["client01", "client02"]
-  directory = "/mnt/beegfs/bench"
-  threads   = [1, 2, 4, 8]
-  file_size = "16g"
+  preset          = "r1-seq"
+  tool            = "fio"
+  clients         = ["client01", "client02"]
+  directory       = "/mnt/beegfs/bench"
+  threads         = [1, 2, 4, 8]
+  file_size_bytes = 17179869184 # 16 GiB per thread
 }
 
 output "r1_seq_ratios" {
