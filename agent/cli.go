@@ -26,6 +26,7 @@ const usageText = `usage: hpcstorage-agent COMMAND [flags]
   apply -f FILE|- [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   remove --owner ID [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   facts [--root DIR] [--expect-sha256 HEX]
+  serve [--expect-sha256 HEX]   (framed requests on stdin, see agent/protocol/serve.go)
   validate -f FILE|-
   version
 
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = cmdFacts(ctx, args[1:], stdout, stderr)
 	case "validate":
 		code, err = cmdValidate(args[1:], stdin, stdout, stderr)
+	case "serve":
+		code, err = cmdServe(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		code, err = cmdVersion(stdout)
 	case "help", "-h", "--help":
@@ -84,7 +87,7 @@ type common struct {
 func newFlags(name string, stderr io.Writer, c *common, withRun bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; commands are simulated unless it is /)")
+	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; unless it is /, commands are recorded and only run by the root's own simulators)")
 	fs.StringVar(&c.expectSHA256, "expect-sha256", "", "exit 3 before doing anything unless this executable's sha256 is HEX")
 	if withRun {
 		fs.BoolVar(&c.check, "check", false, "plan only: report what would change and write nothing")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // agentBin is the agent built once for this test binary (see TestMain),
@@ -46,7 +47,12 @@ const r1Path = "../examples/agent/r1-storage-server.yaml"
 // storageRoot seeds a storage node with four array volumes under dir.
 func storageRoot(t testing.TB, dir string) string {
 	t.Helper()
-	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4)}
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4), Simulator: simtest.Binary(t)}
+	// sdb-sdd are formatted targets (the simulated mount refuses a blank
+	// device); sde is a fresh volume.
+	for i := range opts.Disks[:3] {
+		opts.Disks[i].FSType = "xfs"
+	}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // serveAs serves the provider in-process under the address the examples
@@ -57,7 +58,7 @@ func TestR1ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestBuildingBlockModule(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab")})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

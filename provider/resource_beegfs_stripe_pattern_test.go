@@ -16,6 +16,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // clientSim runs a simulated command on a lab node, as someone logged in
@@ -47,7 +48,7 @@ func (r *r1Lab) clientSim(t *testing.T, node string, argv ...string) string {
 func TestBeegfsStripePatternReadBack(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
@@ -18,7 +19,7 @@ import (
 // both roots by its WWN, as NVMe flash from NetApp, and nowhere else.
 func TestUpR3CablesESeries(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Up(Config{Design: "r3", Dir: dir})
+	l, err := Up(Config{Design: "r3", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

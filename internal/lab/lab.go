@@ -28,6 +28,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/santricitymock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // Files the lab writes in its folder.
@@ -63,6 +64,9 @@ type Config struct {
 	DriveSizeBytes int64
 	// Password is every BMC's and array's password (default: random).
 	Password string
+	// Simulator is the lab's simulator program installed in every node
+	// root (internal/lab/sim; default: sim.Locate).
+	Simulator string
 }
 
 // Lab is a running design.
@@ -152,6 +156,11 @@ func Up(cfg Config) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Simulator == "" {
+		if cfg.Simulator, err = sim.Locate(); err != nil {
+			return nil, err
+		}
+	}
 	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
 	type planned struct{ name, role, bmc string }
 	var plan []planned
@@ -191,7 +200,7 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator})
 		},
 	})
 	if err != nil {
@@ -202,6 +211,7 @@ func Up(cfg Config) (*Lab, error) {
 	}
 	// Cable before serving, so no mapping can be missed.
 	d.OnMapping(l.onMapping)
+	d.OnPower(l.onPower)
 	l.mock, err = d.Start(redfishmock.StartConfig{})
 	if err != nil {
 		l.nodes.Close()
@@ -394,6 +404,28 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 	}
 	if err != nil {
 		l.errs = append(l.errs, fmt.Errorf("cabling %s %s of %s to %s: %w", ev.Kind, ev.VolumeName, ev.Array, ev.Host, err))
+	}
+}
+
+// onPower reboots a server's node with its BMC: powered off, the node
+// loses its volatile state (services stop, mounts and modules go back to
+// boot's); booted, it starts what is enabled and mounts its fstab.
+func (l *Lab) onPower(ev redfishmock.PowerEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	root, ok := l.roots[ev.Node]
+	if l.closed || !ok {
+		return
+	}
+	var err error
+	switch ev.State {
+	case redfishmock.PowerOff:
+		err = sim.PowerOff(root)
+	case redfishmock.PowerOn:
+		err = sim.Boot(root)
+	}
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("power %s of %s (%s): %w", ev.State, ev.Node, ev.System, err))
 	}
 }
 

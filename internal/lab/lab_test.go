@@ -11,11 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 func TestUpCablesVolumes(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2})
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestUpCablesVolumes(t *testing.T) {
 		!strings.Contains(out.String(), "mgmt      management volumes  0") {
 		t.Errorf("brief status:\n%s", out.String())
 	}
-	if _, err := Up(Config{Design: "r1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
+	if _, err := Up(Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second up in the same folder: %v", err)
 	}
 }
@@ -252,7 +254,7 @@ func TestUpEveryDesign(t *testing.T) {
 	}
 	want := map[string]int{"r1": 5, "r2": 2, "r3": 6, "r4": 7, "r5": 5}
 	for design, servers := range want {
-		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1})
+		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1, Simulator: simtest.Binary(t)})
 		if err != nil {
 			t.Fatalf("%s: %v", design, err)
 		}
@@ -262,5 +264,39 @@ func TestUpEveryDesign(t *testing.T) {
 		if err := l.Close(); err != nil {
 			t.Errorf("%s close: %v", design, err)
 		}
+	}
+}
+
+// TestRebootNode: `hpcstorage-lab reboot` stops a unit that was started
+// but not enabled, through the simulators installed in the node root.
+func TestRebootNode(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	root := filepath.Join(dir, NodesDir, "client01")
+	systemctl := func(args ...string) string {
+		cmd := exec.Command(filepath.Join(root, ".hpcstorage-sim/bin/systemctl"), args...)
+		cmd.Env = []string{"HPCSTORAGE_SIM_ROOT=" + root}
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	systemctl("start", "beegfs-helperd.service")
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "active\n" {
+		t.Fatalf("started: %q", got)
+	}
+	if err := Reboot(dir, "client01"); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "inactive\n" {
+		t.Errorf("after reboot beegfs-helperd is %q", got)
+	}
+	if got := systemctl("is-active", "ssh.service"); got != "active\n" {
+		t.Errorf("after reboot the enabled ssh.service is %q", got)
+	}
+	if err := Reboot(dir, "nosuch"); err == nil || !strings.Contains(err.Error(), `no node "nosuch"`) {
+		t.Errorf("unknown node: %v", err)
 	}
 }

@@ -48,7 +48,11 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size})
+	simBin, err := simulator()
+	if err != nil {
+		return err
+	}
+	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size, Simulator: simBin})
 	if err != nil {
 		return err
 	}
@@ -126,6 +130,25 @@ func labStatus(args []string, stdout, stderr io.Writer) error {
 		return lab.WriteBrief(*dir, stdout)
 	}
 	return lab.WriteStatus(*dir, stdout)
+}
+
+// labReboot: reboot --dir DIR --node NAME.
+func labReboot(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reboot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "lab folder given to up")
+	node := fs.String("node", "", "lab node to power-cycle (e.g. client01)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || *node == "" {
+		return errors.New("--dir and --node are required")
+	}
+	if err := lab.Reboot(*dir, *node); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s rebooted: services not enabled are stopped, fstab and modules-load.d applied\n", *node)
+	return nil
 }
 
 func labDown(args []string, stdout, stderr io.Writer) error {

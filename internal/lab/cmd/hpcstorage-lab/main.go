@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // command is one lab subcommand; each lives in its own file.
@@ -25,10 +28,21 @@ func commands() []command {
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
 		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json (variable lab) and DIR/lab.env (passwords)", labUp},
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
+		{"reboot", "reboot --dir DIR --node NAME                         power-cycle a lab node (servers: prefer their BMC's ComputerSystem.Reset)", labReboot},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
 		{"bench-fleet", "bench-fleet --n N [--ansible-dir DIR] [--ansible-forks F] [--max-parallel P]   agent vs tuned Ansible on N real sshd hosts (issue 4's fleet figure)", benchFleet},
 	}
+}
+
+// simulator is the program installed in the node roots this command
+// seeds: hpcstorage-sim beside it (or $HPCSTORAGE_SIM_BIN), else this
+// program itself, which runs as the simulator under a tool's name.
+func simulator() (string, error) {
+	if p, err := sim.Locate(); err == nil {
+		return p, nil
+	}
+	return os.Executable()
 }
 
 func usage(w io.Writer) {
@@ -40,6 +54,11 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	// Linked into a node root as a tool (when no hpcstorage-sim is beside
+	// this program), it is that tool's simulator.
+	if b := filepath.Base(os.Args[0]); sim.IsTool(b) || b == sim.Program {
+		os.Exit(sim.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
