@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // TestBenchmarkPlanRefusals: bad parameters are refused while planning,
@@ -16,7 +17,7 @@ import (
 func TestBenchmarkPlanRefusals(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 2})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
