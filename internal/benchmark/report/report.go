@@ -40,7 +40,7 @@ const (
 	PaperSuffix    = " paper peak"
 )
 
-// SVG draws one panel per metric (GB/s, benchmark.IOPS, op/s): for each phase its
+// SVG draws one panel per metric (GB/s, IOPS, op/s): for each phase its
 // measured curve against threads (log2 axis) and, where the paper gives
 // a figure, the paper's peak as a dashed line (with a mark at the thread
 // count the paper reached it, when it says).
@@ -193,7 +193,7 @@ func (r Report) Table() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", s.Phase, formatValue(s.Metric, s.Peak), s.PeakThreads, paper, ratio)
 	}
-	b.WriteString("\n| phase | threads | bandwidth | benchmark.IOPS | op/s | mean latency | p99.99 latency |\n" +
+	b.WriteString("\n| phase | threads | bandwidth | IOPS | op/s | mean latency | p99.99 latency |\n" +
 		"| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, ph := range r.phases() {
 		for _, p := range r.Points {

@@ -79,7 +79,8 @@ func TestReport(t *testing.T) {
 	}
 	tab := r.Table()
 	for _, want := range []string{"| write | 3.000 GB/s | 2 | 22.100 GB/s | 0.136 |", "| randread | 20000 IOPS | 2 | 47500 IOPS | 0.421 |",
-		"| randread | 2 | 0.080 GB/s | 20000 | — | 200.0 µs | 4.00 ms |"} {
+		"| randread | 2 | 0.080 GB/s | 20000 | — | 200.0 µs | 4.00 ms |",
+		"| phase | threads | bandwidth | IOPS | op/s | mean latency | p99.99 latency |"} {
 		if !strings.Contains(tab, want) {
 			t.Errorf("table lacks %q:\n%s", want, tab)
 		}
