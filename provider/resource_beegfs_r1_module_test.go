@@ -112,7 +112,7 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][3]int{ // array volumes seen, formats, mounts
-		"meta1": {12, 6, 6}, "meta2": {12, 6, 6}, "stor1": {32, 16, 16}, "stor2": {32, 16, 16}, "client01": {0, 0, 0},
+		"meta1": {12, 6, 6}, "meta2": {12, 6, 6}, "stor1": {32, 16, 16}, "stor2": {32, 16, 16}, "client01": {0, 0, 1}, // the BeeGFS mount
 	}
 	for _, n := range nodes {
 		w, ok := want[n.Name]

@@ -1,5 +1,5 @@
 // Package facts gathers what a node is made of, from its root: CPUs, NUMA
-// nodes, memory, disks, NICs, kernel, OS and packages.
+// nodes, memory, disks, NICs, kernel, OS, packages and mounts.
 package facts
 
 import (
@@ -55,7 +55,48 @@ func Gather(ctx context.Context, root *fsroot.Root, run runner.Runner) (protocol
 	if pkgs != nil {
 		f.Packages = pkgs
 	}
+	f.Mounts = mounts(root)
 	return f, nil
+}
+
+// mounts reads /proc/mounts (octal escapes such as \040 for a space
+// decoded), so callers can tell which file system holds a path.
+func mounts(root *fsroot.Root) []protocol.MountEntry {
+	b, err := root.ReadFile("/proc/mounts")
+	if err != nil {
+		return nil
+	}
+	var out []protocol.MountEntry
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 {
+			continue
+		}
+		e := protocol.MountEntry{Device: unescapeMount(f[0]), Path: unescapeMount(f[1]), FSType: f[2]}
+		if len(f) > 3 {
+			e.Options = f[3]
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 func firstLine(root *fsroot.Root, p string) string {

@@ -93,3 +93,27 @@ func TestGatherSignatures(t *testing.T) {
 		t.Errorf("after mkfs: %v", got)
 	}
 }
+
+// TestGatherMounts: /proc/mounts is reported in order, escapes decoded.
+func TestGatherMounts(t *testing.T) {
+	dir := t.TempDir()
+	if err := fakenode.Seed(dir, fakenode.Client); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := root.WriteAtomic("/proc/mounts", []byte("/dev/vda1 / ext4 rw,relatime 0 0\nbeegfs_nodev /mnt/beegfs beegfs rw,cfgFile=/etc/beegfs/beegfs-client.conf 0 0\n"+
+		"srv:/x /mnt/my\\040data nfs4 rw 0 0\n"), fsroot.WriteOpts{Mode: 0o444, UID: -1, GID: -1}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Gather(context.Background(), root, runner.Sim{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Mounts) != 3 || f.Mounts[1].Path != "/mnt/beegfs" || f.Mounts[1].FSType != "beegfs" || f.Mounts[2].Path != "/mnt/my data" {
+		t.Errorf("mounts %+v", f.Mounts)
+	}
+}

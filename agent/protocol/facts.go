@@ -15,6 +15,17 @@ type Facts struct {
 	Packages      []Package     `json:"packages"`
 	// PackageManager is "rpm", "dpkg" or "" when none was found.
 	PackageManager string `json:"package_manager"`
+	// Mounts is /proc/mounts, in mount order (optional: older agents
+	// leave it out).
+	Mounts []MountEntry `json:"mounts,omitempty"`
+}
+
+// MountEntry is one line of /proc/mounts.
+type MountEntry struct {
+	Device  string `json:"device"`
+	Path    string `json:"path"`
+	FSType  string `json:"fstype"`
+	Options string `json:"options,omitempty"`
 }
 
 // OSRelease is the subset of /etc/os-release the provider uses.

@@ -114,6 +114,11 @@ func Boot(dir string) error {
 	if err := e.saveUnits(st); err != nil {
 		return err
 	}
+	if st.Units["beegfs-client.service"].Active {
+		if err := e.beegfsClientMounts(true); err != nil {
+			return err
+		}
+	}
 	return e.touchReload()
 }
 

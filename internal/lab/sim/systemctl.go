@@ -212,6 +212,13 @@ func systemctl(e *Env, args []string) int {
 				u.Active = true
 			case "stop":
 				u.Active = false
+			}
+			if name == "beegfs-client.service" && verb != "reload" {
+				if err := e.beegfsClientMounts(u.Active); err != nil {
+					return e.fail(1, "%s: %v", name, err)
+				}
+			}
+			switch verb {
 			case "reload":
 				if !u.Active {
 					fmt.Fprintf(e.Stderr, "Failed to reload %s: Job type reload is not applicable for unit %s.\n", name, name)
