@@ -3,10 +3,14 @@ package provider
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -384,4 +388,247 @@ resource "hpcstorage_spare_drives" "s" {
 			},
 		}},
 	})
+}
+
+// What an earlier run left under the configured names: the same objects
+// are adopted (no second create), a different one fails the plan with
+// the import id.
+func TestArrayESeriesAdoption(t *testing.T) {
+	srv := eseriesLab(t)
+	c := eseriesClient(t, srv)
+	ctx := context.Background()
+	const tib = int64(1) << 40
+	var refs []string
+	for i := 0; i < 10; i++ {
+		refs = append(refs, fmt.Sprintf("99.%d", i))
+	}
+	drives, err := c.Drives(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLoc := map[string]string{}
+	for _, d := range drives {
+		byLoc[d.Location()] = d.ID
+	}
+	var ids []string
+	for _, r := range refs {
+		ids = append(ids, byLoc[r])
+	}
+	g, err := c.CreateVolumeGroup(ctx, "stor01", santricity.RAID6, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateVolume(ctx, santricity.VolumeSpec{Name: "stor01_t1", VolumeGroupID: g.ID, CapacityBytes: 4 * tib, SegmentBytes: 512 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := c.CreateVolumeGroup(ctx, "meta01", santricity.RAID5, []string{byLoc["99.20"], byLoc["99.21"], byLoc["99.22"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Service.ResetStats()
+	p := eseriesProvider(srv)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{
+			Config:           p + fmt.Sprintf(eseriesConfig, 4*tib, `["99.23"]`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			Check: func(*terraform.State) error {
+				got, err := eseriesHolds(ctx, c)
+				if err != nil {
+					return err
+				}
+				want := fmt.Sprintf("group stor01 raid6; group meta01 raid5; volume stor01_t1 %d; mapped stor01_t1 lun 1; spare 99.23", 4*tib)
+				if got != want {
+					return fmt.Errorf("the array holds\n  %s\nwant\n  %s", got, want)
+				}
+				for _, p := range []string{"storage-pools", "volumes"} {
+					if n := srv.Service.RequestCount(http.MethodPost, "/devmgr/v2/storage-systems/1/"+p); n != 0 {
+						return fmt.Errorf("%d POSTs to %s: adopted objects were created again", n, p)
+					}
+				}
+				return nil
+			},
+		}, {
+			Config: p + fmt.Sprintf(eseriesConfig, 4*tib, `["99.23"]`) + `
+resource "hpcstorage_disk_group" "meta" {
+  endpoint   = "ef600-1"
+  name       = "meta01"
+  raid_level = "RAID10"
+  drive_ids  = ["99.10", "99.11", "99.12", "99.13"]
+}`,
+			ExpectError: regexp.MustCompile(`(?s)Disk Group Already Exists.*it is RAID5, not RAID10.*terraform import '<address>' ef600-1/1/` + other.ID),
+		}},
+	})
+}
+
+// readESeries lists what the array holds the way parseState lists the
+// state: groups and volumes by ref, a mapping per host it reaches, spares.
+func readESeries(t *testing.T, c *santricity.Client) *arrayObjects {
+	t.Helper()
+	ctx := context.Background()
+	o := &arrayObjects{}
+	gs, err := c.VolumeGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range gs {
+		o.pools = append(o.pools, g.ID)
+	}
+	vs, err := c.Volumes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		o.volumes = append(o.volumes, v.ID)
+	}
+	hosts, err := c.Hosts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reach := map[string][]string{}
+	for _, h := range hosts {
+		reach[h.ID] = append(reach[h.ID], h.Name)
+		if h.HostGroupID != "" {
+			reach[h.HostGroupID] = append(reach[h.HostGroupID], h.Name)
+		}
+	}
+	ms, err := c.Mappings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		for _, h := range reach[m.TargetID] {
+			o.mappings = append(o.mappings, fmt.Sprintf("%s:%d=%s", h, m.LUN, m.VolumeID))
+		}
+	}
+	ds, err := c.Drives(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.HotSpare && d.VolumeGroupID == "" {
+			o.spares = append(o.spares, d.Location())
+		}
+	}
+	o.sort()
+	return o
+}
+
+// eseriesCrashConfig is a building block's array as the R3 module carves
+// it, smaller: a RAID10 metadata group and two RAID6 storage groups, one
+// volume each (the group's free capacity) mapped to both file nodes, two
+// hot spares.
+func eseriesCrashConfig(provider, stateURL string) string {
+	return `terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+  backend "http" {
+    address = "` + stateURL + `"
+  }
+}
+` + provider + `
+locals {
+  groups = {
+    meta01 = { level = "RAID10", drives = [for s in range(0, 4) : "99.${s}"], lun = 1, segment = 131072 }
+    stor01 = { level = "RAID6", drives = [for s in range(4, 14) : "99.${s}"], lun = 2, segment = 524288 }
+    stor02 = { level = "RAID6", drives = [for s in range(14, 22) : "99.${s}"], lun = 3, segment = 524288 }
+  }
+}
+
+resource "hpcstorage_disk_group" "g" {
+  for_each   = local.groups
+  endpoint   = "ef600-1"
+  name       = each.key
+  raid_level = each.value.level
+  drive_ids  = each.value.drives
+}
+
+resource "hpcstorage_volume" "v" {
+  for_each           = hpcstorage_disk_group.g
+  endpoint           = "ef600-1"
+  disk_group         = each.value.name
+  name               = "${each.key}_t1"
+  segment_size_bytes = local.groups[each.key].segment
+  host_mappings      = [for n in ["bb1-node1", "bb1-node2"] : { host = n, lun = local.groups[each.key].lun }]
+}
+
+resource "hpcstorage_spare_drives" "s" {
+  endpoint  = "ef600-1"
+  drive_ids = ["99.22", "99.23"]
+}
+`
+}
+
+// TestArrayESeriesApplyKilled is TestArrayApplyKilled on an E-Series
+// endpoint: terraform and its provider are killed at seeded random points
+// of the create phase, each time on a fresh array; one plain apply must
+// then converge, the next plan be empty, and the array hold exactly what
+// the state holds (mappings expanded to the hosts they reach).
+func TestArrayESeriesApplyKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and re-runs terraform applies")
+	}
+	srv := eseriesLab(t)
+	c := eseriesClient(t, srv)
+	state := startStateServer(t)
+	cli := newPluginCLI(t, eseriesCrashConfig(eseriesProvider(srv), state.url))
+	if out, code := cli.run("init"); code != 0 {
+		t.Fatalf("terraform init: exit %d\n%s", code, out)
+	}
+	writes := func() int {
+		n := 0
+		for k, v := range srv.Service.Stats() {
+			if !strings.HasPrefix(k, "GET ") && !strings.Contains(k, "/devmgr/utils/") {
+				n += v
+			}
+		}
+		return n
+	}
+	// 3 groups, 3 volumes, 1 host group, 3 mappings, 1 spare call.
+	const total = 11
+	seed := uint64(time.Now().UnixNano())
+	if s, err := strconv.ParseUint(os.Getenv("HPCSTORAGE_KILL_SEED"), 10, 64); err == nil {
+		seed = s
+	}
+	t.Logf("kill seed %d (HPCSTORAGE_KILL_SEED=%d replays it); %d writes in a full create", seed, seed, total)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	const kills = 5
+	adopted := 0
+	for i := 0; i < kills; i++ {
+		lo, hi := 1+i*(total-1)/kills, 1+(i+1)*(total-1)/kills
+		at := lo + rng.IntN(max(hi-lo, 1))
+		srv.Service.Reset()
+		srv.Service.ResetStats()
+		state.clear()
+		jitter := time.Duration(rng.IntN(3000)) * time.Microsecond
+		seen, _ := killAfter(t, cli, writes, at, jitter)
+		onArray, inState := readESeries(t, c).count(), 0
+		if o := parseState(t, state.snapshot())["ef600-1"]; o != nil {
+			inState = o.count()
+		}
+		t.Logf("kill %d: after write %d (aimed at %d, +%s): the array holds %d objects, the state %d", i+1, seen, at, jitter, onArray, inState)
+		out, code := cli.run("apply", "-auto-approve")
+		if code != 0 {
+			t.Fatalf("kill %d at write %d: the next apply failed (exit %d):\n%s", i+1, at, code, out)
+		}
+		adopted += strings.Count(out, "Adopted")
+		if out, code := cli.run("plan", "-detailed-exitcode"); code != 0 {
+			t.Fatalf("kill %d at write %d: the plan after the apply is not empty (exit %d):\n%s", i+1, at, code, out)
+		}
+		want := parseState(t, state.snapshot())["ef600-1"]
+		if want == nil {
+			want = &arrayObjects{}
+		}
+		if got := readESeries(t, c); got.String() != want.String() {
+			t.Fatalf("kill %d at write %d: the array holds\n  %s\nthe state\n  %s", i+1, at, got, want)
+		}
+		if len(want.volumes) != 3 || len(want.mappings) != 6 || len(want.spares) != 2 {
+			t.Fatalf("kill %d: the state after the apply holds %s", i+1, want)
+		}
+	}
+	t.Logf("%d kills recovered; the applies after them showed %d adoption warnings", kills, adopted)
+	if adopted == 0 {
+		t.Error("no apply after a kill adopted anything: the kills missed the creates")
+	}
 }

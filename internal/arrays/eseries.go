@@ -370,6 +370,16 @@ func (e *eseries) targetFor(ctx context.Context, want []string, hs []santricity.
 	}
 	g, err := e.c.CreateHostGroup(ctx, groupName(want), ids)
 	if err != nil {
+		// Volumes mapped in parallel race to make the same group: the
+		// loser finds the winner's.
+		again, gerr := e.c.HostGroups(ctx)
+		if gerr == nil {
+			for _, g := range again {
+				if slices.Equal(g.HostIDs, ids) {
+					return g.ID, nil
+				}
+			}
+		}
 		return "", err
 	}
 	return g.ID, nil
