@@ -132,7 +132,7 @@ const eseriesCountDoc = "`RAID0` 1 or more drives, `RAID1` exactly 2, `RAID10` a
 	"`RAID5` 3 to 30, `RAID6` 5 to 30, `DDP` 11 or more"
 
 // groupLevels are the raid_level values of either kind of array.
-func groupLevels() []string { return append(layout.LevelStrings(), arrays.DDP) }
+func groupLevels() []string { return layout.PoolLevelStrings() }
 
 // checkESeriesName refuses at plan a new name an E-Series array would.
 func checkESeriesName(at path.Path, name types.String, diags *diag.Diagnostics) {

@@ -633,3 +633,69 @@ func TestArrayESeriesApplyKilled(t *testing.T) {
 		t.Error("no apply after a kill adopted anything: the kills missed the creates")
 	}
 }
+
+// A Dynamic Disk Pool planned by the layout data source from the array's
+// drives, then carved: the plan's capacity is the array's, a volume
+// without a size takes the pool, and the plan after apply is empty. The
+// same policy on a Redfish array is refused.
+func TestArrayESeriesDDP(t *testing.T) {
+	srv := eseriesLab(t)
+	lab := startLab(t, "r1", redfishmock.Options{}, "me4024-1")
+	c := eseriesClient(t, srv)
+	ctx := context.Background()
+	// Both endpoints in one provider block.
+	p := strings.Replace(lab.providerBlock(), "endpoints = {", "endpoints = {\n"+fmt.Sprintf(`    "ef600-1" = {
+      url            = %q
+      username       = %q
+      password       = %q
+      ca_certificate = %q
+      api            = "santricity"
+    }`, srv.URL, srv.Username, srv.Password, string(srv.CAPEM())), 1)
+	pool := int64(10) * 3840 * 1000 * 1000 * 1000 / 10 * 8 // 12 drives: 2 of reserve, 8+2 stripes
+	cfg := func(endpoint string) string {
+		return p + `
+data "hpcstorage_array_layout" "pool" {
+  endpoint = "` + endpoint + `"
+  policy   = { raid_level = "DDP", drives_per_group = 12, group_count = 1, name_prefix = "pool" }
+}
+
+resource "hpcstorage_disk_group" "pool" {
+  endpoint   = "ef600-1"
+  name       = data.hpcstorage_array_layout.pool.disk_groups[0].name
+  raid_level = data.hpcstorage_array_layout.pool.disk_groups[0].raid_level
+  drive_ids  = data.hpcstorage_array_layout.pool.disk_groups[0].drive_ids
+}
+
+resource "hpcstorage_volume" "v" {
+  endpoint      = "ef600-1"
+  disk_group    = hpcstorage_disk_group.pool.name
+  name          = "scratch"
+  host_mappings = [{ host = "bb1-node1", lun = 1 }]
+}
+`
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: fastFactories(),
+		Steps: []resource.TestStep{{
+			Config:      cfg("me4024-1"),
+			ExpectError: regexp.MustCompile(`(?s)RAID Level Not Offered.*E-Series level`),
+		}, {
+			Config:           cfg("ef600-1"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.pool", tfjsonpath.New("disk_groups").AtSliceIndex(0).AtMapKey("capacity_bytes"), knownvalue.Int64Exact(pool)),
+				statecheck.ExpectKnownValue("hpcstorage_disk_group.pool", tfjsonpath.New("raid_level"), knownvalue.StringExact("DDP")),
+				statecheck.ExpectKnownValue("hpcstorage_disk_group.pool", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(pool)),
+				statecheck.ExpectKnownValue("hpcstorage_volume.v", tfjsonpath.New("capacity_bytes"), knownvalue.Int64Exact(pool)),
+				statecheck.ExpectKnownValue("hpcstorage_volume.v", tfjsonpath.New("raid_level"), knownvalue.StringExact("DDP")),
+			},
+			Check: func(*terraform.State) error {
+				got, err := eseriesHolds(ctx, c)
+				if want := fmt.Sprintf("group pool01 raidDiskPool; volume scratch %d; mapped scratch lun 1", pool); err == nil && got != want {
+					err = fmt.Errorf("the array holds\n  %s\nwant\n  %s", got, want)
+				}
+				return err
+			},
+		}},
+	})
+}
