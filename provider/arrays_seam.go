@@ -126,7 +126,8 @@ func (d *providerData) arrayFor(ctx context.Context, name string, storageID type
 // letters, digits, _ # - (NetApp's netapp_e_volume module documents it).
 var eseriesName = regexp.MustCompile(`^[A-Za-z0-9_#-]{1,30}$`)
 
-const eseriesNameDoc = "at most 30 letters, digits, `_`, `#`, `-` (checked at plan)"
+const eseriesNameDoc = "at most 30 letters, digits, `_`, `#`, `-` (checked at plan; `#` is still refused by the name rule " +
+	"shared with Redfish arrays, so in practice letters, digits, `_`, `-`)"
 
 const eseriesCountDoc = "`RAID0` 1 or more drives, `RAID1` exactly 2, `RAID10` an even number from 4 (a raid1 volume group), " +
 	"`RAID5` 3 to 30, `RAID6` 5 to 30, `DDP` 11 or more"
