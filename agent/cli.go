@@ -26,12 +26,13 @@ const usageText = `usage: hpcstorage-agent COMMAND [flags]
   apply -f FILE|- [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   remove --owner ID [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   facts [--root DIR] [--expect-sha256 HEX]
+  serve [--expect-sha256 HEX]   (framed requests on stdin, see agent/protocol/serve.go)
   validate -f FILE|-
   version
 
 Exit status: 0 success, 2 an item failed, 1 invalid spec, misuse, or the run could not start,
 3 this executable is not the build --expect-sha256 names (nothing was done).
-See docs/agent.md.
+See docs/guides/agent.md.
 `
 
 // errUsage marks command-line misuse (exit 1, usage printed).
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code, err = cmdFacts(ctx, args[1:], stdout, stderr)
 	case "validate":
 		code, err = cmdValidate(args[1:], stdin, stdout, stderr)
+	case "serve":
+		code, err = cmdServe(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		code, err = cmdVersion(stdout)
 	case "help", "-h", "--help":
@@ -84,7 +87,7 @@ type common struct {
 func newFlags(name string, stderr io.Writer, c *common, withRun bool) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; commands are simulated unless it is /)")
+	fs.StringVar(&c.root, "root", "/", "root folder of the node (a test or image folder; unless it is /, commands are recorded and only run by the root's own simulators)")
 	fs.StringVar(&c.expectSHA256, "expect-sha256", "", "exit 3 before doing anything unless this executable's sha256 is HEX")
 	if withRun {
 		fs.BoolVar(&c.check, "check", false, "plan only: report what would change and write nothing")
@@ -109,7 +112,27 @@ func (c common) validate() error {
 	if c.output != "" && c.output != "json" && c.output != "text" {
 		return fmt.Errorf("%w: --output %q: want json or text", errUsage, c.output)
 	}
-	return nil
+	return checkRoot(c.root)
+}
+
+// checkRoot refuses a --root that is missing or empty: every item would
+// fail on a missing /proc, /sys or package database, and the cause would
+// drown in their errors.
+func checkRoot(dir string) error {
+	if dir == "" || dir == "/" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return nil
+	}
+	what := "is empty"
+	if err != nil {
+		what = "cannot be read (" + err.Error() + ")"
+	}
+	return fmt.Errorf("%w: --root %s %s: the agent expects a node's file tree there (proc/sys, sys/block, etc, "+
+		"var/lib/dpkg or rpm), as in a mounted image; for a test root, seed one with "+
+		"`hpcstorage-lab seed-node --dir %s --profile storage`", errUsage, dir, what, dir)
 }
 
 func readSpec(file string, stdin io.Reader) (*protocol.Spec, error) {
@@ -211,6 +234,9 @@ func cmdFacts(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
 		return code, err
+	}
+	if err := checkRoot(c.root); err != nil {
+		return 0, err
 	}
 	root, err := fsroot.Open(c.root)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // agentBin is the agent built once for this test binary (see TestMain),
@@ -46,7 +47,12 @@ const r1Path = "../examples/agent/r1-storage-server.yaml"
 // storageRoot seeds a storage node with four array volumes under dir.
 func storageRoot(t testing.TB, dir string) string {
 	t.Helper()
-	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4)}
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4), Simulator: simtest.Binary(t)}
+	// sdb-sdd are formatted targets (the simulated mount refuses a blank
+	// device); sde is a fresh volume.
+	for i := range opts.Disks[:3] {
+		opts.Disks[i].FSType = "xfs"
+	}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -64,6 +70,8 @@ func TestCLIExitCodes(t *testing.T) {
 	root := storageRoot(t, t.TempDir())
 	bad := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.dirty_ratio}\n"
 	failing := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.no_such, value: 1}\n  - sysctl: {key: vm.swappiness, value: 1}\n"
+	good := "apiVersion: hpcstorage/v1\nowner: x\nitems:\n  - sysctl: {key: vm.swappiness, value: 1}\n"
+	empty := t.TempDir()
 	tests := []struct {
 		name     string
 		stdin    string
@@ -77,6 +85,8 @@ func TestCLIExitCodes(t *testing.T) {
 		{"apply without -f", "", []string{"apply", "--root", root}, 1, "", "-f FILE"},
 		{"bad output", "", []string{"apply", "-f", "-", "--output", "yaml"}, 1, "", "want json or text"},
 		{"invalid spec", bad, []string{"apply", "-f", "-", "--root", root}, 1, "", "items[0].sysctl.value: required"},
+		{"empty root", good, []string{"apply", "-f", "-", "--root", empty}, 1, "", "hpcstorage-lab seed-node --dir " + empty},
+		{"missing root", "", []string{"facts", "--root", filepath.Join(empty, "nope")}, 1, "", "the agent expects a node's file tree"},
 		{"validate invalid", bad, []string{"validate", "-f", "-"}, 1, "", "items[0].sysctl.value"},
 		{"validate ok", "", []string{"validate", "-f", r1Path}, 0, "valid: owner r1-storage-tuning", ""},
 		{"item failure", failing, []string{"apply", "-f", "-", "--root", root}, 2, `"failed": true`, ""},

@@ -144,13 +144,22 @@ func TestKillAtRandomMoments(t *testing.T) {
 			args = []string{"remove", "--owner", "r1-storage-tuning", "--root", root}
 			window = removeTime
 		}
+		// The agent leads its own process group, so the kill takes the
+		// lab's simulators it started too, as a crash of the node would;
+		// the next run starts once no process of the group is left.
 		cmd := exec.Command(agentBin, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Duration(rng.Int64N(int64(window) + 1)))
-		_ = cmd.Process.Signal(syscall.SIGKILL)
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		err := cmd.Wait()
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(-cmd.Process.Pid, 0) == nil; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("iteration %d: the agent's simulators outlived the kill", i)
+			}
+		}
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			killedMidway++
 		} else if err != nil && !strings.Contains(err.Error(), "exit status") {

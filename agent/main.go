@@ -1,7 +1,7 @@
 // Command hpcstorage-agent converges a node to a declarative spec (sysctls,
 // block queues, THP, config files, kernel modules, services, mounts, setup
 // commands, package floors), with check and diff modes and revert by owner.
-// See docs/agent.md.
+// See docs/guides/agent.md.
 package main
 
 import (

@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# make demo: the R1 BeeGFS design end to end on this machine, offline.
+# make demo: the R1 BeeGFS design (DESIGN=r3: R3) end to end on this machine, offline.
 #
 # Starts the lab (mock BMCs and arrays of R1, one SSH node per server and two
-# clients), applies examples/r1 with the provider from bin/ (a generated CLI
-# config with dev_overrides; your ~/.terraformrc is not read), prints what
+# clients), installs the provider from bin/ into a filesystem mirror in the
+# work folder (as `make install` does into ~/.terraform.d/plugins), runs
+# `terraform init` (offline: a generated CLI config that names only that
+# mirror; your ~/.terraformrc is not read) and applies examples/r1, prints what
 # each node now has and the array drawers, shows that a second plan is
 # empty, and stops the lab.
 #
 # DESIGN=r3 (make demo DESIGN=r3) runs examples/r3 instead: three BeeGFS
 # building blocks, each carving its EF600 over SANtricity; it prints the
-# arrays' layout where R1 prints the drawers.
+# arrays' layout and volumes where R1 prints the drawers.
 #
-# Needs: bin/ from `make build`, and terraform (>= 1.5) or OpenTofu on PATH
-# or in $TERRAFORM. DEMO_KEEP=1 keeps the work folder (state, lab roots).
+# Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
+# $TERRAFORM; INSTALL_VERSION (from make) is the version the provider is
+# filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +30,8 @@ esac
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
 	[ -x "$bin/$b" ] || { echo "demo: $bin/$b is missing: run make build first" >&2; exit 1; }
 done
-command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform or OpenTofu, or set TERRAFORM" >&2; exit 1; }
+command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform, or set TERRAFORM" >&2; exit 1; }
+version=${INSTALL_VERSION:-$(cd "$root" && go run ./internal/version/gitversion -install CHANGELOG.md)}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcstorage-demo.XXXXXX")
 lab=$work/lab
@@ -51,16 +55,22 @@ else
 	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
 fi
 
-# The provider from bin/, without init, registry or network.
-cat >"$work/dev.tfrc" <<EOF
+# The provider from bin/ in a mirror, the way a site installs it: no registry,
+# no network, no development overrides.
+"$root/scripts/install.sh" "$bin/terraform-provider-hpcstorage" "$work/mirror" "$version" >/dev/null
+cat >"$work/demo.tfrc" <<EOF
 provider_installation {
-  dev_overrides {
-    "registry.terraform.io/hpcstorage/hpcstorage" = "$bin"
+  filesystem_mirror {
+    path    = "$work/mirror"
+    include = ["registry.terraform.io/hpcstorage/hpcstorage"]
   }
-  direct {}
 }
 EOF
-export TF_CLI_CONFIG_FILE=$work/dev.tfrc CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
+export TF_CLI_CONFIG_FILE=$work/demo.tfrc CHECKPOINT_DISABLE=1 TF_IN_AUTOMATION=1 TF_INPUT=0
+# The endpoints' passwords, as a CI job gets its secrets: environment only.
+set -a
+. "$lab/lab.env"
+set +a
 
 # A copy of the examples, so no state lands in the source tree.
 mkdir -p "$work/examples"
@@ -68,15 +78,30 @@ cp -R "$root/examples/$design" "$root/examples/modules" "$work/examples/"
 cfg=$work/examples/$design
 ln -s "$lab/lab.auto.tfvars.json" "$cfg/lab.auto.tfvars.json"
 
-quiet() { grep -v -e 'Provider development overrides are in effect' -e 'The following provider development overrides' \
-	-e 'hpcstorage/hpcstorage in ' -e 'to become incompatible with published releases' -e '^[│╷╵]\s*$' || true; }
+quiet() { grep -v -e '^[│╷╵]\s*$' || true; }
 
-# Local modules only: `get` links them without asking any registry.
-"$tf" -chdir="$cfg" get >/dev/null
+section "terraform init (hpcstorage/hpcstorage $version from the mirror)"
+if ! "$tf" -chdir="$cfg" init -no-color >"$work/init.log" 2>&1; then
+	echo "demo: terraform init failed:" >&2
+	tail -40 "$work/init.log" >&2
+	exit 1
+fi
+grep -E 'Installed hpcstorage/hpcstorage|Terraform has been successfully initialized' "$work/init.log"
+grep -q 'hpcstorage/hpcstorage' "$cfg/.terraform.lock.hcl" && echo "wrote .terraform.lock.hcl"
 
 section "terraform apply examples/$design"
 start=$(date +%s)
-if ! "$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1; then
+"$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1 &
+apply=$!
+# Progress every 5 s: resources done out of the plan's count.
+while kill -0 "$apply" 2>/dev/null; do
+	sleep 5
+	kill -0 "$apply" 2>/dev/null || break
+	total=$(grep -oE '^Plan: [0-9]+' "$work/apply.log" | grep -oE '[0-9]+' || true)
+	printf '  %3d s: %d of %s resources done\n' $(($(date +%s) - start)) \
+		"$(grep -cE ': (Creation|Modifications) complete' "$work/apply.log" || true)" "${total:-?}"
+done
+if ! wait "$apply"; then
 	echo "demo: terraform apply failed:" >&2
 	quiet <"$work/apply.log" | tail -40 >&2
 	exit 1
@@ -84,8 +109,17 @@ fi
 grep -E -e '^Plan:' -e '^Apply complete' "$work/apply.log"
 echo "applied in $(($(date +%s) - start)) s"
 
+section "what the BMCs now say (hpcstorage_server: powered on, inventory read back)"
+"$tf" -chdir="$cfg" output -raw bmc_summary && echo
+
 section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
+cat <<'LEGEND'
+  volumes: array volumes cabled to the node (block devices with a WWN)
+  formatted, mounted: BeeGFS targets the provider formatted once and mounted
+  owners: agent owners holding settings on the node (node_config and each BeeGFS resource)
+  units: BeeGFS systemd units running (x6: template instances)
+LEGEND
 
 if [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
@@ -94,8 +128,8 @@ else
 	section "one storage target and one metadata target"
 	"$tf" -chdir="$cfg" output -raw first_targets && echo
 
-	section "ME4084 drawers (S: global spare)"
-	"$tf" -chdir="$cfg" output -raw storage_drawers
+	section "every array's layout (NN: disk group, S: global spare)"
+	"$tf" -chdir="$cfg" output -raw all_drawers
 fi
 
 section "terraform plan again (expect no changes)"

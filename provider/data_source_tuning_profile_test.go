@@ -17,6 +17,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/profiles"
 )
 
@@ -110,7 +111,7 @@ func TestPresetsCheckOnFakeNodes(t *testing.T) {
 				t.Fatalf("no fake node role for preset %s", name)
 			}
 			root := t.TempDir()
-			if err := fakenode.SeedWith(root, role, fakenode.Options{Disks: fakenode.ArrayVolumes("n01", 2)}); err != nil {
+			if err := fakenode.SeedWith(root, role, fakenode.Options{Disks: fakenode.ArrayVolumes("n01", 2), Simulator: simtest.Binary(t)}); err != nil {
 				t.Fatal(err)
 			}
 			if err := addArpFilter(root); err != nil {

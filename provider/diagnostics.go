@@ -44,7 +44,7 @@ func advice(err error) string {
 	case errors.Is(err, redfish.ErrUncertain):
 		return "The connection broke mid-request; run terraform apply again: the provider looks the object up before creating it anew."
 	case errors.Is(err, redfish.ErrUnavailable), errors.Is(err, redfish.ErrTransport), errors.Is(err, redfish.ErrTimeout):
-		return "The service stayed unreachable or busy through every retry; check that it is up, or raise max_retries / request_timeout_seconds."
+		return "The service stayed unreachable or busy through every retry; check that it is up, or raise max_retries / request_timeout."
 	case errors.Is(err, redfish.ErrBadRequest), errors.Is(err, redfish.ErrConflict):
 		return "The service refused the change; the messages below say why."
 	case errors.Is(err, redfish.ErrPending):

@@ -72,16 +72,17 @@ func New(version string) func() provider.Provider {
 // Defaults and environment variables of the provider block.
 const (
 	defaultMaxConcurrent  = 4
-	defaultTimeoutSeconds = 30
+	defaultRequestTimeout = 30 * time.Second
+	maxRequestTimeout     = time.Hour
 	defaultMaxRetries     = 5
 	envPrefix             = "HPCSTORAGE_"
 )
 
 type providerModel struct {
-	Endpoints             map[string]endpointModel `tfsdk:"endpoints"`
-	RequestTimeoutSeconds types.Int64              `tfsdk:"request_timeout_seconds"`
-	SSH                   types.Object             `tfsdk:"ssh"`
-	MaxRetries            types.Int64              `tfsdk:"max_retries"`
+	Endpoints      map[string]endpointModel `tfsdk:"endpoints"`
+	RequestTimeout types.String             `tfsdk:"request_timeout"`
+	SSH            types.Object             `tfsdk:"ssh"`
+	MaxRetries     types.Int64              `tfsdk:"max_retries"`
 }
 
 type endpointModel struct {
@@ -146,11 +147,11 @@ func (p *hpcstorageProvider) Schema(_ context.Context, _ provider.SchemaRequest,
 				}},
 			},
 			"ssh": sshProviderAttribute(),
-			"request_timeout_seconds": schema.Int64Attribute{
+			"request_timeout": schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: fmt.Sprintf("Timeout of one HTTP attempt, in seconds. Default %d; environment "+
-					"`HPCSTORAGE_REQUEST_TIMEOUT_SECONDS`.", defaultTimeoutSeconds),
-				Validators: []validator.Int64{int64validator.Between(1, 3600)},
+				MarkdownDescription: fmt.Sprintf("Timeout of one HTTP attempt, a Go duration (`30s`, `2m`; at most `%s`), "+
+					"like the `ssh` timeouts. Default `%s`; environment `HPCSTORAGE_REQUEST_TIMEOUT`.", maxRequestTimeout, defaultRequestTimeout),
+				Validators: []validator.String{durationValidator{}},
 			},
 			"max_retries": schema.Int64Attribute{
 				Optional: true,
@@ -172,7 +173,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	// Unknown values (an endpoint URL from another resource) can't be used
 	// yet; Terraform configures the provider again once they are known.
-	timeout := int64OrEnv(cfg.RequestTimeoutSeconds, "REQUEST_TIMEOUT_SECONDS", defaultTimeoutSeconds, path.Root("request_timeout_seconds"), &resp.Diagnostics)
+	timeout := durationOrEnv(cfg.RequestTimeout, "REQUEST_TIMEOUT", defaultRequestTimeout, maxRequestTimeout, path.Root("request_timeout"), &resp.Diagnostics)
 	retries := int64OrEnv(cfg.MaxRetries, "MAX_RETRIES", defaultMaxRetries, path.Root("max_retries"), &resp.Diagnostics)
 
 	names := make([]string, 0, len(cfg.Endpoints))
@@ -191,7 +192,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 			continue
 		}
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
-		c.Timeout = time.Duration(timeout) * time.Second
+		c.Timeout = timeout
 		c.Retry.MaxAttempts = int(retries)
 		if endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
 			if sc := santricityClient(c, name, &resp.Diagnostics); sc != nil {
@@ -300,6 +301,24 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 		c.MaxConcurrent = n
 	}
 	return c
+}
+
+// durationOrEnv is the attribute's duration, else the environment's, else
+// def; at most max.
+func durationOrEnv(v types.String, env string, def, max time.Duration, at path.Path, diags *diag.Diagnostics) time.Duration {
+	s, from := v.ValueString(), "Attribute "+at.String()
+	if v.IsNull() || v.IsUnknown() {
+		s, from = os.Getenv(envPrefix+env), envPrefix+env
+	}
+	if s == "" {
+		return def
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > max {
+		addError(diags, at, "Invalid Duration", fmt.Sprintf("%s: %q: want a positive Go duration such as 30s or 2m, at most %s.", from, s, max), nil)
+		return def
+	}
+	return d
 }
 
 func int64OrEnv(v types.Int64, env string, def int64, at path.Path, diags *diag.Diagnostics) int64 {

@@ -73,11 +73,11 @@ var sshFields = []sshField{
 	{name: "agent_path", kind: sshString, desc: fmt.Sprintf("Where the hpcstorage agent is installed on nodes. Default `%s`. The provider uploads its own build there when the node's copy is missing or differs: over the node's sftp subsystem when `user` may write there (no `sudo`), through `sh` otherwise; the next run verifies it with `--expect-sha256`.", transport.DefaultAgentPath)},
 	{name: "agent_preinstalled", kind: sshBool, desc: "Never upload the agent: use the one at `agent_path` as is (air-gapped sites that install it by package)."},
 	{name: "max_parallel", kind: sshInt, providerOnly: true, desc: fmt.Sprintf("Agent calls in flight over all nodes, whatever Terraform's `-parallelism`. Default %d.", transport.DefaultMaxParallel)},
-	{name: "max_per_host", kind: sshInt, providerOnly: true, desc: fmt.Sprintf("Agent calls in flight on one node (sessions on its one connection). Default %d.", transport.DefaultMaxPerHost)},
+	{name: "max_per_host", kind: sshInt, providerOnly: true, desc: fmt.Sprintf("Agent calls in flight on one node (requests at once over its one agent session). Default %d.", transport.DefaultMaxPerHost)},
 }
 
-const sshBlockDesc = "How to reach nodes over SSH: one connection per node is opened per provider run and shared by " +
-	"every resource and data source on it; host keys are always verified. "
+const sshBlockDesc = "How to reach nodes over SSH: one connection and one agent process (`hpcstorage-agent serve`) per node " +
+	"per provider run, shared by every resource and data source on it; host keys are always verified. "
 
 // sshProviderAttribute is the provider's `ssh` block.
 func sshProviderAttribute() pschema.Attribute {
@@ -379,6 +379,17 @@ var sshAgentSource transport.AgentSource
 // provider once per operation of a run, and the connections (and what
 // they learnt about the agent on each node) should survive that.
 var sshPools sync.Map // *hpcstorageProvider -> *transport.Pool
+
+// CloseNodes closes every SSH pool of this process: each node's agent
+// session sees the end of its requests and exits. The provider's main
+// calls it when the plugin server stops.
+func CloseNodes() {
+	sshPools.Range(func(k, v any) bool {
+		_ = v.(*transport.Pool).Close()
+		sshPools.Delete(k)
+		return true
+	})
+}
 
 // configureNodes parses the provider's ssh block into the access bundle.
 func (p *hpcstorageProvider) configureNodes(_ context.Context, cfg types.Object, diags *diag.Diagnostics) *nodeAccess {

@@ -531,15 +531,22 @@ func beegfsModifyPlan[M any, P interface {
 		b.ID = types.StringValue(b.Host.ValueString() + "/" + p.owner())
 	}
 	auth, authKnown := beegfs.Auth{Unread: true}, true
-	if sec := p.secret(); sec != nil {
-		auth, authKnown = secretFrom(ctx, req.Config, &resp.Diagnostics)
-		sec.SecretHash = types.StringUnknown()
-		if authKnown && !auth.Unread {
+	sec := p.secret()
+	// The secret's hash is scrypt (slow on purpose, about 175 ms): it is
+	// computed only when the node cannot tell that the secret is unchanged
+	// (see below).
+	hashSecret := func() {
+		if sec != nil && authKnown && !auth.Unread {
 			sec.SecretHash = types.StringValue(beegfs.SecretHash(auth.Secret))
 		}
 	}
+	if sec != nil {
+		auth, authKnown = secretFrom(ctx, req.Config, &resp.Diagnostics)
+		sec.SecretHash = types.StringUnknown()
+	}
 	readWriteOnly(ctx, p, req.Config, &resp.Diagnostics)
 	if !p.known() || b.Host.IsUnknown() {
+		hashSecret()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 		return
 	}
@@ -548,6 +555,24 @@ func beegfsModifyPlan[M any, P interface {
 		return
 	}
 	p.fill()
+	var state M
+	s := P(&state)
+	unchanged := false
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
+		before, ok := renderItems(s, beegfs.Auth{Unread: true}, &resp.Diagnostics)
+		unchanged = ok && sameItems(before, items) && len(s.base().Drift.Elements()) == 0
+	}
+	switch {
+	case unchanged && sec != nil && nodes != nil && authKnown && !auth.Unread && !s.secret().SecretHash.IsNull() &&
+		nodeHasSecret(ctx, beegfsRunFor(nodes, p), p, auth):
+		// Nothing else changed and the node's files already hold this
+		// secret: it is the one applied, so the state's hash stands
+		// without hashing the secret again.
+		sec.SecretHash = s.secret().SecretHash
+	default:
+		hashSecret()
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 	// IDs are claimed for every planned resource, changed or not, so a new
 	// resource cannot reuse the ID of one already applied.
@@ -560,14 +585,8 @@ func beegfsModifyPlan[M any, P interface {
 			return
 		}
 	}
-	if !req.State.Raw.IsNull() {
-		var state M
-		s := P(&state)
-		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
-		if before, ok := renderItems(s, beegfs.Auth{Unread: true}, &resp.Diagnostics); ok && sameItems(before, items) &&
-			len(s.base().Drift.Elements()) == 0 && (s.secret() == nil || s.secret().SecretHash.Equal(p.secret().SecretHash)) {
-			return
-		}
+	if unchanged && (sec == nil || s.secret().SecretHash.Equal(sec.SecretHash)) {
+		return
 	}
 	if nodes == nil {
 		return
@@ -578,6 +597,20 @@ func beegfsModifyPlan[M any, P interface {
 		}
 	}
 	beegfsRunFor(nodes, p).check(ctx, items, &resp.Diagnostics)
+}
+
+// nodeHasSecret runs the resource's items with the configured secret
+// read-only: no change means the node's auth files hold this secret. Any
+// failure says no (the caller then hashes the secret as usual and the plan
+// goes on to its own check).
+func nodeHasSecret(ctx context.Context, run beegfsRun, m beegfsModel, auth beegfs.Auth) bool {
+	var quiet diag.Diagnostics
+	items, ok := renderItems(m, auth, &quiet)
+	if !ok {
+		return false
+	}
+	res, ok := run.exec(ctx, items, true, &quiet)
+	return ok && !quiet.HasError() && !res.Failed && !res.Changed
 }
 
 // configSecret is the secret at apply time (always known then).

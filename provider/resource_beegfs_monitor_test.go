@@ -22,6 +22,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // startMonLab is the R1 lab without volumes: the management server
@@ -30,7 +31,7 @@ func startMonLab(t *testing.T) *r1Lab {
 	t.Helper()
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // serveAs serves the provider in-process under the address the examples
@@ -57,7 +58,7 @@ func TestR1ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +80,16 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	// The endpoints' passwords come from the lab's lab.env, as in CI; the
+	// provider runs in this process.
+	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		t.Setenv(k, v)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +207,7 @@ func TestBuildingBlockModule(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab")})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +299,16 @@ output "ids" {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	// The endpoints' passwords come from the lab's lab.env, as in CI; the
+	// provider runs in this process.
+	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		t.Setenv(k, v)
+	}
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

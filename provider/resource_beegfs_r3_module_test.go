@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
@@ -21,7 +22,8 @@ import (
 // CLI to a fresh R3 lab: every volume mapped to both file nodes of its
 // block and seen in their roots by WWN, targets formatted with the stripe
 // geometry of their group and mounted, services running; the second plan
-// is empty; destroy leaves the arrays and nodes bare.
+// is empty; the six file nodes are on per their BMCs; destroy leaves the
+// arrays and nodes bare.
 func TestR3ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R3 design")
@@ -29,7 +31,7 @@ func TestR3ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r3", Dir: filepath.Join(dir, "lab")})
+	l, err := lab.Up(lab.Config{Design: "r3", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +56,16 @@ func TestR3ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	// The endpoints' passwords (BMCs and EF600s) come from the lab's
+	// lab.env, as in CI; the provider runs in this process.
+	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		t.Setenv(k, v)
+	}
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
@@ -134,6 +146,14 @@ func TestR3ModuleExample(t *testing.T) {
 		if !strings.Contains(layoutText, s) {
 			t.Errorf("array_layout output lacks %q:\n%s", s, layoutText)
 		}
+	}
+
+	var bmcs string
+	if err := json.Unmarshal(out["bmc_summary"].Value, &bmcs); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(bmcs, "\n"); len(lines) != 6 || strings.Count(bmcs, "power On") != 6 || !strings.Contains(bmcs, "bb3-node2") {
+		t.Errorf("bmc_summary: want the six file nodes powered on:\n%s", bmcs)
 	}
 
 	if err := tf.Destroy(ctx, tfexec.Reattach(ri)); err != nil {

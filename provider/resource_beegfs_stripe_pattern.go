@@ -37,7 +37,7 @@ type beegfsStripePatternModel struct {
 	BeegfsNode
 	MountPoint types.String `tfsdk:"mount_point"`
 	Path       types.String `tfsdk:"path"`
-	ChunkSize  types.Int64  `tfsdk:"chunk_size"`
+	ChunkSize  types.Int64  `tfsdk:"chunk_size_bytes"`
 	NumTargets types.Int64  `tfsdk:"num_targets"`
 	Pool       types.Int64  `tfsdk:"pool"`
 	Command    types.List   `tfsdk:"command"`
@@ -54,7 +54,7 @@ func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.Schem
 			MarkdownDescription: "The client's mount point."},
 		"path": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			MarkdownDescription: "Directory inside the mount (relative; `.` is the root). Created if missing."},
-		"chunk_size": schema.Int64Attribute{Required: true, MarkdownDescription: "Chunk size in bytes, a power of two from 64 KiB " +
+		"chunk_size_bytes": schema.Int64Attribute{Required: true, MarkdownDescription: "Chunk size in bytes, a power of two from 64 KiB " +
 			"(R1 and R3 benchmarks: 1 MiB = 1048576).", Validators: []validator.Int64{int64validator.AtLeast(64 << 10)}},
 		"num_targets": schema.Int64Attribute{Required: true, MarkdownDescription: "Storage targets per file (BeeGFS default 4; " +
 			"R1 benchmarks 1; R3 single-client tests 8).", Validators: []validator.Int64{int64validator.Between(1, 1024)}},
@@ -65,7 +65,7 @@ func (r *beegfsStripePatternResource) Schema(_ context.Context, _ resource.Schem
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
 			"set with `beegfs-ctl --setpattern` on a client without restarting anything; new files in the directory " +
-			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size`, `num_targets` " +
+			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size_bytes`, `num_targets` " +
 			"and `pool` in state are what the client shows, so a pattern changed by hand shows in the next plan and the " +
 			"apply sets it again (setpattern runs only when the read-back differs). Destroy leaves the directory and its " +
 			"pattern. The client needs BeeGFS 7.x `beegfs-ctl` (BeeGFS 8: `beegfs entry set`, not rendered yet).",
@@ -155,7 +155,7 @@ func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
 
 func (m *beegfsStripePatternModel) items(beegfs.Auth) ([]protocol.Item, path.Path, error) {
 	items, err := m.stripe().Items()
-	return items, errorPath(err, "path", "mount_point", "chunk_size", "num_targets", "pool"), err
+	return items, errorPath(err, "path", "mount_point", "chunk_size_bytes", "num_targets", "pool"), err
 }
 
 func (m *beegfsStripePatternModel) itemPath(int) path.Path { return path.Root("path") }

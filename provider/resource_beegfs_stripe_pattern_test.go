@@ -16,6 +16,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // clientSim runs a simulated command on a lab node, as someone logged in
@@ -47,7 +48,7 @@ func (r *r1Lab) clientSim(t *testing.T, node string, argv ...string) string {
 func TestBeegfsStripePatternReadBack(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestBeegfsStripePatternReadBack(t *testing.T) {
 resource "hpcstorage_beegfs_stripe_pattern" "bench" {
   host        = %q
   path        = "bench"
-  chunk_size  = 1048576
+  chunk_size_bytes  = 1048576
   num_targets = 1
 }
 `, r.node("client01").Host)
@@ -90,7 +91,7 @@ resource "hpcstorage_beegfs_stripe_pattern" "bench" {
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("chunk_size"), knownvalue.Int64Exact(1<<20)),
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("chunk_size_bytes"), knownvalue.Int64Exact(1<<20)),
 					statecheck.ExpectKnownValue("hpcstorage_beegfs_stripe_pattern.bench", tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 					onNode(want),
 					stateCheck(func(*tfjson.State) error {
@@ -108,7 +109,7 @@ resource "hpcstorage_beegfs_stripe_pattern" "bench" {
 				},
 				RefreshState: true,
 				Check: resource.ComposeTestCheckFunc(
-					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "chunk_size", "524288"),
+					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "chunk_size_bytes", "524288"),
 					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "num_targets", "4"),
 					resource.TestCheckResourceAttr("hpcstorage_beegfs_stripe_pattern.bench", "pool", "1"),
 					resource.TestCheckResourceAttrSet("hpcstorage_beegfs_stripe_pattern.bench", "drift.command:setpattern"),

@@ -46,7 +46,7 @@ type beegfsTargetModel struct {
 	WWN          types.String `tfsdk:"wwn"`
 	Kind         types.String `tfsdk:"kind"`
 	MountPoint   types.String `tfsdk:"mount_point"`
-	SegmentSize  types.Int64  `tfsdk:"segment_size"`
+	SegmentSize  types.Int64  `tfsdk:"segment_size_bytes"`
 	DataDrives   types.Int64  `tfsdk:"data_drives"`
 	Wipe         types.Bool   `tfsdk:"wipe"`
 	MountOptions types.List   `tfsdk:"mount_options"`
@@ -87,7 +87,7 @@ func (r *beegfsTargetResource) Schema(_ context.Context, _ resource.SchemaReques
 				MarkdownDescription: "Where the target is mounted, e.g. `/data/mdt01` or `/data/st01`."},
 			// Optional
 			"ssh": sshResourceAttribute(),
-			"segment_size": schema.Int64Attribute{Optional: true,
+			"segment_size_bytes": schema.Int64Attribute{Optional: true,
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.RequiresReplace()},
 				MarkdownDescription: "Segment (strip) size of the volume on one drive, in bytes (`hpcstorage_volume` optimum I/O size): xfs `su`. Required for storage targets.",
 				Validators:          []validator.Int64{int64validator.Between(4096, 1<<30)}},
@@ -277,10 +277,10 @@ func (r *beegfsTargetResource) ValidateConfig(ctx context.Context, req resource.
 	for _, a := range []struct {
 		v    types.Int64
 		name string
-	}{{m.SegmentSize, "segment_size"}, {m.DataDrives, "data_drives"}} {
+	}{{m.SegmentSize, "segment_size_bytes"}, {m.DataDrives, "data_drives"}} {
 		if a.v.IsNull() {
 			addError(&resp.Diagnostics, path.Root(a.name), "Missing Stripe Geometry",
-				"Storage targets need segment_size and data_drives to align xfs (su/sw) with the RAID stripe.", nil)
+				"Storage targets need segment_size_bytes and data_drives to align xfs (su/sw) with the RAID stripe.", nil)
 		}
 	}
 }
@@ -310,7 +310,7 @@ func (m *beegfsTargetModel) target(diags *diag.Diagnostics) (beegfs.Target, bool
 	}
 	if err := t.Validate(); err != nil {
 		at := path.Root("wwn")
-		for _, name := range []string{"kind", "segment_size", "data_drives", "mount_point", "mount_options"} {
+		for _, name := range []string{"kind", "segment_size_bytes", "data_drives", "mount_point", "mount_options"} {
 			if strings.Contains(err.Error(), name) {
 				at = path.Root(name)
 				break

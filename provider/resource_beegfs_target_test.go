@@ -24,6 +24,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // r1Lab is the R1 design in the lab with its volumes carved and mapped as
@@ -41,7 +42,7 @@ func startR1Lab(t *testing.T, clients int) *r1Lab {
 	t.Helper()
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = local.sts[count.index].WWN
   kind         = "storage"
   mount_point  = local.sts[count.index].Mount
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 
@@ -213,7 +214,7 @@ resource "hpcstorage_beegfs_client" "c%[1]d" {
 resource "hpcstorage_beegfs_stripe_pattern" "bench" {
   host        = hpcstorage_beegfs_client.c1.host
   path        = "bench"
-  chunk_size  = 1048576
+  chunk_size_bytes  = 1048576
   num_targets = 1
 }
 `)
@@ -257,9 +258,11 @@ func (r *r1Lab) read(t *testing.T, node, p string) string {
 }
 
 // keptOnDestroy are the paths destroy leaves by design: agent state,
-// format markers, what the setup steps wrote on the targets (data), and
-// the simulated file-system signatures and stripe patterns (data too).
-var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|run/hpcstorage-sim/(blkid|beegfs-stripe\.json))(/|$)`)
+// format markers, what the setup steps wrote on the targets (data) and in
+// the mounted BeeGFS (mnt: the stripe pattern folders the setpattern step
+// makes under /mnt/beegfs), the simulated file-system signatures and stripe patterns (data too);
+// and the lab's simulator programs, which no run changes.
+var keptOnDestroy = regexp.MustCompile(`^(var/lib/hpcstorage-agent|var/lib/hpcstorage|data|mnt|\.hpcstorage-sim/(data|bin))(/|$)`)
 
 func (r *r1Lab) tree(t *testing.T, node string) map[string]string {
 	t.Helper()
@@ -504,7 +507,7 @@ resource "hpcstorage_beegfs_target" %q {
   wwn          = %q
   kind         = "storage"
   mount_point  = %q
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 `, name, host, wwn, mount)
@@ -537,7 +540,7 @@ resource "hpcstorage_beegfs_target" "t" {
   mount_point = "/data/st01"
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)Attribute segment_size.*Storage\s+targets\s+need\s+segment_size`),
+				ExpectError: regexp.MustCompile(`(?s)Attribute segment_size_bytes.*Storage\s+targets\s+need\s+segment_size_bytes`),
 			},
 			{ // a secret too short
 				Config:      p + strings.Replace(storage("a", stor1, 101), testSecret, "short", 1),
@@ -566,7 +569,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = ["%[2]s", "%[3]s"][count.index]
   kind         = "storage"
   mount_point  = "/data/st0${count.index + 1}"
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
 }
 
@@ -615,9 +618,27 @@ resource "hpcstorage_beegfs_storage" "s" {
 					return nil
 				})},
 			},
+			{
+				// A new secret: the plan sees it (the node's auth file does
+				// not hold it, so the hash is computed and differs).
+				Config: strings.Replace(conf, testSecret, newSecret, 1),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("hpcstorage_beegfs_storage.s", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_beegfs_storage.s", tfjsonpath.New("conn_auth_secret_hash"), knownvalue.StringExact(beegfs.SecretHash(newSecret))),
+				},
+			},
 		},
 	})
 }
+
+// newSecret replaces testSecret in the secret-change step.
+const newSecret = "r1-lab-connauth-secret-rotated-42"
 
 func TestBeegfsErrorPath(t *testing.T) {
 	for _, c := range []struct {
@@ -643,7 +664,7 @@ func TestBeegfsErrorPath(t *testing.T) {
 func TestBeegfsTargetSignature(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -669,7 +690,7 @@ resource "hpcstorage_beegfs_target" "st" {
   wwn          = %q
   kind         = "storage"
   mount_point  = "/data/st01"
-  segment_size = 524288
+  segment_size_bytes = 524288
   data_drives  = 8
   %s
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -328,7 +327,12 @@ func nodeItemAttributes() map[string]schema.Attribute {
 	}
 	notify := schema.ListAttribute{Optional: true, ElementType: types.StringType,
 		MarkdownDescription: "Services (in `services`) to restart once, after all items, when this item changes."}
-	positive := []validator.Int64{int64validator.AtLeast(0)}
+	// Enumerations and bounds are checked once, by the agent's own spec
+	// validation in ValidateConfig (one diagnostic per mistake, on the
+	// attribute); the descriptions list them.
+	between := func(desc string, r [2]int) schema.Int64Attribute {
+		return schema.Int64Attribute{Optional: true, MarkdownDescription: fmt.Sprintf("%s, %d to %d.", desc, r[0], r[1])}
+	}
 	return map[string]schema.Attribute{
 		nodeconfig.AttrPackageFloors: schema.MapAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "Minimum installed package versions, by package name (`lvm2 = \"2.02.180-10.el7_6.2\"`). " +
@@ -341,8 +345,8 @@ func nodeItemAttributes() map[string]schema.Attribute {
 		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",
 			Attributes: map[string]schema.Attribute{
-				"enabled": str("One of "+backtickList(protocol.THPEnabled)+".", stringvalidator.OneOf(protocol.THPEnabled...)),
-				"defrag":  str("One of "+backtickList(protocol.THPDefrag)+".", stringvalidator.OneOf(protocol.THPDefrag...)),
+				"enabled": str("One of " + backtickList(protocol.THPEnabled) + "."),
+				"defrag":  str("One of " + backtickList(protocol.THPDefrag) + "."),
 			},
 		},
 		nodeconfig.AttrBlockQueues: schema.ListNestedAttribute{Optional: true,
@@ -359,9 +363,9 @@ func nodeItemAttributes() map[string]schema.Attribute {
 					},
 				},
 				"scheduler":      str("I/O scheduler, e.g. `mq-deadline` or `none` (blk-mq names)."),
-				"nr_requests":    schema.Int64Attribute{Optional: true, MarkdownDescription: "Queue depth.", Validators: positive},
-				"read_ahead_kb":  schema.Int64Attribute{Optional: true, MarkdownDescription: "Read-ahead in KiB.", Validators: positive},
-				"max_sectors_kb": schema.Int64Attribute{Optional: true, MarkdownDescription: "Largest request in KiB (at most the disk's max_hw_sectors_kb).", Validators: positive},
+				"nr_requests":    between("Queue depth", protocol.NrRequestsRange),
+				"read_ahead_kb":  between("Read-ahead in KiB", protocol.ReadAheadKBRange),
+				"max_sectors_kb": between("Largest request in KiB (at most the disk's max_hw_sectors_kb)", protocol.MaxSectorsKBRange),
 			}},
 		},
 		nodeconfig.AttrKernelModules: schema.MapNestedAttribute{Optional: true,
@@ -399,7 +403,7 @@ func nodeItemAttributes() map[string]schema.Attribute {
 				"device":  schema.StringAttribute{Required: true, MarkdownDescription: "Device path (`/dev/disk/by-id/wwn-0x...`), `LABEL=` or `UUID=`."},
 				"fstype":  schema.StringAttribute{Required: true, MarkdownDescription: "File system type, e.g. `xfs`."},
 				"options": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Mount options, one per element."},
-				"persist": str("One of "+backtickList(protocol.MountPersist)+". Default `fstab`; `none` for mounts a cluster manager owns.", stringvalidator.OneOf(protocol.MountPersist...)),
+				"persist": str("One of " + backtickList(protocol.MountPersist) + ". Default `fstab`; `none` for mounts a cluster manager owns."),
 				"notify":  notify,
 			}},
 		},
@@ -417,7 +421,7 @@ func nodeItemAttributes() map[string]schema.Attribute {
 			MarkdownDescription: "systemd units by name (`.service` is implied).",
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"enabled": schema.BoolAttribute{Optional: true, MarkdownDescription: "Enabled at boot."},
-				"state":   str("One of "+backtickList(protocol.ServiceStates)+".", stringvalidator.OneOf(protocol.ServiceStates...)),
+				"state":   str("One of " + backtickList(protocol.ServiceStates) + "."),
 				"masked":  schema.BoolAttribute{Optional: true, MarkdownDescription: "Masked."},
 				"dropins": schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Drop-in files by name (`.conf` is added) and content."},
 				"notify":  notify,

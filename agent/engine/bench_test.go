@@ -12,6 +12,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // noopTargetMS is the budget for a no-op apply of the R1 profile.
@@ -34,7 +35,12 @@ func r1Spec(tb testing.TB) *protocol.Spec {
 func seededRoot(tb testing.TB) *fsroot.Root {
 	tb.Helper()
 	dir := tb.TempDir()
-	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4)}
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 4), Simulator: simtest.Binary(tb)}
+	// sdb-sdd are formatted targets (the simulated mount refuses a blank
+	// device); sde is a fresh volume.
+	for i := range opts.Disks[:3] {
+		opts.Disks[i].FSType = "xfs"
+	}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		tb.Fatal(err)
 	}

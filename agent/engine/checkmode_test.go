@@ -207,10 +207,10 @@ func TestCheckSeesEarlierItemsCases(t *testing.T) {
 		{
 			name: "command then a command with the same guard",
 			items: `
-  - command: {name: format, argv: [mkfs.xfs, /dev/sdc], creates: /var/lib/site/sdc.formatted}
-  - command: {name: format-again, argv: [mkfs.xfs, -f, /dev/sdc], creates: /var/lib/site/sdc.formatted}
+  - command: {name: format, argv: [mkfs.xfs, /dev/sde], creates: /var/lib/site/sde.formatted}
+  - command: {name: format-again, argv: [mkfs.xfs, -f, /dev/sde], creates: /var/lib/site/sde.formatted}
 `,
-			in: "command:format", want: "run: mkfs.xfs /dev/sdc\n",
+			in: "command:format", want: "run: mkfs.xfs /dev/sde\n",
 		},
 		{
 			name: "unit file then its own drop-in and start",

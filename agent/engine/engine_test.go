@@ -19,6 +19,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/state"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // treeHash maps every path under dir (except skip prefixes) to its type,
@@ -509,6 +510,19 @@ func TestMountApplyRemoveIsByteIdentical(t *testing.T) {
 	if err != nil || len(ents) < 2 {
 		t.Fatalf("by-id links: %v %v", ents, err)
 	}
+	for _, e := range ents[:2] { // formatted, or mount refuses them
+		target, err := os.Readlink(filepath.Join(st, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := filepath.Join(root.Dir(), fakenode.SimBlkidDir, filepath.Base(target))
+		if err := os.MkdirAll(filepath.Dir(sig), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(sig, []byte("xfs\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	before := treeHash(t, root.Dir())
 	spec := parse(t, fmt.Sprintf(`
 apiVersion: hpcstorage/v1
@@ -536,7 +550,7 @@ items:
 
 func TestStorageTargetsExampleConverges(t *testing.T) {
 	dir := t.TempDir()
-	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 2)}
+	opts := fakenode.Options{Hostname: "storage01", Disks: fakenode.ArrayVolumes("storage01", 2), Simulator: simtest.Binary(t)}
 	if err := fakenode.SeedWith(dir, fakenode.Storage, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +615,7 @@ func TestInterruptedRunStopsBetweenItems(t *testing.T) {
 // check mode too, and is never a change.
 func TestReadOnlyOutput(t *testing.T) {
 	dir := t.TempDir()
-	if err := fakenode.Seed(dir, fakenode.Client); err != nil {
+	if err := fakenode.SeedWith(dir, fakenode.Client, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)

@@ -217,8 +217,8 @@ func nics(root *fsroot.Root) ([]protocol.NIC, error) {
 }
 
 // signature asks blkid for the device's signature type: TYPE (a file
-// system, LVM or RAID member), else PTTYPE (a partition table). A fake
-// root's runner answers from its simulated signatures. Errors (no blkid,
+// system, LVM or RAID member), else PTTYPE (a partition table). Under a fake
+// root the runner asks the root's simulator, if any. Errors (no blkid,
 // no permission) leave it empty.
 func signature(ctx context.Context, run runner.Runner, name string) string {
 	if run == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 func TestParseCPUList(t *testing.T) {
@@ -29,7 +30,7 @@ func TestParseCPUList(t *testing.T) {
 
 func TestGatherClient(t *testing.T) {
 	dir := t.TempDir()
-	if err := fakenode.Seed(dir, fakenode.Client); err != nil {
+	if err := fakenode.SeedWith(dir, fakenode.Client, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)
@@ -62,7 +63,7 @@ func TestGatherSignatures(t *testing.T) {
 	dir := t.TempDir()
 	disks := fakenode.ArrayVolumes("storage01", 2)
 	disks[0].FSType = "xfs"
-	if err := fakenode.SeedWith(dir, fakenode.Storage, fakenode.Options{Disks: disks}); err != nil {
+	if err := fakenode.SeedWith(dir, fakenode.Storage, fakenode.Options{Disks: disks, Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)

@@ -13,6 +13,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // node is a seeded fake root with a spec's items ready to plan and apply.
@@ -25,7 +26,7 @@ type node struct {
 func newNode(t *testing.T, p fakenode.Profile, disks ...fakenode.Disk) *node {
 	t.Helper()
 	dir := t.TempDir()
-	if err := fakenode.SeedWith(dir, p, fakenode.Options{Disks: disks}); err != nil {
+	if err := fakenode.SeedWith(dir, p, fakenode.Options{Disks: disks, Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)
@@ -409,6 +410,7 @@ func TestService(t *testing.T) {
 
 func TestMount(t *testing.T) {
 	vols := fakenode.ArrayVolumes("st", 2)
+	vols[0].FSType = "xfs" // mount refuses a blank device
 	n := newNode(t, fakenode.Storage, vols...)
 	s := spec(t, "  - mount: {device: /dev/disk/by-id/wwn-0x"+vols[0].WWN+", path: /data/st01, fstype: xfs, options: [noatime, largeio]}\n")
 	p, err := n.plan(s, 0, true)

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	suggestpkg "github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // ErrInvalidSpec is wrapped by every parse and validation error.
@@ -23,13 +25,21 @@ const MaxSpecBytes = 8 << 20
 type FieldError struct {
 	Path string `json:"path"`
 	Msg  string `json:"message"`
+	// Line and Column locate Path in the YAML or JSON text (1-based; 0 for
+	// specs built in Go and errors about the whole document).
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 func (e FieldError) String() string {
-	if e.Path == "" {
-		return e.Msg
+	s := e.Msg
+	if e.Path != "" {
+		s = e.Path + ": " + s
 	}
-	return e.Path + ": " + e.Msg
+	if e.Line > 0 {
+		s = fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, s)
+	}
+	return s
 }
 
 // SpecError lists every problem found in a spec. It wraps ErrInvalidSpec.
@@ -72,6 +82,7 @@ func ParseSpec(data []byte) (*Spec, error) {
 	// Validate what did decode too, so one run reports every problem.
 	s.validate(serr, bad)
 	if err := serr.orNil(); err != nil {
+		serr.locate(data)
 		return nil, err
 	}
 	return s, nil
@@ -93,6 +104,7 @@ func ReadSpec(r io.Reader) (*Spec, error) {
 func DecodeSpec(data []byte) (*Spec, error) {
 	s, _, serr := decodeSpec(data)
 	if err := serr.orNil(); err != nil {
+		serr.locate(data)
 		return nil, err
 	}
 	return s, nil
@@ -124,6 +136,7 @@ func decodeSpec(data []byte) (*Spec, map[int]bool, *SpecError) {
 	}
 	if err := strictDecode(js, &top); err != nil {
 		serr.add(jsonErrPath("", err), "%s", jsonErrMsg(err))
+		serr.locate(trimmed)
 		return nil, bad, serr
 	}
 	s := &Spec{}
@@ -213,12 +226,15 @@ func jsonErrMsg(err error) string {
 		if te.Value == "bool" && te.Type.Kind() == reflect.String {
 			msg += " (YAML reads unquoted yes/no/on/off/y/n as booleans: quote the value)"
 		}
+		if te.Value == "number" && te.Type.Kind() == reflect.String && (te.Field == "mode" || strings.HasSuffix(te.Field, ".mode")) {
+			msg += ` (YAML reads an unquoted 0644 as the octal number 420: quote it, mode: "0644")`
+		}
 		return msg
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")
 	if strings.HasPrefix(msg, "unknown field") {
-		return msg + " (fields are case sensitive; see docs/agent.md)"
+		return msg + " (see docs/guides/agent.md)"
 	}
 	return msg
 }
@@ -294,35 +310,4 @@ func knownKind(k string) bool {
 }
 
 // suggest returns ` (did you mean "x"?)` for a near miss, else "".
-func suggest(got string, options []string) string {
-	best, bestD := "", 3
-	for _, o := range options {
-		if d := editDistance(strings.ToLower(got), o); d < bestD {
-			best, bestD = o, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(got string, options []string) string { return suggestpkg.DidYouMean(got, options, 2) }

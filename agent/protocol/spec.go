@@ -3,7 +3,7 @@
 // It is the only agent package the provider and the SSH transport import, so
 // it depends on the standard library and sigs.k8s.io/yaml only.
 //
-// The shape is a public interface (see docs/agent.md): extend it with new
+// The shape is a public interface (see docs/guides/agent.md): extend it with new
 // optional fields, never rename.
 package protocol
 

@@ -10,22 +10,26 @@ import (
 
 // Allowed values, one list each, shared by validation and docs.
 var (
-	ServiceStates   = []string{"started", "stopped", "restarted"}
-	THPEnabled      = []string{"always", "madvise", "never"}
-	THPDefrag       = []string{"always", "defer", "defer+madvise", "madvise", "never"}
-	MountPersist    = []string{"fstab", "none"}
-	unitSuffixes    = []string{".service", ".socket", ".target", ".mount", ".timer", ".path", ".slice"}
-	reOwner         = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,62}$`)
-	reSysctlKey     = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_:@+-]+)*$`)
-	reName          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$`)
-	reModule        = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	reUnit          = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9@_.:\\-]{0,250}$`)
-	reUser          = regexp.MustCompile(`^([a-z_][a-z0-9_-]{0,31}\$?|[0-9]{1,10})$`)
-	reMode          = regexp.MustCompile(`^0?[0-7]{3,4}$`)
-	reFSType        = regexp.MustCompile(`^[a-z0-9_.]{1,32}$`)
-	reSchedulerName = regexp.MustCompile(`^[a-z0-9+_-]{1,32}$`)
-	reWWN           = regexp.MustCompile(`^(0x|naa\.|eui\.)?[0-9a-fA-F]{16,32}$`)
-	reVersion       = regexp.MustCompile(`^[A-Za-z0-9.+~:_-]{1,128}$`)
+	ServiceStates = []string{"started", "stopped", "restarted"}
+	THPEnabled    = []string{"always", "madvise", "never"}
+	THPDefrag     = []string{"always", "defer", "defer+madvise", "madvise", "never"}
+	MountPersist  = []string{"fstab", "none"}
+	// Bounds of the block queue numbers (inclusive).
+	NrRequestsRange   = [2]int{4, 1 << 20}
+	ReadAheadKBRange  = [2]int{0, 1 << 24}
+	MaxSectorsKBRange = [2]int{4, 1 << 24}
+	unitSuffixes      = []string{".service", ".socket", ".target", ".mount", ".timer", ".path", ".slice"}
+	reOwner           = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,62}$`)
+	reSysctlKey       = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_:@+-]+)*$`)
+	reName            = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,127}$`)
+	reModule          = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	reUnit            = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9@_.:\\-]{0,250}$`)
+	reUser            = regexp.MustCompile(`^([a-z_][a-z0-9_-]{0,31}\$?|[0-9]{1,10})$`)
+	reMode            = regexp.MustCompile(`^0?[0-7]{3,4}$`)
+	reFSType          = regexp.MustCompile(`^[a-z0-9_.]{1,32}$`)
+	reSchedulerName   = regexp.MustCompile(`^[a-z0-9+_-]{1,32}$`)
+	reWWN             = regexp.MustCompile(`^(0x|naa\.|eui\.)?[0-9a-fA-F]{16,32}$`)
+	reVersion         = regexp.MustCompile(`^[A-Za-z0-9.+~:_-]{1,128}$`)
 )
 
 // StateDir is the agent's state folder, relative to the root. Items may not
@@ -298,14 +302,14 @@ func validateBlockQueue(e *SpecError, p string, v *BlockQueue) {
 	if v.Scheduler != "" && !reSchedulerName.MatchString(v.Scheduler) {
 		e.add(p+".scheduler", "%q: want a scheduler name like mq-deadline", v.Scheduler)
 	}
-	checkInt := func(name string, n *int, lo, hi int) {
-		if n != nil && (*n < lo || *n > hi) {
-			e.add(p+"."+name, "%d: want %d to %d", *n, lo, hi)
+	checkInt := func(name string, n *int, r [2]int) {
+		if n != nil && (*n < r[0] || *n > r[1]) {
+			e.add(p+"."+name, "%d: want %d to %d", *n, r[0], r[1])
 		}
 	}
-	checkInt("nr_requests", v.NrRequests, 4, 1<<20)
-	checkInt("read_ahead_kb", v.ReadAheadKB, 0, 1<<24)
-	checkInt("max_sectors_kb", v.MaxSectorsKB, 4, 1<<24)
+	checkInt("nr_requests", v.NrRequests, NrRequestsRange)
+	checkInt("read_ahead_kb", v.ReadAheadKB, ReadAheadKBRange)
+	checkInt("max_sectors_kb", v.MaxSectorsKB, MaxSectorsKBRange)
 }
 
 func validateService(e *SpecError, p string, v *Service) {

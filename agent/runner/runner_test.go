@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,24 +28,19 @@ func TestQuote(t *testing.T) {
 	}
 }
 
-func simRoot(t *testing.T) (Sim, string) {
+// scriptRoot is a fake root whose only simulator is a shell script
+// standing for `tool`: it prints its argv, the root it was given and its
+// working directory, writes "err" to stderr and exits with the status in
+// its first argument.
+func scriptRoot(t *testing.T, tool string) (*fsroot.Root, string) {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(p, c string) {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	bin := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(SimBinDir, "/")))
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	write("proc/modules", "xfs 16384 0 - Live 0x0\n")
-	write("proc/mounts", "/dev/sda2 / xfs rw 0 0\n")
-	write("usr/lib/systemd/system/beegfs-storage.service", "[Unit]\n")
-	write("usr/lib/systemd/system/beegfs-meta@.service", "[Unit]\n")
-	write("dev/sdb", "")
-	if err := os.MkdirAll(filepath.Join(dir, "data/st01"), 0o755); err != nil {
+	script := "#!/bin/sh\nprintf '%s|' \"${0##*/}\" \"$@\"; echo; echo \"root=$" + SimRootEnv + " pwd=$(pwd) in=$(cat)\"; echo err >&2; exit \"$1\"\n"
+	if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	root, err := fsroot.Open(dir)
@@ -52,171 +48,70 @@ func simRoot(t *testing.T) (Sim, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	return Sim{Root: root}, dir
+	return root, dir
 }
 
-func TestSimUndoRestoresFilesExactly(t *testing.T) {
-	s, dir := simRoot(t)
+// TestSimContract: under a fake root the runner records every Run and
+// hands the argv to the root's simulator, returning its stdout and exit
+// status as a real tool's; a tool without a simulator is recorded only.
+func TestSimContract(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh for the stand-in simulator")
+	}
+	root, dir := scriptRoot(t, "systemctl")
+	s := Sim{Root: root}
 	ctx := context.Background()
-	read := func(p string) string {
-		b, _ := os.ReadFile(filepath.Join(dir, p))
-		return string(b)
+	out, code, err := s.Query(ctx, "/usr/bin/systemctl", "3", "is-active", "x.service")
+	if err != nil || code != 3 {
+		t.Fatalf("query: %q %d %v", out, code, err)
 	}
-	modules, mounts := read("proc/modules"), read("proc/mounts")
-	steps := [][]string{
-		{"modprobe", "beegfs"}, {"mount", "-t", "xfs", "-o", "noatime", "/dev/sdb", "/data/st01"},
-		{"systemctl", "enable", "beegfs-storage.service"}, {"systemctl", "start", "beegfs-storage.service"},
-		{"systemctl", "start", "beegfs-meta@meta1.service"},
+	// The tool's arguments as given (argv[0] too, for a multi-call
+	// program; a script sees its own path, named after the tool), stdin is
+	// empty, the root is passed in the environment and is
+	// the working directory; stderr stays out of stdout.
+	want := "systemctl|3|is-active|x.service|\nroot=" + dir + " pwd=" + dir + " in=\n"
+	if out != want {
+		t.Errorf("stdout %q, want %q", out, want)
 	}
-	for _, argv := range steps {
-		if err := s.Run(ctx, argv...); err != nil {
-			t.Fatalf("%q: %v", argv, err)
-		}
-	}
-	if out, code, _ := s.Query(ctx, "systemctl", "is-active", "beegfs-storage.service"); code != 0 || out != "active\n" {
-		t.Errorf("is-active = %q %d", out, code)
-	}
-	if out, code, _ := s.Query(ctx, "systemctl", "is-enabled", "beegfs-storage.service"); code != 0 || out != "enabled\n" {
-		t.Errorf("is-enabled = %q %d", out, code)
-	}
-	if !strings.Contains(read("proc/mounts"), "/dev/sdb /data/st01 xfs noatime 0 0") || !strings.Contains(read("proc/modules"), "beegfs ") {
-		t.Fatalf("effects missing:\n%s\n%s", read("proc/mounts"), read("proc/modules"))
-	}
-	for _, argv := range [][]string{{"umount", "/data/st01"}, {"modprobe", "-r", "beegfs"}, {"systemctl", "stop", "beegfs-storage.service"},
-		{"systemctl", "disable", "beegfs-storage.service"}, {"systemctl", "stop", "beegfs-meta@meta1.service"}} {
-		if err := s.Run(ctx, argv...); err != nil {
-			t.Fatalf("%q: %v", argv, err)
-		}
-	}
-	if read("proc/modules") != modules || read("proc/mounts") != mounts || read("run/hpcstorage-sim/systemd.json") != "{\n  \"units\": {}\n}\n" {
-		t.Errorf("undo did not restore:\n%s\n%s\n%s", read("proc/modules"), read("proc/mounts"), read("run/hpcstorage-sim/systemd.json"))
-	}
-	log, err := ReadLog(s.Root)
-	if err != nil || len(log) != 10 || !slices.Equal(log[0], []string{"modprobe", "beegfs"}) {
-		t.Errorf("log %q %v", log, err)
-	}
-}
-
-func TestSimFailsLikeTheRealTools(t *testing.T) {
-	s, _ := simRoot(t)
-	ctx := context.Background()
-	tests := [][]string{
-		{"systemctl", "start", "nfs-server.service"},
-		{"mount", "-t", "xfs", "/dev/sdz", "/data/st01"},
-		{"mount", "-t", "xfs", "/dev/sdb", "/data/missing"},
-		{"umount", "/data/st01"},
-	}
-	for _, argv := range tests {
-		if err := s.Run(ctx, argv...); err == nil {
-			t.Errorf("%q succeeded", argv)
-		}
-	}
-	if err := s.Run(ctx, "systemctl", "mask", "beegfs-storage.service"); err != nil {
+	if err := s.Run(ctx, "systemctl", "0", "start", "x.service"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Run(ctx, "systemctl", "start", "beegfs-storage.service"); err == nil || !strings.Contains(err.Error(), "masked") {
-		t.Errorf("starting a masked unit: %v", err)
+	err = s.Run(ctx, "systemctl", "5", "start", "y.service")
+	if !errors.Is(err, ErrCommand) || !strings.Contains(err.Error(), "exit status 5") || !strings.Contains(err.Error(), "err") {
+		t.Errorf("failing simulator: %v", err)
 	}
-	if _, code, _ := s.Query(ctx, "blkid", "/dev/sdb"); code == 0 {
-		t.Error("an unmodelled guard reported success")
+	// No simulator: recorded, nothing run, and a query is "guard not met".
+	if err := s.Run(ctx, "udevadm", "trigger"); err != nil {
+		t.Errorf("unsimulated run: %v", err)
+	}
+	if out, code, err := s.Query(ctx, "blkid", "/dev/sdb"); out != "" || code != 1 || err != nil {
+		t.Errorf("unsimulated query: %q %d %v", out, code, err)
+	}
+	log, err := ReadLog(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLog := [][]string{{"systemctl", "0", "start", "x.service"}, {"systemctl", "5", "start", "y.service"}, {"udevadm", "trigger"}}
+	if !slices.EqualFunc(log, wantLog, slices.Equal) {
+		t.Errorf("log %q, want %q", log, wantLog)
 	}
 }
 
-func TestSimMkfsAndBlkid(t *testing.T) {
-	s, dir := simRoot(t)
-	ctx := context.Background()
-	if err := os.MkdirAll(filepath.Join(dir, "dev/disk/by-id"), 0o755); err != nil {
+// TestSimRefusesForeignSimulators: a simulator must be an executable file
+// inside the root; a link that leaves it is refused, never run.
+func TestSimRefusesForeignSimulators(t *testing.T) {
+	root, dir := scriptRoot(t, "systemctl")
+	bin := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(SimBinDir, "/")))
+	if err := os.Symlink("/bin/true", filepath.Join(bin, "mount")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("../../sdb", filepath.Join(dir, "dev/disk/by-id/wwn-0x600c0ff0001")); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, "wipefs"), []byte("#!/bin/sh\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, code, _ := s.Query(ctx, "blkid", "/dev/sdb"); code != 2 {
-		t.Errorf("blank disk: blkid exit %d", code)
-	}
-	if err := s.Run(ctx, "mkfs.xfs", "-f", "-d", "su=512k,sw=8", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
-		t.Fatal(err)
-	}
-	if out, code, _ := s.Query(ctx, "blkid", "-o", "value", "/dev/sdb"); code != 0 || !strings.Contains(out, `TYPE="xfs"`) {
-		t.Errorf("after mkfs: %q %d", out, code)
-	}
-	if err := s.Run(ctx, "mkfs.ext4", "/dev/sdz"); err == nil {
-		t.Error("mkfs on a missing device succeeded")
-	}
-}
-
-func TestSimBeegfsStripe(t *testing.T) {
-	s, _ := simRoot(t)
-	ctx := context.Background()
-	info := func(p string) string {
-		out, code, err := s.Query(ctx, "beegfs-ctl", "--getentryinfo", p)
-		if err != nil || code != 0 {
-			t.Fatalf("getentryinfo %s: %d %v", p, code, err)
+	s := Sim{Root: root}
+	for _, argv := range [][]string{{"mount", "/dev/sdb", "/x"}, {"wipefs", "-a", "/dev/sdb"}} {
+		if err := s.Run(context.Background(), argv...); err == nil {
+			t.Errorf("%q ran a simulator it should refuse", argv)
 		}
-		return out
-	}
-	if out := info("/mnt/beegfs/bench"); !strings.Contains(out, "Stripe pattern details:\n+ Type: RAID0\n+ Chunksize: 512K\n+ Number of storage targets: desired: 4\n+ Storage Pool: 1 (Default)\n") {
-		t.Errorf("default pattern:\n%s", out)
-	}
-	// Wrapped in the provider's sh script, as "$@".
-	if err := s.Run(ctx, "/bin/sh", "-c", `dir=$1; shift; exec "$@"`, "hpcstorage-stripe", "/mnt/beegfs/bench",
-		"beegfs-ctl", "--setpattern", "--chunksize=1m", "--numtargets=1", "--storagepoolid=2", "--mount=/mnt/beegfs", "/mnt/beegfs/bench"); err != nil {
-		t.Fatal(err)
-	}
-	if out := info("/mnt/beegfs/bench/sub"); !strings.Contains(out, "+ Chunksize: 1M\n+ Number of storage targets: desired: 1\n+ Storage Pool: 2\n") {
-		t.Errorf("inherited pattern:\n%s", out)
-	}
-	// Options not given keep the directory's values.
-	if err := s.Run(ctx, "beegfs-ctl", "--setpattern", "--numtargets=8", "/mnt/beegfs/bench"); err != nil {
-		t.Fatal(err)
-	}
-	if out := info("/mnt/beegfs/bench"); !strings.Contains(out, "+ Chunksize: 1M\n+ Number of storage targets: desired: 8\n+ Storage Pool: 2\n") {
-		t.Errorf("after a partial setpattern:\n%s", out)
-	}
-	if err := s.Run(ctx, "beegfs-ctl", "--setpattern", "--chunksize=1000", "/mnt/beegfs/bench"); err == nil {
-		t.Error("a chunk size that is not a power of two was accepted")
-	}
-	if _, code, _ := s.Query(ctx, "beegfs-ctl", "--listtargets"); code == 0 {
-		t.Error("an unmodelled beegfs-ctl mode reported success")
-	}
-}
-
-func TestSimBlkidForms(t *testing.T) {
-	s, dir := simRoot(t)
-	ctx := context.Background()
-	if err := os.MkdirAll(filepath.Join(dir, "dev/disk/by-id"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "dev/sdb"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../../sdb", filepath.Join(dir, "dev/disk/by-id/wwn-0x600c0ff0001")); err != nil {
-		t.Fatal(err)
-	}
-	// The provider's format script, mkfs run as "$@".
-	if err := s.Run(ctx, "/bin/sh", "-c", `dev=$1; shift 3; "$@"`, "hpcstorage-format", "/dev/disk/by-id/wwn-0x600c0ff0001", "/m", "0",
-		"mkfs.ext4", "-q", "-J", "size=400", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "run/hpcstorage-sim/blkid/sdb")); err != nil || string(b) != "ext4\n" {
-		t.Fatalf("signature file %q %v", b, err)
-	}
-	for _, c := range []struct {
-		argv []string
-		want string
-	}{
-		{[]string{"blkid", "-p", "-o", "value", "-s", "TYPE", "/dev/sdb"}, "ext4\n"},
-		{[]string{"blkid", "-p", "-o", "export", "/dev/sdb"}, "DEVNAME=/dev/sdb\nTYPE=ext4\n"},
-		{[]string{"blkid", "/dev/disk/by-id/wwn-0x600c0ff0001"}, "/dev/disk/by-id/wwn-0x600c0ff0001: TYPE=\"ext4\"\n"},
-	} {
-		if out, code, err := s.Query(ctx, c.argv...); err != nil || code != 0 || out != c.want {
-			t.Errorf("%q: %q %d %v, want %q", c.argv, out, code, err, c.want)
-		}
-	}
-	if err := s.Run(ctx, "wipefs", "-a", "/dev/disk/by-id/wwn-0x600c0ff0001"); err != nil {
-		t.Fatal(err)
-	}
-	if _, code, _ := s.Query(ctx, "blkid", "-p", "/dev/sdb"); code != 2 {
-		t.Errorf("after wipefs: blkid exit %d, want 2", code)
 	}
 }

@@ -44,7 +44,7 @@ printf 'sdb scheduler           %s\n' "$(cat "$scratch/sys/block/sdb/queue/sched
 printf 'sdb nr_requests         %s\n' "$(cat "$scratch/sys/block/sdb/queue/nr_requests")"
 printf 'sda nr_requests (SSD)   %s  (not an array volume: left alone)\n' "$(cat "$scratch/sys/block/sda/queue/nr_requests")"
 printf 'THP enabled             %s\n' "$(cat "$scratch/sys/kernel/mm/transparent_hugepage/enabled")"
-echo "commands the agent would have run on a real node (recorded, not executed, under --root):"
+echo "commands the agent would have run on a real node (under --root: recorded, and run by the lab's simulators in the root, never on the host):"
 sed 's/^/    /' "$scratch/var/lib/hpcstorage-agent/commands.log"
 
 step "4. apply again: nothing to do"

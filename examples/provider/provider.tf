@@ -1,6 +1,8 @@
 # BMCs and arrays are named endpoints: resources say `endpoint = "meta1-bmc"`
-# and never carry credentials. Passwords may also come from the environment
-# (HPCSTORAGE_META1_BMC_PASSWORD, or HPCSTORAGE_PASSWORD for all).
+# and never carry credentials. The password variables are ephemeral
+# (Terraform 1.10+): no plan file or state holds them. On older Terraform,
+# leave password out and set HPCSTORAGE_META1_BMC_PASSWORD (or
+# HPCSTORAGE_PASSWORD for all) in the environment instead.
 provider "hpcstorage" {
   endpoints = {
     "meta1-bmc" = {
@@ -34,9 +36,11 @@ provider "hpcstorage" {
 variable "bmc_password" {
   type      = string
   sensitive = true
+  ephemeral = true
 }
 
 variable "array_password" {
   type      = string
   sensitive = true
+  ephemeral = true
 }

@@ -1,27 +1,37 @@
 # R1 (BeeGFS high capacity) against the lab: `hpcstorage-lab up --design r1
-# --dir DIR --clients 2` writes lab.auto.tfvars.json; copy or link it here
-# (examples/demo.sh does), then `terraform apply`.
+# --dir DIR --clients 2` writes lab.auto.tfvars.json (the variable lab) and
+# lab.env (the passwords); link the first here and load the second into the
+# environment (examples/demo.sh does), then `terraform apply`.
 
 terraform {
   required_version = ">= 1.5"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
+      # Patch releases only: before 1.0 a minor release may change attributes
+      # (CHANGELOG.md says what to edit).
+      version = "~> 0.1.0"
     }
   }
 }
 
 provider "hpcstorage" {
-  endpoints = var.endpoints
+  # Passwords: HPCSTORAGE_<ENDPOINT>_PASSWORD from the environment.
+  endpoints = { for name, ep in var.lab.endpoints : name => {
+    url            = ep.url
+    username       = ep.username
+    ca_certificate = var.lab.ca_certificate
+  } }
   ssh = {
-    user              = var.ssh_user
-    private_key_file  = var.ssh_private_key_file
-    known_hosts_files = [var.ssh_known_hosts_file]
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
   }
 }
 
 locals {
-  server = { for name, s in var.servers : name => { name = name, host = s.host, bmc = s.endpoint } }
+  server  = { for name, n in var.lab.nodes : name => { name = name, host = n.host, bmc = n.bmc } if n.role != "client" }
+  clients = [for name in sort(keys(var.lab.nodes)) : { name = name, host = var.lab.nodes[name].host } if var.lab.nodes[name].role == "client"]
 }
 
 module "r1" {
@@ -33,10 +43,10 @@ module "r1" {
   metadata_array    = "me4024-1"
   storage_arrays    = ["me4084-1", "me4084-2", "me4084-3", "me4084-4"]
   drive_size_bytes  = var.drive_size_bytes
-  clients           = [for name in sort(keys(var.clients)) : { name = name, host = var.clients[name].host }]
+  clients           = local.clients
   client_count      = var.client_count
   # The lab writes a random secret file; or set conn_auth_secret instead.
-  conn_auth_secret_file = var.beegfs_conn_auth_file
+  conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
 output "targets" {
@@ -57,6 +67,17 @@ output "drawer_diagrams" {
 
 output "raw_capacity_tb" {
   value = module.r1.raw_capacity_bytes / 1e12
+}
+
+output "all_drawers" {
+  description = "Every array's drawers, disk groups and spares."
+  value       = join("\n", [for a in sort(keys(module.r1.drawer_diagrams)) : "${a}:\n${module.r1.drawer_diagrams[a]}"])
+}
+
+output "bmc_summary" {
+  description = "Each server as its BMC reports it after the apply."
+  value = join("\n", [for k in sort(keys(module.r1.servers)) :
+  format("  %-6s %-16s %-8s power %s, %d CPUs, %d GiB", k, module.r1.servers[k].model, module.r1.servers[k].serial, module.r1.servers[k].power_state, module.r1.servers[k].cpu_count, module.r1.servers[k].memory_gib)])
 }
 
 output "storage_drawers" {

@@ -1,30 +1,29 @@
-# Filled by lab.auto.tfvars.json (hpcstorage-lab up); the lab also writes a
-# few values this example does not use.
+# Filled by lab.auto.tfvars.json (hpcstorage-lab up): one object, lab. This
+# module declares only the fields it uses; Terraform drops the others. The
+# endpoints' passwords are not in it: the provider reads them from the
+# environment (HPCSTORAGE_<ENDPOINT>_PASSWORD, the lab's lab.env), so no
+# password is in a variable, a plan or the state.
 
-variable "endpoints" {
-  description = "Redfish/Swordfish endpoints by name: url, username, password, ca_certificate."
-  type = map(object({
-    url            = string
-    username       = string
-    password       = string
-    ca_certificate = optional(string)
-  }))
-  sensitive = true
-}
-
-variable "servers" {
-  description = "Servers by host name: SSH host, role, BMC endpoint."
-  type = map(object({
-    host     = string
-    role     = string
-    endpoint = string
-  }))
-}
-
-variable "clients" {
-  description = "Client nodes by host name."
-  type        = map(object({ host = string }))
-  default     = {}
+variable "lab" {
+  description = "The lab (or your site): endpoints by name, nodes by host name, SSH client files, BeeGFS secret file."
+  type = object({
+    ca_certificate = string
+    endpoints = map(object({
+      url      = string
+      username = string
+    }))
+    nodes = map(object({
+      role = string # management, metadata, storage or client
+      host = string # how SSH reaches the node: address:port
+      bmc  = string # endpoint name of its BMC ("" for clients)
+    }))
+    ssh = object({
+      user             = string
+      private_key_file = string
+      known_hosts_file = string
+    })
+    beegfs_conn_auth_file = string
+  })
 }
 
 variable "client_count" {
@@ -33,56 +32,8 @@ variable "client_count" {
   default     = null
 }
 
-variable "ssh_user" {
-  type    = string
-  default = "root"
-}
-
-variable "ssh_private_key_file" {
-  type = string
-}
-
-variable "ssh_known_hosts_file" {
-  type = string
-}
-
 variable "drive_size_bytes" {
   description = "ME4084 drive size (the lab's default: 12 TB)."
   type        = number
   default     = 12000000000000
-}
-
-variable "beegfs_conn_auth_file" {
-  description = "File holding the BeeGFS connection authentication secret (the lab writes a random one)."
-  type        = string
-}
-
-# Written by the lab, unused here.
-variable "lab_design" {
-  type    = string
-  default = ""
-}
-variable "arrays" {
-  type    = any
-  default = null
-}
-variable "host_keys" {
-  type    = map(string)
-  default = {}
-}
-variable "array_cabling" {
-  type    = any
-  default = null
-}
-variable "node_roots" {
-  type    = map(string)
-  default = {}
-}
-variable "bmc_by_node" {
-  type    = map(string)
-  default = {}
-}
-variable "servers_by_role" {
-  type    = any
-  default = null
 }

@@ -1,24 +1,35 @@
 # R3 (BeeGFS on NetApp building blocks) against the lab: `hpcstorage-lab up
-# --design r3 --dir DIR` writes lab.auto.tfvars.json; copy or link it here
-# (`make demo DESIGN=r3` does), then `terraform apply`. Each block's EF600
-# is carved, its volumes mapped to the block's two file nodes, and the
-# BeeGFS targets and services built on them.
+# --design r3 --dir DIR` writes lab.auto.tfvars.json (the variable lab) and
+# lab.env (the passwords); link the first here and load the second into the
+# environment (`make demo DESIGN=r3` does), then `terraform apply`. Each
+# block's EF600 is carved, its volumes mapped to the block's two file nodes,
+# and the BeeGFS targets and services built on them.
 
 terraform {
   required_version = ">= 1.5"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
+      # Patch releases only: before 1.0 a minor release may change attributes
+      # (CHANGELOG.md says what to edit).
+      version = "~> 0.1.0"
     }
   }
 }
 
 provider "hpcstorage" {
-  endpoints = var.endpoints
+  # Passwords: HPCSTORAGE_<ENDPOINT>_PASSWORD from the environment.
+  endpoints = { for name, ep in var.lab.endpoints : name => {
+    url      = ep.url
+    username = ep.username
+    api      = ep.api
+    # Each EF600 has its own CA; the BMCs share the lab's.
+    ca_certificate = ep.ca_certificate != null ? ep.ca_certificate : var.lab.ca_certificate
+  } }
   ssh = {
-    user              = var.ssh_user
-    private_key_file  = var.ssh_private_key_file
-    known_hosts_files = [var.ssh_known_hosts_file]
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
   }
 }
 
@@ -29,8 +40,15 @@ locals {
   blocks = { for b, p in local.profiles : b => {
     profile = p
     array   = "ef600-${b}"
-    servers = [for n in [1, 2] : { name = "bb${b}-node${n}", host = var.servers["bb${b}-node${n}"].host }]
+    servers = [for n in [1, 2] : { name = "bb${b}-node${n}", host = var.lab.nodes["bb${b}-node${n}"].host }]
   } }
+}
+
+# The six file nodes: powered on through their BMCs (inventory in bmc_summary).
+resource "hpcstorage_server" "file_node" {
+  for_each    = { for name, n in var.lab.nodes : name => n.bmc if n.bmc != "" }
+  endpoint    = each.value
+  power_state = "On"
 }
 
 module "base" {
@@ -39,7 +57,7 @@ module "base" {
   block                 = 1
   servers               = local.blocks[1].servers
   array                 = local.blocks[1].array
-  conn_auth_secret_file = var.beegfs_conn_auth_file
+  conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
 module "block" {
@@ -50,7 +68,7 @@ module "block" {
   servers               = each.value.servers
   array                 = each.value.array
   mgmtd_host            = module.base.mgmtd_host
-  conn_auth_secret_file = var.beegfs_conn_auth_file
+  conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
 output "array_diagrams" {
@@ -64,6 +82,13 @@ output "array_layout" {
     ["ef600-${name} (block ${name}, ${local.blocks[name].profile})", m.array_diagram],
     [for v, x in m.array_volumes : format("  %-11s %-7s %-6s %8.2f TB  LUN %-2d wwn %s", v, x.disk_group, x.raid_level, x.capacity_bytes / 1e12, x.lun, x.wwn)],
   ))])
+}
+
+output "bmc_summary" {
+  description = "Each file node as its BMC reports it after the apply."
+  value = join("\n", [for k in sort(keys(hpcstorage_server.file_node)) :
+    format("  %-9s %-18s %-8s power %s, %d CPUs, %d GiB", k, hpcstorage_server.file_node[k].model, hpcstorage_server.file_node[k].serial_number,
+  hpcstorage_server.file_node[k].power_state, hpcstorage_server.file_node[k].cpu_count, hpcstorage_server.file_node[k].memory_gib)])
 }
 
 output "targets" {

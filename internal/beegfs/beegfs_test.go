@@ -93,7 +93,7 @@ func TestTargetInvalid(t *testing.T) {
 	}{
 		{"wwn", func(x *Target) { x.WWN = "sdb" }, "wwn"},
 		{"kind", func(x *Target) { x.Kind = "object" }, "kind"},
-		{"segment", func(x *Target) { x.SegmentBytes = 1000 }, "segment_size"},
+		{"segment", func(x *Target) { x.SegmentBytes = 1000 }, "segment_size_bytes"},
 		{"drives", func(x *Target) { x.DataDrives = 0 }, "data_drives"},
 		{"relative mount", func(x *Target) { x.MountPoint = "data/st01" }, "mount_point"},
 		{"root mount", func(x *Target) { x.MountPoint = "/" }, "mount_point"},

@@ -38,7 +38,7 @@ func (s Stripe) Validate() error {
 		return fmt.Errorf("%w: path %q: a folder inside the mount, without .. or spaces", ErrInvalid, s.Path)
 	}
 	if s.ChunkSize < 64<<10 || s.ChunkSize&(s.ChunkSize-1) != 0 {
-		return fmt.Errorf("%w: chunk_size %d: a power of two of at least 65536 (64 KiB)", ErrInvalid, s.ChunkSize)
+		return fmt.Errorf("%w: chunk_size_bytes %d: a power of two of at least 65536 (64 KiB)", ErrInvalid, s.ChunkSize)
 	}
 	if s.NumTargets < 1 || s.NumTargets > 1024 {
 		return fmt.Errorf("%w: num_targets %d: want 1 to 1024", ErrInvalid, s.NumTargets)

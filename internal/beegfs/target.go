@@ -80,7 +80,7 @@ func (t Target) Validate() error {
 	case KindMetadata, KindManagement:
 	case KindStorage:
 		if t.SegmentBytes < 4096 || t.SegmentBytes%4096 != 0 {
-			return fmt.Errorf("%w: segment_size %d: storage targets need the array segment size, a multiple of 4 KiB", ErrInvalid, t.SegmentBytes)
+			return fmt.Errorf("%w: segment_size_bytes %d: storage targets need the array segment size, a multiple of 4 KiB", ErrInvalid, t.SegmentBytes)
 		}
 		if t.DataDrives < 1 || t.DataDrives > 64 {
 			return fmt.Errorf("%w: data_drives %d: want 1 to 64 (8 for RAID6 8+2)", ErrInvalid, t.DataDrives)

@@ -41,8 +41,8 @@ func (l *Lab) startESeries(design, password string) error {
 				}
 			}
 		}
-		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: spec.Name, Kind: "array", Model: spec.Model, URL: srv.URL,
-			CabledTo: slices.Clone(spec.CabledTo), API: APISantricity})
+		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: spec.Name, Kind: "array", Model: spec.Model, URL: srv.URL, Username: srv.Username,
+			CabledTo: slices.Clone(spec.CabledTo), API: APISantricity, CACertificate: string(srv.CAPEM())})
 	}
 	return nil
 }
@@ -65,18 +65,6 @@ func (l *Lab) closeESeries() error {
 		errs = append(errs, s.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// addESeriesVars puts the E-Series arrays into the variables file: their
-// endpoints (with api "santricity" and their own certificate), arrays and
-// cabling.
-func (l *Lab) addESeriesVars(v *tfvars) {
-	for _, s := range l.eseries {
-		sp := s.Service.Spec()
-		v.Endpoints[sp.Name] = tfEndpoint{URL: s.URL, Username: s.Username, Password: s.Password, CACertificate: string(s.CAPEM()), API: APISantricity}
-		v.Arrays[sp.Name] = tfArray{Endpoint: sp.Name, Model: sp.Model, CabledTo: slices.Clone(sp.CabledTo), API: APISantricity}
-		v.ArrayCabling[sp.Name] = slices.Clone(sp.CabledTo)
-	}
 }
 
 // provisionESeries does what ProvisionVolume does on an E-Series array, as

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
@@ -18,7 +19,7 @@ import (
 // both roots by its WWN, as NVMe flash from NetApp, and nowhere else.
 func TestUpR3CablesESeries(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Up(Config{Design: "r3", Dir: dir})
+	l, err := Up(Config{Design: "r3", Dir: dir, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +110,15 @@ func TestUpR3CablesESeries(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	ep := v.Endpoints["ef600-2"]
-	if ep.API != APISantricity || !strings.Contains(ep.CACertificate, "BEGIN CERTIFICATE") || ep.Password == "" ||
-		v.Arrays["ef600-2"].Model != "EF600" || strings.Join(v.ArrayCabling["ef600-2"], ",") != "bb2-node1,bb2-node2" {
-		t.Errorf("tfvars for ef600-2: endpoint %+v array %+v cabling %v", ep, v.Arrays["ef600-2"], v.ArrayCabling["ef600-2"])
+	ep := v.Lab.Endpoints["ef600-2"]
+	if ep.API != APISantricity || !strings.Contains(ep.CACertificate, "BEGIN CERTIFICATE") || ep.Username == "" ||
+		ep.Model != "EF600" || strings.Join(ep.CabledTo, ",") != "bb2-node1,bb2-node2" {
+		t.Errorf("lab variable, endpoint ef600-2: %+v", ep)
+	}
+	// Its password is in lab.env, not in the variables file.
+	env, _ := os.ReadFile(filepath.Join(dir, EnvFile))
+	if !strings.Contains(string(env), PasswordEnv("ef600-2")+"=") {
+		t.Errorf("%s lacks %s", EnvFile, PasswordEnv("ef600-2"))
 	}
 	var out bytes.Buffer
 	if err := WriteBrief(dir, &out); err != nil {

@@ -2,8 +2,9 @@
 // and arrays of the design (internal/redfishmock), one in-process SSH node
 // per server and client (internal/labnode) with its own fake root, and the
 // cabling between them: a volume mapped to a server appears in that node's
-// root as a block device with its WWN. It writes a Terraform variables file
-// so examples run against it unchanged.
+// root as a block device with its WWN. It writes one Terraform variable,
+// lab (TFVarsFile), and the endpoints' passwords in the provider's
+// environment names (EnvFile), so examples run against it unchanged.
 package lab
 
 import (
@@ -16,7 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -27,12 +28,14 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/santricitymock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // Files the lab writes in its folder.
 const (
 	StateFile      = "lab.json"
 	TFVarsFile     = "lab.auto.tfvars.json"
+	EnvFile        = "lab.env"
 	KeyFile        = "id_ed25519"
 	KnownHostsFile = "known_hosts"
 	CAFile         = "ca.pem"
@@ -61,6 +64,9 @@ type Config struct {
 	DriveSizeBytes int64
 	// Password is every BMC's and array's password (default: random).
 	Password string
+	// Simulator is the lab's simulator program installed in every node
+	// root (internal/lab/sim; default: sim.Locate).
+	Simulator string
 }
 
 // Lab is a running design.
@@ -90,6 +96,8 @@ type State struct {
 	StartedAt time.Time  `json:"started_at"`
 	Nodes     []NodeInfo `json:"nodes"`
 	Endpoints []Endpoint `json:"endpoints"`
+	// CACertificate signs every endpoint's TLS certificate (PEM).
+	CACertificate string `json:"ca_certificate"`
 }
 
 // NodeInfo is one SSH lab node.
@@ -99,19 +107,24 @@ type NodeInfo struct {
 	Host    string `json:"host"` // 127.0.0.1:port, what resources put in `host`
 	Root    string `json:"root"`
 	HostKey string `json:"host_key"`
-	BMC     string `json:"bmc,omitempty"` // endpoint name of its BMC
+	BMC     string `json:"bmc"` // endpoint name of its BMC ("" for clients)
 }
 
-// Endpoint is one mock BMC or array.
+// Endpoint is one mock BMC or array. Every field is always written, so the
+// lab variable's endpoints are objects of one shape.
 type Endpoint struct {
 	Name     string   `json:"name"`
 	Kind     string   `json:"kind"`
 	Model    string   `json:"model"`
 	URL      string   `json:"url"`
-	Node     string   `json:"node,omitempty"`
-	CabledTo []string `json:"cabled_to,omitempty"`
+	Username string   `json:"username"`
+	Node     string   `json:"node"`      // the server a BMC belongs to ("" for arrays)
+	CabledTo []string `json:"cabled_to"` // the servers an array is cabled to ([] for BMCs)
 	// API is "santricity" for an E-Series array; empty for Redfish.
 	API string `json:"api,omitempty"`
+	// CACertificate is set where the endpoint has its own CA (each E-Series
+	// array); the others use the lab's ca_certificate.
+	CACertificate string `json:"ca_certificate,omitempty"`
 }
 
 // Up starts the design and writes the lab's files. Close stops it.
@@ -142,6 +155,11 @@ func Up(cfg Config) (*Lab, error) {
 	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Simulator == "" {
+		if cfg.Simulator, err = sim.Locate(); err != nil {
+			return nil, err
+		}
 	}
 	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
 	type planned struct{ name, role, bmc string }
@@ -182,7 +200,7 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name})
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator})
 		},
 	})
 	if err != nil {
@@ -193,6 +211,7 @@ func Up(cfg Config) (*Lab, error) {
 	}
 	// Cable before serving, so no mapping can be missed.
 	d.OnMapping(l.onMapping)
+	d.OnPower(l.onPower)
 	l.mock, err = d.Start(redfishmock.StartConfig{})
 	if err != nil {
 		l.nodes.Close()
@@ -205,13 +224,16 @@ func Up(cfg Config) (*Lab, error) {
 	}
 	for _, ep := range l.mock.Endpoints {
 		l.State.Endpoints = append(l.State.Endpoints, Endpoint{Name: ep.Name, Kind: string(ep.Kind), Model: ep.Model,
-			URL: ep.URL, Node: ep.Node, CabledTo: ep.CabledTo})
+			URL: ep.URL, Username: ep.Username, Node: ep.Node, CabledTo: append([]string{}, ep.CabledTo...)})
+	}
+	if l.mock.CA != nil {
+		l.State.CACertificate = string(l.mock.CA.PEM())
 	}
 	if err := l.startESeries(d.Name, cfg.Password); err != nil {
 		l.Close()
 		return nil, err
 	}
-	if err := l.writeFiles(dir, d); err != nil {
+	if err := l.writeFiles(dir); err != nil {
 		l.Close()
 		return nil, err
 	}
@@ -242,51 +264,42 @@ func seedProfile(role string) fakenode.Profile {
 	}
 }
 
-// tfvars is the variables file: everything a root module needs to reach the
-// lab. Passwords are in it, so it is written 0600.
+// tfvars is the variables file: one variable, lab, with everything a root
+// module needs to reach the lab except the passwords (EnvFile). A root
+// module declares lab with the fields it uses (Terraform drops the others).
+// Its nodes and endpoints have lab.json's shapes, keyed by name.
 type tfvars struct {
-	LabDesign          string                `json:"lab_design"`
-	Endpoints          map[string]tfEndpoint `json:"endpoints"`
-	Servers            map[string]tfServer   `json:"servers"`
-	Arrays             map[string]tfArray    `json:"arrays"`
-	Clients            map[string]tfNode     `json:"clients"`
-	SSHUser            string                `json:"ssh_user"`
-	SSHPrivateKeyFile  string                `json:"ssh_private_key_file"`
-	SSHKnownHostsFile  string                `json:"ssh_known_hosts_file"`
-	HostKeys           map[string]string     `json:"host_keys"`
-	ArrayCabling       map[string][]string   `json:"array_cabling"`
-	NodeRoots          map[string]string     `json:"node_roots"`
-	EndpointsByNode    map[string]string     `json:"bmc_by_node"`
-	ServersByRole      map[string][]string   `json:"servers_by_role"`
-	BeegfsConnAuthFile string                `json:"beegfs_conn_auth_file"`
+	Lab labVar `json:"lab"`
 }
 
-type tfEndpoint struct {
-	URL           string `json:"url"`
-	Username      string `json:"username"`
-	Password      string `json:"password"`
-	CACertificate string `json:"ca_certificate"`
-	API           string `json:"api,omitempty"`
+type labVar struct {
+	Design             string              `json:"design"`
+	Dir                string              `json:"dir"`
+	CACertificate      string              `json:"ca_certificate"`
+	CAFile             string              `json:"ca_file"`
+	Endpoints          map[string]Endpoint `json:"endpoints"`
+	Nodes              map[string]NodeInfo `json:"nodes"`
+	SSH                labSSH              `json:"ssh"`
+	BeegfsConnAuthFile string              `json:"beegfs_conn_auth_file"`
+	EnvFile            string              `json:"env_file"`
 }
 
-type tfServer struct {
-	Host     string `json:"host"`
-	Role     string `json:"role"`
-	Endpoint string `json:"endpoint"`
+type labSSH struct {
+	User           string `json:"user"`
+	PrivateKeyFile string `json:"private_key_file"`
+	KnownHostsFile string `json:"known_hosts_file"`
 }
 
-type tfArray struct {
-	Endpoint string   `json:"endpoint"`
-	Model    string   `json:"model"`
-	CabledTo []string `json:"cabled_to"`
-	API      string   `json:"api,omitempty"`
+var envNonAlnum = regexp.MustCompile(`[^A-Z0-9]+`)
+
+// PasswordEnv is the provider's environment fallback for an endpoint's
+// password (HPCSTORAGE_<NAME>_PASSWORD, the name upper-cased, other
+// characters as _).
+func PasswordEnv(endpoint string) string {
+	return "HPCSTORAGE_" + envNonAlnum.ReplaceAllString(strings.ToUpper(endpoint), "_") + "_PASSWORD"
 }
 
-type tfNode struct {
-	Host string `json:"host"`
-}
-
-func (l *Lab) writeFiles(dir string, d *redfishmock.Design) error {
+func (l *Lab) writeFiles(dir string) error {
 	caPEM := ""
 	if l.mock.CA != nil {
 		caPEM = string(l.mock.CA.PEM())
@@ -305,33 +318,34 @@ func (l *Lab) writeFiles(dir string, d *redfishmock.Design) error {
 	if err := writeFile(filepath.Join(dir, SecretFile), []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
 		return err
 	}
-	v := tfvars{LabDesign: l.State.Design, Endpoints: map[string]tfEndpoint{}, Servers: map[string]tfServer{},
-		Arrays: map[string]tfArray{}, Clients: map[string]tfNode{}, SSHUser: "root",
-		SSHPrivateKeyFile: filepath.Join(dir, KeyFile), SSHKnownHostsFile: filepath.Join(dir, KnownHostsFile),
-		HostKeys: map[string]string{}, ArrayCabling: d.Cabling(), NodeRoots: map[string]string{},
-		EndpointsByNode: map[string]string{}, ServersByRole: map[string][]string{}, BeegfsConnAuthFile: filepath.Join(dir, SecretFile)}
-	for _, ep := range l.mock.Endpoints {
-		v.Endpoints[ep.Name] = tfEndpoint{URL: ep.URL, Username: ep.Username, Password: ep.Password, CACertificate: caPEM}
-		if ep.Kind == redfishmock.KindArray {
-			v.Arrays[ep.Name] = tfArray{Endpoint: ep.Name, Model: ep.Model, CabledTo: append([]string{}, ep.CabledTo...)}
-		}
+	v := labVar{Design: l.State.Design, Dir: dir, CACertificate: caPEM, Endpoints: map[string]Endpoint{}, Nodes: map[string]NodeInfo{},
+		SSH:                labSSH{User: "root", PrivateKeyFile: filepath.Join(dir, KeyFile), KnownHostsFile: filepath.Join(dir, KnownHostsFile)},
+		BeegfsConnAuthFile: filepath.Join(dir, SecretFile), EnvFile: filepath.Join(dir, EnvFile)}
+	if caPEM != "" {
+		v.CAFile = filepath.Join(dir, CAFile)
 	}
-	l.addESeriesVars(&v)
+	for _, ep := range l.State.Endpoints {
+		v.Endpoints[ep.Name] = ep
+	}
 	for _, n := range l.State.Nodes {
-		v.HostKeys[n.Host] = n.HostKey
-		v.NodeRoots[n.Name] = n.Root
-		if n.Role == RoleClient {
-			v.Clients[n.Name] = tfNode{Host: n.Host}
-			continue
+		v.Nodes[n.Name] = n
+	}
+	// NAME=value lines: for `set -a; . lab.env`, GitHub's $GITHUB_ENV and
+	// GitLab's dotenv reports alike.
+	var env strings.Builder
+	for _, ep := range l.mock.Endpoints {
+		if strings.ContainsAny(ep.Password, "\n\r") {
+			return fmt.Errorf("endpoint %s: a password with a line break cannot go to %s", ep.Name, EnvFile)
 		}
-		v.Servers[n.Name] = tfServer{Host: n.Host, Role: n.Role, Endpoint: n.BMC}
-		v.EndpointsByNode[n.Name] = n.BMC
-		v.ServersByRole[n.Role] = append(v.ServersByRole[n.Role], n.Name)
+		fmt.Fprintf(&env, "%s=%s\n", PasswordEnv(ep.Name), ep.Password)
 	}
-	for _, l := range v.ServersByRole {
-		sort.Strings(l)
+	for _, s := range l.eseries {
+		fmt.Fprintf(&env, "%s=%s\n", PasswordEnv(s.Service.Spec().Name), s.Password)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
+	if err := writeFile(filepath.Join(dir, EnvFile), []byte(env.String()), 0o600); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(tfvars{Lab: v}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -390,6 +404,28 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 	}
 	if err != nil {
 		l.errs = append(l.errs, fmt.Errorf("cabling %s %s of %s to %s: %w", ev.Kind, ev.VolumeName, ev.Array, ev.Host, err))
+	}
+}
+
+// onPower reboots a server's node with its BMC: powered off, the node
+// loses its volatile state (services stop, mounts and modules go back to
+// boot's); booted, it starts what is enabled and mounts its fstab.
+func (l *Lab) onPower(ev redfishmock.PowerEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	root, ok := l.roots[ev.Node]
+	if l.closed || !ok {
+		return
+	}
+	var err error
+	switch ev.State {
+	case redfishmock.PowerOff:
+		err = sim.PowerOff(root)
+	case redfishmock.PowerOn:
+		err = sim.Boot(root)
+	}
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("power %s of %s (%s): %w", ev.State, ev.Node, ev.System, err))
 	}
 }
 

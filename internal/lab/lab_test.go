@@ -7,14 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 func TestUpCablesVolumes(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2})
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 2, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,34 +96,67 @@ func TestUpCablesVolumes(t *testing.T) {
 		t.Errorf("cabling errors: %v", errs)
 	}
 
-	// The variables file: 0600 (passwords), every node and endpoint.
-	fi, err := os.Stat(filepath.Join(dir, TFVarsFile))
+	// The variables file: one variable, lab, with every node and endpoint in
+	// lab.json's shapes and no password; the passwords in lab.env (0600).
+	var top map[string]json.RawMessage
+	b, _ := os.ReadFile(filepath.Join(dir, TFVarsFile))
+	if err := json.Unmarshal(b, &top); err != nil || len(top) != 1 || top["lab"] == nil {
+		t.Fatalf("tfvars is not one variable lab (%v): %s", err, b)
+	}
+	var v labVar
+	if err := json.Unmarshal(top["lab"], &v); err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadState(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("tfvars mode %v", fi.Mode().Perm())
+	if len(v.Nodes) != 7 || len(v.Endpoints) != 10 || len(st.Nodes) != 7 || len(st.Endpoints) != 10 {
+		t.Errorf("lab variable: %d nodes, %d endpoints; lab.json %d, %d", len(v.Nodes), len(v.Endpoints), len(st.Nodes), len(st.Endpoints))
 	}
-	var v tfvars
-	b, _ := os.ReadFile(filepath.Join(dir, TFVarsFile))
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
+	for _, n := range st.Nodes {
+		if !reflect.DeepEqual(v.Nodes[n.Name], n) {
+			t.Errorf("node %s: variable %+v, lab.json %+v", n.Name, v.Nodes[n.Name], n)
+		}
 	}
-	if len(v.Servers) != 5 || len(v.Clients) != 2 || len(v.Arrays) != 5 || len(v.Endpoints) != 10 {
-		t.Errorf("tfvars servers %d clients %d arrays %d endpoints %d", len(v.Servers), len(v.Clients), len(v.Arrays), len(v.Endpoints))
+	for _, ep := range st.Endpoints {
+		if !reflect.DeepEqual(v.Endpoints[ep.Name], ep) {
+			t.Errorf("endpoint %s: variable %+v, lab.json %+v", ep.Name, v.Endpoints[ep.Name], ep)
+		}
 	}
-	if ep := v.Endpoints["me4084-1"]; ep.Password == "" || !strings.HasPrefix(ep.URL, "https://127.0.0.1:") || !strings.Contains(ep.CACertificate, "BEGIN CERTIFICATE") {
+	if ep := v.Endpoints["me4084-1"]; !strings.HasPrefix(ep.URL, "https://127.0.0.1:") || ep.Username == "" || len(ep.CabledTo) != 2 || ep.Kind != "array" {
 		t.Errorf("endpoint %+v", ep)
 	}
-	if fi, err := os.Stat(v.SSHPrivateKeyFile); err != nil || fi.Mode().Perm() != 0o600 {
+	if !strings.Contains(v.CACertificate, "BEGIN CERTIFICATE") || v.CACertificate != st.CACertificate {
+		t.Errorf("ca_certificate: variable %.40q, lab.json %.40q", v.CACertificate, st.CACertificate)
+	}
+	if fi, err := os.Stat(v.SSH.PrivateKeyFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("private key %v %v", fi, err)
 	}
 	if fi, err := os.Stat(v.BeegfsConnAuthFile); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 17 {
 		t.Errorf("BeeGFS secret file %v %v", fi, err)
 	}
-	kh, _ := os.ReadFile(v.SSHKnownHostsFile)
+	kh, _ := os.ReadFile(v.SSH.KnownHostsFile)
 	if strings.Count(string(kh), "ssh-ed25519") != 7 {
 		t.Errorf("known_hosts:\n%s", kh)
+	}
+	env, err := os.ReadFile(v.EnvFile)
+	if fi, _ := os.Stat(v.EnvFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("lab.env: %v", err)
+	}
+	for _, ep := range l.Mock().Endpoints {
+		line := PasswordEnv(ep.Name) + "=" + ep.Password + "\n"
+		if ep.Password == "" || !strings.Contains(string(env), line) {
+			t.Errorf("lab.env lacks %s's password as %s", ep.Name, PasswordEnv(ep.Name))
+		}
+		for _, f := range []string{TFVarsFile, StateFile} {
+			if b, _ := os.ReadFile(filepath.Join(dir, f)); bytes.Contains(b, []byte(ep.Password)) {
+				t.Errorf("%s holds %s's password", f, ep.Name)
+			}
+		}
+	}
+	if PasswordEnv("meta1-bmc") != "HPCSTORAGE_META1_BMC_PASSWORD" {
+		t.Errorf("PasswordEnv(meta1-bmc) = %s", PasswordEnv("meta1-bmc"))
 	}
 
 	var out bytes.Buffer
@@ -138,7 +174,7 @@ func TestUpCablesVolumes(t *testing.T) {
 		!strings.Contains(out.String(), "mgmt      management volumes  0") {
 		t.Errorf("brief status:\n%s", out.String())
 	}
-	if _, err := Up(Config{Design: "r1", Dir: dir}); err == nil || !strings.Contains(err.Error(), "already running") {
+	if _, err := Up(Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second up in the same folder: %v", err)
 	}
 }
@@ -218,7 +254,7 @@ func TestUpEveryDesign(t *testing.T) {
 	}
 	want := map[string]int{"r1": 5, "r2": 2, "r3": 6, "r4": 7, "r5": 5}
 	for design, servers := range want {
-		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1})
+		l, err := Up(Config{Design: design, Dir: t.TempDir(), Clients: 1, Simulator: simtest.Binary(t)})
 		if err != nil {
 			t.Fatalf("%s: %v", design, err)
 		}
@@ -228,5 +264,39 @@ func TestUpEveryDesign(t *testing.T) {
 		if err := l.Close(); err != nil {
 			t.Errorf("%s close: %v", design, err)
 		}
+	}
+}
+
+// TestRebootNode: `hpcstorage-lab reboot` stops a unit that was started
+// but not enabled, through the simulators installed in the node root.
+func TestRebootNode(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Up(Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	root := filepath.Join(dir, NodesDir, "client01")
+	systemctl := func(args ...string) string {
+		cmd := exec.Command(filepath.Join(root, ".hpcstorage-sim/bin/systemctl"), args...)
+		cmd.Env = []string{"HPCSTORAGE_SIM_ROOT=" + root}
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	systemctl("start", "beegfs-helperd.service")
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "active\n" {
+		t.Fatalf("started: %q", got)
+	}
+	if err := Reboot(dir, "client01"); err != nil {
+		t.Fatal(err)
+	}
+	if got := systemctl("is-active", "beegfs-helperd.service"); got != "inactive\n" {
+		t.Errorf("after reboot beegfs-helperd is %q", got)
+	}
+	if got := systemctl("is-active", "ssh.service"); got != "active\n" {
+		t.Errorf("after reboot the enabled ssh.service is %q", got)
+	}
+	if err := Reboot(dir, "nosuch"); err == nil || !strings.Contains(err.Error(), `no node "nosuch"`) {
+		t.Errorf("unknown node: %v", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	suggestpkg "github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // Errors wrapped by Render.
@@ -346,35 +347,4 @@ func Resolve(name string, version int, overrides map[string]string) (Preset, []p
 }
 
 // suggest names a near key, if any.
-func suggest(got string, options []string) string {
-	best, bestD := "", 4
-	for _, o := range options {
-		if d := distance(got, o); d < bestD {
-			best, bestD = o, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func suggest(got string, options []string) string { return suggestpkg.DidYouMean(got, options, 3) }

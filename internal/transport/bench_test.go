@@ -10,6 +10,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -199,7 +200,7 @@ func BenchmarkFleetOpenSSH(b *testing.B) {
 			if err := os.RemoveAll(n.root); err != nil {
 				b.Fatal(err)
 			}
-			if err := fakenode.Seed(n.root, fakenode.Storage); err != nil {
+			if err := fakenode.SeedWith(n.root, fakenode.Storage, fakenode.Options{Simulator: simtest.Binary(b)}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -31,8 +31,21 @@ func warmNodes(t *testing.T, lab *labnode.Lab, kh string) {
 	}
 }
 
+// With agent sessions (the default) the exec is the session's and the
+// same connection takes further calls without any; with ExecPerCall every
+// call is one exec.
 func TestWarmNodeOneExecPerRun(t *testing.T) {
 	needAgent(t)
+	for _, mode := range []struct {
+		name      string
+		execOnly  bool
+		reuseCost int64 // execs of a second call on the same connection
+	}{{"session", false, 0}, {"exec per call", true, 1}} {
+		t.Run(mode.name, func(t *testing.T) { warmNodeOneExec(t, mode.execOnly, mode.reuseCost) })
+	}
+}
+
+func warmNodeOneExec(t *testing.T, execOnly bool, reuseCost int64) {
 	lab := startLab(t, 3)
 	kh := knownHosts(t, lab)
 	warmNodes(t, lab, kh)
@@ -40,10 +53,14 @@ func TestWarmNodeOneExecPerRun(t *testing.T) {
 	for i, n := range lab.Nodes {
 		before[i] = n.Execs()
 	}
+	word := " serve"
+	if execOnly {
+		word = " "
+	}
 	// A new pool (a new provider process): check, apply, no-op apply,
 	// facts and remove, each on a new connection.
 	for round := range 5 {
-		p := newPool(t, transport.PoolOptions{})
+		p := newPool(t, transport.PoolOptions{ExecPerCall: execOnly})
 		for i, n := range lab.Nodes {
 			o := nodeOptions(t, n, kh)
 			var err error
@@ -71,7 +88,7 @@ func TestWarmNodeOneExecPerRun(t *testing.T) {
 				t.Errorf("round %d %s: %d execs, want exactly 1: %q", round, n.Name, got, n.Commands()[before[i]:])
 			}
 			cmds := n.Commands()
-			if last := cmds[len(cmds)-1]; !strings.HasPrefix(last, transport.DefaultAgentPath+" ") || !strings.HasSuffix(last, " --expect-sha256 "+agentSum) {
+			if last := cmds[len(cmds)-1]; !strings.HasPrefix(last, transport.DefaultAgentPath+word) || !strings.HasSuffix(last, " --expect-sha256 "+agentSum) {
 				t.Errorf("round %d %s: command %q, want the agent run with --expect-sha256 of the build", round, n.Name, last)
 			}
 			before[i] = n.Execs()
@@ -81,7 +98,7 @@ func TestWarmNodeOneExecPerRun(t *testing.T) {
 		if _, err := p.Facts(t.Context(), nodeOptions(t, n, kh), ""); err != nil {
 			t.Fatal(err)
 		}
-		if got := n.Execs() - before[0]; got != 1 || p.Dials() != int64(len(lab.Nodes)) {
+		if got := n.Execs() - before[0]; got != reuseCost || p.Dials() != int64(len(lab.Nodes)) {
 			t.Errorf("round %d: reused connection cost %d execs, %d dials", round, got, p.Dials())
 		}
 		before[0] = n.Execs()
@@ -114,10 +131,17 @@ func TestOldAgentRedelivered(t *testing.T) {
 		"other build": append(append([]byte{}, agentData...), []byte("\x00older build")...),
 		// What an agent without --expect-sha256 answers.
 		"no flag": []byte("#!/bin/sh\necho 'flag provided but not defined: -expect-sha256' >&2\necho 'hpcstorage-agent apply: usage: flag provided but not defined: -expect-sha256' >&2\nexit 1\n"),
+		// What an agent from before sessions answers to serve.
+		"no serve": []byte("#!/bin/sh\necho 'hpcstorage-agent serve: usage: unknown command \"serve\"' >&2\nexit 1\n"),
 	}
 	for name, old := range olds {
 		t.Run(name, func(t *testing.T) {
-			if err := os.WriteFile(hp, old, 0o755); err != nil {
+			// Replaced as an upload does (rename): the previous subtest's
+			// agent session may still be running the file.
+			if err := os.WriteFile(hp+".new", old, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(hp+".new", hp); err != nil {
 				t.Fatal(err)
 			}
 			c0 := len(n.Commands())
@@ -131,8 +155,8 @@ func TestOldAgentRedelivered(t *testing.T) {
 			}
 			cmds := n.Commands()[c0:]
 			if len(cmds) != 3 || !strings.Contains(cmds[0], "--expect-sha256 "+agentSum) || cmds[1] != labnode.SFTPCommand ||
-				!strings.HasPrefix(cmds[2], transport.DefaultAgentPath+" apply") || !strings.HasSuffix(cmds[2], "--expect-sha256 "+agentSum) {
-				t.Errorf("commands %q, want single-exec run, sftp (architecture and upload), run verifying the build", cmds)
+				!strings.HasPrefix(cmds[2], transport.DefaultAgentPath+" serve") || !strings.HasSuffix(cmds[2], "--expect-sha256 "+agentSum) {
+				t.Errorf("commands %q, want the session start, sftp (architecture and upload), the session verifying the build", cmds)
 			}
 		})
 	}

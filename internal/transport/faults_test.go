@@ -51,7 +51,7 @@ func TestSudo(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmds = n.Commands()[4:]
-	if len(cmds) != 1 || !strings.HasPrefix(cmds[0], "sudo -n "+transport.DefaultAgentPath+" apply") || strings.Contains(cmds[0], "expect-sha256") {
+	if len(cmds) != 1 || !strings.HasPrefix(cmds[0], "sudo -n "+transport.DefaultAgentPath+" serve") || strings.Contains(cmds[0], "expect-sha256") {
 		t.Errorf("preinstalled agent with sudo: commands %q, want one sudo run", cmds)
 	}
 	// A missing preinstalled agent: the probe that names the problem runs
@@ -64,7 +64,7 @@ func TestSudo(t *testing.T) {
 	}
 	cmds = n.Commands()[5:]
 	if len(cmds) != 2 || !strings.HasPrefix(cmds[1], "sh -c 'uname -m") {
-		t.Errorf("missing preinstalled agent with sudo: commands %q, want the run and a plain probe", cmds)
+		t.Errorf("missing preinstalled agent with sudo: commands %q, want the session start and a plain probe", cmds)
 	}
 
 	n.SetFaults(labnode.Faults{SudoPassword: true})
@@ -356,13 +356,13 @@ func TestKeepaliveDropsHungHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.SetFaults(labnode.Faults{RunDelay: 30 * time.Second})
-	before := n.Execs()
+	before := runs(n)
 	errc := make(chan error, 1)
 	go func() {
 		_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ka"), Check: true})
 		errc <- err
 	}()
-	for n.Execs() == before {
+	for runs(n) == before {
 		time.Sleep(5 * time.Millisecond)
 	}
 	n.SetFaults(labnode.Faults{RunDelay: 30 * time.Second, Freeze: true})

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -130,7 +131,7 @@ type labOpt func(*labnode.Config)
 // and fails the test if a node reported an error.
 func startLab(t testing.TB, n int, opts ...labOpt) *labnode.Lab {
 	t.Helper()
-	cfg := labnode.Config{Nodes: n, Dir: t.TempDir(), ClientKeys: []ssh.PublicKey{testKey(t).signer.PublicKey()}}
+	cfg := labnode.Config{Nodes: n, Dir: t.TempDir(), ClientKeys: []ssh.PublicKey{testKey(t).signer.PublicKey()}, Simulator: simtest.Binary(t)}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -223,4 +224,23 @@ func uploads(n *labnode.Node) int {
 // `uname -m` one (an architecture read over sftp is not a command).
 func archProbes(cmds []string) int {
 	return countPrefix(cmds, "sh -c 'uname -m") + countPrefix(cmds, transport.ArchCommand)
+}
+
+// runs counts the agent runs a node was asked for: execs, and requests
+// over agent sessions.
+func runs(n *labnode.Node) int64 {
+	return n.Execs() + int64(len(n.ServeRequests()))
+}
+
+// replaceFile puts data at path by rename, as uploads do: an agent session
+// of a pool just closed may still be running the old file (writing it in
+// place would fail with "text file busy").
+func replaceFile(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path+".replace", data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".replace", path); err != nil {
+		t.Fatal(err)
+	}
 }

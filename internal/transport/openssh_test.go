@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -164,7 +165,7 @@ func TestOpenSSH(t *testing.T) {
 	srv := startSSHD(t, "", sftpInternal)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "root")
-	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+	if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 		t.Fatal(err)
 	}
 	agentPath := filepath.Join(dir, "opt", "hpcstorage-agent", "bin", "hpcstorage-agent")
@@ -233,9 +234,7 @@ func TestOpenSSH(t *testing.T) {
 		}
 	})
 	t.Run("re-delivery only when the checksum changes", func(t *testing.T) {
-		if err := os.WriteFile(agentPath, []byte("#!/bin/sh\necho stale agent >&2; exit 9\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		replaceFile(t, agentPath, []byte("#!/bin/sh\necho stale agent >&2; exit 9\n"))
 		r, err := apply(base, req)
 		if err != nil || !r.Delivered {
 			t.Fatalf("changed checksum: err=%v delivered=%v", err, r != nil && r.Delivered)
@@ -255,9 +254,7 @@ func TestOpenSSH(t *testing.T) {
 	})
 	t.Run("sudo", func(t *testing.T) {
 		// A stale agent, so the upload goes through sudo -n too.
-		if err := os.WriteFile(agentPath, []byte("stale"), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		replaceFile(t, agentPath, []byte("stale"))
 		o := base
 		o.Sudo = true
 		r, err := apply(o, req)
@@ -304,8 +301,8 @@ func TestOpenSSHSudoWantsPassword(t *testing.T) {
 
 // The ways the agent reaches a real OpenSSH node: over sftp served by
 // sshd itself or by the sftp-server program (no upload command runs: one
-// failed single-exec run, the sftp session, the run), and, on an sshd
-// without the subsystem, by the exec upload.
+// failed agent session start, the sftp session, the agent session), and,
+// on an sshd without the subsystem, by the exec upload.
 func TestOpenSSHDeliveryWays(t *testing.T) {
 	needAgent(t)
 	const sftpServer = "/usr/lib/openssh/sftp-server"
@@ -317,7 +314,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 	}{
 		{"internal-sftp", sftpInternal, true, 2},
 		{"sftp-server", "Subsystem sftp " + sftpServer, true, 2},
-		// direct run, uname -m, upload, run
+		// session start, uname -m, upload, session
 		{"no sftp", "", false, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,7 +326,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			srv := startSSHD(t, "", tt.config)
 			dir := t.TempDir()
 			root := filepath.Join(dir, "root")
-			if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+			if err := fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Simulator: simtest.Binary(t)}); err != nil {
 				t.Fatal(err)
 			}
 			agentPath := filepath.Join(dir, "new dir", "bin", "hpcstorage-agent")
@@ -362,8 +359,10 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			}
 			p.Close()
 			p2.Close()
-			// sshd's log reaches us through a pipe: give the last lines a moment.
-			want := tt.commands + 2
+			// sshd's log reaches us through a pipe: give the last lines a
+			// moment. The second call rides on the first pool's agent
+			// session; the new pool starts one more.
+			want := tt.commands + 1
 			logs := srv.logs.String()
 			for deadline := time.Now().Add(5 * time.Second); strings.Count(logs, "Starting session: command") < want && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)

@@ -224,6 +224,11 @@ type PoolOptions struct {
 	// Agent supplies agent builds. Default: the builds embedded in the
 	// provider (internal/agentbin).
 	Agent AgentSource
+	// ExecPerCall runs the agent once per call (one SSH exec and one
+	// process each) instead of one `hpcstorage-agent serve` session per
+	// node and connection. The pool falls back to it by itself for
+	// agents without serve.
+	ExecPerCall bool
 }
 
 // String describes the options with every secret redacted, so logging an

@@ -49,6 +49,8 @@ type Pool struct {
 	// upload.
 	noSFTP map[string]bool
 	gz     sync.Map // agent build sha256 -> *gzBuild
+
+	sessionStarts atomic.Int64 // agent sessions started, for tests and benchmarks
 }
 
 // entry is a connection being made or made; concurrent callers for one
@@ -233,8 +235,9 @@ type conn struct {
 	// unverified is the host key accepted under insecure_ignore_host_key.
 	unverified ssh.PublicKey
 
-	mu     sync.Mutex
-	agents map[string]*agentState // by agent path
+	mu       sync.Mutex
+	agents   map[string]*agentState  // by agent path
+	sessions map[string]*sessionSlot // by agent path, sudo, preinstalled
 }
 
 // activityConn notes when the peer last sent anything: a host busy

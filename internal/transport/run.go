@@ -51,7 +51,7 @@ func (p *Pool) Apply(ctx context.Context, opts Options, req Request) (*Response,
 	if len(bytes.TrimSpace(req.Spec)) == 0 {
 		return nil, &StepError{Host: o.name(), Step: StepConfig, ExitStatus: -1, Err: fmt.Errorf("empty spec: %w", ErrConfig)}
 	}
-	return p.agentCall(ctx, &o, ApplyArgs(req), req.Spec, true)
+	return p.agentCall(ctx, &o, ApplyArgs(req), req.Spec, true, req.Check)
 }
 
 // Remove runs `hpcstorage-agent remove --owner OWNER` on the host: the
@@ -71,7 +71,7 @@ func (p *Pool) Remove(ctx context.Context, opts Options, owner string, check boo
 	if root != "" {
 		args = append(args, "--root", root)
 	}
-	return p.agentCall(ctx, &o, args, nil, true)
+	return p.agentCall(ctx, &o, args, nil, true, check)
 }
 
 // Facts runs `hpcstorage-agent facts` on the host.
@@ -84,7 +84,7 @@ func (p *Pool) Facts(ctx context.Context, opts Options, root string) (*protocol.
 	if root != "" {
 		args = append(args, "--root", root)
 	}
-	resp, err := p.agentCall(ctx, &o, args, nil, false)
+	resp, err := p.agentCall(ctx, &o, args, nil, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,12 @@ func (p *Pool) ApplyAll(ctx context.Context, targets []Target) []Outcome {
 	return out
 }
 
-func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin []byte, isApply bool) (*Response, error) {
+// agentCall runs the agent with args on the host: over the connection's
+// agent session when it has one (see session.go), else as one exec.
+// readOnly calls (facts, check runs) are retried once on a new session
+// when the session drops under them; others are not, since they may have
+// run.
+func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin []byte, isApply, readOnly bool) (*Response, error) {
 	name := o.name()
 	ctx, cancel := context.WithTimeoutCause(ctx, o.RunTimeout,
 		fmt.Errorf("run_timeout %s exceeded: %w", o.RunTimeout, ErrTimeout))
@@ -137,10 +142,20 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 	defer release()
 
 	retried, sftpRetried := false, false
+	reopens, delivered := 0, false
+	// lost is the session drop a read-only call is being retried after:
+	// when the retry fails too, that drop is what the user needs to see.
+	var lost error
+	fail := func(err error) error {
+		if lost == nil {
+			return err
+		}
+		return &StepError{Host: name, Step: StepRun, ExitStatus: -1, Err: fmt.Errorf("%w; retried on a new session: %v", lost, err)}
+	}
 	for attempt := 0; ; attempt++ {
 		c, err := p.get(ctx, o)
 		if err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 		if c.unverified != nil && attempt == 0 {
 			p.opts.Warn(insecureWarning(name, c.unverified))
@@ -164,6 +179,37 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 			}
 			return bytes.NewReader(stdin)
 		}
+		sess, sdelivered, err := p.session(ctx, c, o)
+		delivered = delivered || sdelivered
+		if err != nil {
+			if retry(err) {
+				continue
+			}
+			var se *StepError
+			if errors.As(err, &se) {
+				return nil, fail(err)
+			}
+			return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Err: err})
+		}
+		if sess != nil {
+			res, sent, err := sess.call(ctx, args, stdin)
+			if err != nil && ctx.Err() == nil {
+				switch {
+				case !sent && reopens < 2:
+					// It never reached the agent: send it on a new session.
+					reopens++
+					continue
+				case sent && readOnly && lost == nil:
+					lost = err
+					continue
+				}
+			}
+			if err != nil {
+				return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err})
+			}
+			resp := &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}
+			return resp, agentOutcome(o, resp, isApply)
+		}
 		// On a connection that has not probed yet, run the agent straight
 		// away (one exec); only a missing or other build falls back to the
 		// probe and delivery.
@@ -174,7 +220,6 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 		if err != nil {
 			return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
 		}
-		delivered := false
 		if !ran {
 			var d delivery
 			d, err = p.ensureAgent(ctx, c, o)
@@ -184,7 +229,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 				}
 				return nil, err
 			}
-			delivered = d.sum != ""
+			delivered = delivered || d.sum != ""
 			// A build delivered over sftp verifies itself on this run (the
 			// exec upload already checked its sha256sum).
 			runArgs := args

@@ -56,13 +56,13 @@ resource "hpcstorage_beegfs_target" "mdt" {
 }
 
 resource "hpcstorage_beegfs_target" "st" {
-  for_each     = local.sts
-  host         = var.servers[each.value.server].host
-  wwn          = each.value.wwn
-  kind         = "storage"
-  mount_point  = "/data/${each.key}"
-  segment_size = each.value.segment_size
-  data_drives  = each.value.data_drives
+  for_each           = local.sts
+  host               = var.servers[each.value.server].host
+  wwn                = each.value.wwn
+  kind               = "storage"
+  mount_point        = "/data/${each.key}"
+  segment_size_bytes = each.value.segment_size_bytes
+  data_drives        = each.value.data_drives
 }
 
 resource "hpcstorage_beegfs_management" "this" {

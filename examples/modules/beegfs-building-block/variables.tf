@@ -40,10 +40,10 @@ variable "metadata_volumes" {
 variable "storage_volumes" {
   description = "Storage volumes (R3: RAID6 8+2, 512 KiB segment, 2 volumes per pool): WWN, serving server index, segment size and data drives."
   type = list(object({
-    wwn          = string
-    server       = number
-    segment_size = optional(number, 524288)
-    data_drives  = optional(number, 8)
+    wwn                = string
+    server             = number
+    segment_size_bytes = optional(number, 524288)
+    data_drives        = optional(number, 8)
   }))
   default = []
 }

@@ -169,13 +169,13 @@ resource "hpcstorage_beegfs_target" "mdt" {
 }
 
 resource "hpcstorage_beegfs_target" "st" {
-  for_each     = hpcstorage_volume.st
-  host         = local.stor_host[local.sts[each.key].server]
-  wwn          = each.value.wwn
-  kind         = "storage"
-  mount_point  = "/data/${each.key}"
-  segment_size = each.value.segment_size_bytes
-  data_drives  = length(local.sts[each.key].group.drive_ids) - 2
+  for_each           = hpcstorage_volume.st
+  host               = local.stor_host[local.sts[each.key].server]
+  wwn                = each.value.wwn
+  kind               = "storage"
+  mount_point        = "/data/${each.key}"
+  segment_size_bytes = each.value.segment_size_bytes
+  data_drives        = length(local.sts[each.key].group.drive_ids) - 2
 }
 
 # --- Services. ----------------------------------------------------------------
@@ -251,11 +251,11 @@ resource "hpcstorage_beegfs_client" "this" {
 }
 
 resource "hpcstorage_beegfs_stripe_pattern" "this" {
-  for_each    = length(local.clients) > 0 ? var.stripe_patterns : {}
-  host        = hpcstorage_beegfs_client.this[local.clients[0].name].host
-  mount_point = hpcstorage_beegfs_client.this[local.clients[0].name].mount_point
-  path        = each.key
-  chunk_size  = each.value.chunk_size
-  num_targets = each.value.num_targets
-  pool        = each.value.pool
+  for_each         = length(local.clients) > 0 ? var.stripe_patterns : {}
+  host             = hpcstorage_beegfs_client.this[local.clients[0].name].host
+  mount_point      = hpcstorage_beegfs_client.this[local.clients[0].name].mount_point
+  path             = each.key
+  chunk_size_bytes = each.value.chunk_size_bytes
+  num_targets      = each.value.num_targets
+  pool             = each.value.pool
 }

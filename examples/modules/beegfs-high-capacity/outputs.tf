@@ -39,3 +39,14 @@ output "raw_capacity_bytes" {
   description = "Raw capacity of the storage arrays' drives."
   value       = sum([for a, d in data.hpcstorage_drives.storage : sum([for x in d.drives : x.capacity_bytes])])
 }
+
+output "servers" {
+  description = "Each server with a BMC, as the BMC reports it: model, serial number, power state, CPUs and memory."
+  value = { for k, s in hpcstorage_server.this : k => {
+    model       = s.model
+    serial      = s.serial_number
+    power_state = s.power_state
+    cpu_count   = s.cpu_count
+    memory_gib  = s.memory_gib
+  } }
+}

@@ -77,7 +77,7 @@ variable "conn_auth_secret" {
 }
 
 variable "conn_auth_secret_file" {
-  description = "Path of a file whose first line is the secret, read where Terraform runs (any Terraform or OpenTofu version)."
+  description = "Path of a file whose first line is the secret, read where Terraform runs (any Terraform version)."
   type        = string
   default     = null
 }
@@ -97,12 +97,12 @@ variable "numa_zones" {
 variable "stripe_patterns" {
   description = "Stripe patterns per directory (relative to the mount), set from the first client. Default: the R1 benchmarks' 1 MiB chunks on 1 target in `bench`."
   type = map(object({
-    chunk_size  = number
-    num_targets = number
-    pool        = optional(number, 1)
+    chunk_size_bytes = number
+    num_targets      = number
+    pool             = optional(number, 1)
   }))
   default = {
-    bench = { chunk_size = 1048576, num_targets = 1 }
+    bench = { chunk_size_bytes = 1048576, num_targets = 1 }
   }
 }
 
@@ -144,7 +144,7 @@ variable "influxdb_password" {
 }
 
 variable "influxdb_password_file" {
-  description = "Path of a file whose first line is the InfluxDB password, read where Terraform runs (any Terraform or OpenTofu version)."
+  description = "Path of a file whose first line is the InfluxDB password, read where Terraform runs (any Terraform version)."
   type        = string
   default     = null
 }

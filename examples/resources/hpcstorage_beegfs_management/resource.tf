@@ -8,4 +8,5 @@ resource "hpcstorage_beegfs_management" "mgmtd" {
 variable "beegfs_secret" {
   type      = string
   sensitive = true
+  ephemeral = true # Terraform 1.10+: in no plan file or state
 }

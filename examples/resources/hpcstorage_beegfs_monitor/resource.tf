@@ -17,9 +17,11 @@ resource "hpcstorage_beegfs_monitor" "mon" {
 variable "influxdb_password" {
   type      = string
   sensitive = true
+  ephemeral = true # Terraform 1.10+: in no plan file or state
 }
 
 variable "beegfs_secret" {
   type      = string
   sensitive = true
+  ephemeral = true # Terraform 1.10+: in no plan file or state
 }

@@ -47,7 +47,7 @@ resource "hpcstorage_disk_group" "ef600_1" {
   for_each = { for g in data.hpcstorage_array_layout.ef600_1.disk_groups : g.name => g }
 
   endpoint   = "ef600-1"
-  name       = each.key # SANtricity: at most 30 of A-Z a-z 0-9 _ # -
+  name       = each.key # E-Series: at most 30 letters, digits, _ and -
   raid_level = each.value.raid_level
   drive_ids  = each.value.drive_ids # tray.slot: 99.0 ...
 }

@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // Profile names a kind of node.
@@ -56,6 +58,10 @@ type Options struct {
 	Hostname string
 	// Disks are added after the profile's own system disk (see AddBlockDevice).
 	Disks []Disk
+	// Simulator is the lab's simulator program (internal/lab/sim) to
+	// install in the root, so the agent's commands take effect there.
+	// Empty installs none: the agent then records its commands only.
+	Simulator string
 }
 
 // Disk is a block device to "cable" to a node.
@@ -67,15 +73,14 @@ type Disk struct {
 	Model      string // e.g. "ME4084"
 	Vendor     string // e.g. "DellEMC"
 	// FSType is a signature the disk already carries (xfs, ext4, gpt...),
-	// recorded where the agent's simulated blkid reads it
-	// (SimBlkidDir/<name>). Empty leaves any recorded one alone.
+	// recorded where the simulated blkid reads it (SimBlkidDir/<name>).
+	// Empty leaves any recorded one alone.
 	FSType string
 }
 
-// SimBlkidDir is the root-relative folder of the simulated signatures the
-// agent's runner keeps for fake roots: one file per kernel device name
-// holding the blkid TYPE (see docs/agent.md).
-const SimBlkidDir = "run/hpcstorage-sim/blkid"
+// SimBlkidDir is the root-relative folder of the simulated signatures:
+// one file per kernel device name holding the blkid TYPE (sim.SigDir).
+const SimBlkidDir = ".hpcstorage-sim/data/blkid"
 
 var diskName = regexp.MustCompile(`^[a-z][a-z0-9]{0,31}$`)
 var hexWWN = regexp.MustCompile(`^[0-9a-f]{16,32}$`)
@@ -205,9 +210,15 @@ func SeedWith(dir string, p Profile, o Options) error {
 	w.packages(n)
 	w.systemd(n)
 	w.proc(n)
+	w.kernelModules(n)
 	w.beegfs(n)
 	if w.err != nil {
 		return w.err
+	}
+	if o.Simulator != "" {
+		if err := sim.Install(dir, o.Simulator); err != nil {
+			return err
+		}
 	}
 	disk := n.systemDisk
 	if strings.HasPrefix(disk.WWN, "eui") {
@@ -618,7 +629,7 @@ func (w *writer) packages(n node) {
 const RPMDBPath = "var/lib/rpm/hpcstorage-fake-rpmdb.txt"
 
 // SimSystemdPath is the root-relative path of the simulated systemd unit
-// state the agent's runner keeps for fake roots (see docs/agent.md).
+// state (sim.SystemdPath).
 const SimSystemdPath = "run/hpcstorage-sim/systemd.json"
 
 func (w *writer) systemd(n node) {
@@ -631,30 +642,19 @@ func (w *writer) systemd(n node) {
 		w.file(unitDir+u, fmt.Sprintf("[Unit]\nDescription=%s\n\n[Service]\nExecStart=/usr/sbin/%s\n\n[Install]\nWantedBy=multi-user.target\n",
 			desc, strings.TrimSuffix(desc, "@")))
 	}
-	// Simulated unit state, in the agent runner's format (see SimUnit).
-	units := map[string]SimUnit{}
+	// Simulated unit state, in the simulators' format (sim.Systemd), and
+	// the manager's load of the unit files at boot.
+	units := map[string]sim.Unit{}
 	for _, u := range n.active {
-		units[u] = SimUnit{Enabled: true, Active: true}
+		units[u] = sim.Unit{Enabled: true, Active: true}
 	}
-	data, err := json.MarshalIndent(SimSystemd{Units: units}, "", "  ")
+	data, err := json.MarshalIndent(sim.Systemd{Units: units}, "", "  ")
 	if err != nil {
 		w.err = err
 		return
 	}
 	w.file(SimSystemdPath, string(data))
-}
-
-// SimSystemd is the simulated systemd state of a fake root. Units absent
-// from the map are disabled, inactive and not masked.
-type SimSystemd struct {
-	Units map[string]SimUnit `json:"units"`
-}
-
-// SimUnit is one simulated unit.
-type SimUnit struct {
-	Enabled bool `json:"enabled,omitempty"`
-	Active  bool `json:"active,omitempty"`
-	Masked  bool `json:"masked,omitempty"`
+	w.file(strings.TrimPrefix(sim.ReloadStamp, "/"), "")
 }
 
 func (w *writer) proc(n node) {
@@ -667,11 +667,58 @@ func (w *writer) proc(n node) {
 	if n.systemDisk.Name != "sda" {
 		rootDev = "/dev/" + n.systemDisk.Name + "p2"
 	}
-	w.file("proc/mounts", "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"+
-		"proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n"+
-		"tmpfs /run tmpfs rw,nosuid,nodev,mode=755 0 0\n"+
-		rootDev+" / xfs rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota 0 0\n")
+	mounts := "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n" +
+		"proc /proc proc rw,nosuid,nodev,noexec,relatime 0 0\n" +
+		"tmpfs /run tmpfs rw,nosuid,nodev,mode=755 0 0\n" +
+		rootDev + " / xfs rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota 0 0\n"
+	w.file("proc/mounts", mounts)
 	w.file("proc/uptime", "12345.67 456789.01")
+	// What a power cycle comes back to (sim.PowerOff).
+	boot := strings.TrimPrefix(sim.BootDir, "/") + "/"
+	w.file(boot+"proc-modules", mods.String())
+	w.file(boot+"proc-mounts", mounts)
+}
+
+// kernelModules lays out lib/modules/<release>: modules.dep with the
+// modules the designs load (so the simulated modprobe finds them and
+// refuses others) and modules.builtin.
+func (w *writer) kernelModules(n node) {
+	dir := "lib/modules/" + n.kernel + "/"
+	ext := ".ko.xz"
+	if !n.rpm {
+		ext = ".ko"
+	}
+	var dep strings.Builder
+	for _, m := range designModules {
+		fmt.Fprintf(&dep, "%s%s:\n", m, ext)
+	}
+	w.file(dir+"modules.dep", dep.String())
+	w.file(dir+"modules.builtin", "kernel/drivers/block/loop.ko\nkernel/fs/nls/nls_base.ko\n")
+}
+
+// designModules are the kernel modules of the reference designs' nodes
+// (module path in the kernel tree): storage and RDMA drivers, the file
+// systems, multipath, NFS, BeeGFS's client module (built by
+// beegfs-client; R3's converged servers are clients too), and the Lustre
+// client's LNet modules (kmod-lustre-client, on sites that mount both).
+var designModules = []string{
+	"kernel/fs/xfs/xfs", "kernel/fs/ext4/ext4", "kernel/fs/jbd2/jbd2", "kernel/fs/mbcache", "kernel/lib/libcrc32c",
+	"kernel/fs/nfsd/nfsd", "kernel/fs/nfs/nfs", "kernel/fs/nfs/nfsv4", "kernel/fs/lockd/lockd", "kernel/net/sunrpc/sunrpc",
+	"kernel/fs/ceph/ceph", "kernel/net/ceph/libceph", "kernel/drivers/block/rbd", "kernel/fs/overlayfs/overlay",
+	"kernel/drivers/md/dm-mod", "kernel/drivers/md/dm-multipath", "kernel/drivers/md/dm-round-robin",
+	"kernel/drivers/md/dm-service-time", "kernel/drivers/scsi/device_handler/scsi_dh_alua", "kernel/drivers/md/raid456",
+	"kernel/drivers/scsi/mpt3sas/mpt3sas", "kernel/drivers/scsi/raid_class", "kernel/drivers/scsi/scsi_transport_sas",
+	"kernel/drivers/scsi/sg", "kernel/drivers/scsi/sd_mod", "kernel/drivers/nvme/host/nvme", "kernel/drivers/nvme/host/nvme-core",
+	"kernel/drivers/nvme/host/nvme-rdma", "kernel/drivers/nvme/host/nvme-fabrics",
+	"kernel/drivers/infiniband/core/ib_core", "kernel/drivers/infiniband/core/ib_uverbs", "kernel/drivers/infiniband/core/ib_umad",
+	"kernel/drivers/infiniband/core/ib_cm", "kernel/drivers/infiniband/core/iw_cm", "kernel/drivers/infiniband/core/rdma_cm",
+	"kernel/drivers/infiniband/core/rdma_ucm", "kernel/drivers/infiniband/ulp/ipoib/ib_ipoib",
+	"kernel/drivers/infiniband/ulp/srp/ib_srp", "kernel/drivers/infiniband/ulp/iser/ib_iser",
+	"kernel/drivers/infiniband/hw/mlx5/mlx5_ib", "kernel/drivers/net/ethernet/mellanox/mlx5/core/mlx5_core",
+	"kernel/drivers/net/ethernet/mellanox/mlxfw/mlxfw", "kernel/drivers/net/bonding/bonding", "kernel/net/8021q/8021q",
+	"kernel/net/ipv4/tcp_bbr", "kernel/drivers/watchdog/softdog", "kernel/drivers/ipmi/ipmi_devintf", "kernel/drivers/ipmi/ipmi_si",
+	"updates/fs/beegfs_autobuild/beegfs",
+	"extra/lustre/net/lnet", "extra/lustre/net/ko2iblnd", "extra/lustre/net/ksocklnd", "extra/lustre/fs/lustre",
 }
 
 // beegfs writes the package-shipped BeeGFS config files (short versions of

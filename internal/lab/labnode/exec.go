@@ -33,6 +33,8 @@ type session struct {
 	onAgent func(kill func())
 	// drop closes the whole SSH connection (the DropAfter fault).
 	drop func()
+	// release stops counting this exec as a running command.
+	release func()
 }
 
 // rel maps an absolute node path into the node root.
@@ -128,6 +130,10 @@ func (s *session) simple(w []string, stdout, stderr io.Writer) (int, error) {
 			return "", fmt.Errorf("%w: %s needs an argument", errUnsupported, w[0])
 		}
 		return rel(w[i])
+	}
+	switch w[0] {
+	case "sudo", "sh", "uname", "sha256sum", "mkdir", "cat", "gzip", "chmod", "mv", "rm":
+		s.node.procs.Add(1)
 	}
 	switch w[0] {
 	case "true":
@@ -320,25 +326,43 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 			return 255, nil
 		}
 	}
+	serving := len(args) > 0 && args[0] == "serve"
 	var cmd *exec.Cmd
+	var px *serveProxy
 	for attempt := 0; ; attempt++ {
 		cmd = exec.CommandContext(s.ctx, filepath.Join(s.node.Root, r), args...)
 		cmd.Dir = s.node.Root
 		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C"}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = s.stdin, stdout, stderr
+		if serving {
+			// Requests carry node paths in --root: the proxy maps them
+			// into the node folder, frame by frame.
+			px = newServeProxy(s, cmd, stdout)
+			if px.err != nil {
+				px.abort()
+				return 1, fmt.Errorf("lab node %s: serve pipes: %w", s.node.Name, px.err)
+			}
+		}
 		err = cmd.Start()
 		// A just-uploaded agent can be briefly "busy" while a concurrent
 		// fork in this process still holds the upload's fd (golang/go#22315).
 		if errors.Is(err, syscall.ETXTBSY) && attempt < 50 {
+			if px != nil {
+				px.abort()
+			}
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
 		break
 	}
 	if err != nil {
+		if px != nil {
+			px.abort()
+		}
 		fmt.Fprintf(stderr, "sh: %s: %v\n", w[0], unwrapPath(err))
 		return 126, nil
 	}
+	s.node.agentStarts.Add(1)
 	kill := func() { _ = cmd.Process.Kill() }
 	stop := context.AfterFunc(s.ctx, kill)
 	defer stop()
@@ -347,7 +371,10 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 	}
 	var dropMu sync.Mutex
 	finished := false
-	if d := s.node.Faults().DropAfter; d > 0 && s.drop != nil {
+	if px != nil {
+		px.start(kill)
+	}
+	if d := s.node.Faults().DropAfter; d > 0 && s.drop != nil && px == nil {
 		// Only while this agent runs: a timer that fires late must not cut
 		// the next command on the same connection.
 		t := time.AfterFunc(d, func() {
@@ -361,9 +388,21 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 		defer t.Stop()
 	}
 	err = cmd.Wait()
+	if ps := cmd.ProcessState; ps != nil {
+		s.node.agentCPU.Add(int64(ps.UserTime() + ps.SystemTime()))
+	}
+	s.node.agentEnds.Add(1)
+	if px != nil {
+		px.wait()
+	}
 	dropMu.Lock()
 	finished = true
 	dropMu.Unlock()
+	if err != nil && s.ctx.Err() != nil {
+		// The client went away (a session's connection closed): the agent
+		// was killed with it.
+		return -int(syscall.SIGKILL), nil
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -3,9 +3,11 @@
 // ed25519 host key, accepts the given client keys, and runs the real
 // hpcstorage-agent as a subprocess with --root at the node's own folder
 // (seeded as a storage server). It understands exactly the commands
-// internal/transport sends (the single-exec agent run with --expect-sha256,
-// probe, upload, run, each also under sudo -n) and maps every absolute path
-// into the node folder, so nothing outside it is touched.
+// internal/transport sends (the agent session `serve --expect-sha256`, the
+// single-exec agent run, probe, upload, run, each also under sudo -n) and
+// maps every absolute path into the node folder, the --root of each
+// request over an agent session included, so nothing outside it is
+// touched.
 package labnode
 
 import (
@@ -43,8 +45,12 @@ type Config struct {
 	ClientKeys []ssh.PublicKey
 	// Password, when set, is also accepted (for password auth tests).
 	Password string
-	// Seed lays out node i's folder. Default: a fakenode storage server.
+	// Seed lays out node i's folder. Default: a fakenode storage server
+	// with Simulator installed.
 	Seed func(root string, i int) error
+	// Simulator is the lab's simulator program the default Seed installs
+	// (internal/lab/sim); empty installs none.
+	Simulator string
 	// Arch is what `uname -m` answers (default: this machine's). A node
 	// refuses ELF binaries of another architecture than its own with
 	// "Exec format error" (126), as the kernel would; binaries of its own
@@ -108,17 +114,22 @@ type Node struct {
 	cfg      *ssh.ServerConfig
 	allowFwd bool
 
-	execs      atomic.Int64
-	sftps      atomic.Int64
-	sftpWrites atomic.Int64
-	active     atomic.Int64
-	maxAct     atomic.Int64
+	execs       atomic.Int64
+	agentStarts atomic.Int64 // agent processes started
+	procs       atomic.Int64 // other programs run (sh, sudo, coreutils)
+	agentCPU    atomic.Int64 // nanoseconds of CPU of the agent processes that ended
+	agentEnds   atomic.Int64 // agent processes that ended
+	sftps       atomic.Int64
+	sftpWrites  atomic.Int64
+	active      atomic.Int64
+	maxAct      atomic.Int64
 
 	mu       sync.Mutex
 	arch     string
 	faults   Faults
 	thaw     chan struct{} // closed while not frozen
 	cmds     []string
+	requests []string // agent session requests
 	conns    map[*ssh.ServerConn]struct{}
 	accepted int64
 }
@@ -142,7 +153,7 @@ func Start(cfg Config) (*Lab, error) {
 	}
 	if cfg.Seed == nil {
 		cfg.Seed = func(root string, i int) error {
-			return fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: cfg.Name(i)})
+			return fakenode.SeedWith(root, fakenode.Storage, fakenode.Options{Hostname: cfg.Name(i), Simulator: cfg.Simulator})
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -587,9 +598,13 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 					},
 					drop: func() { sc.Close() },
 				}
+				// An agent session counts by its requests in flight, not
+				// as one long command (see serveProxy).
+				var once sync.Once
 				done := n.enter()
+				s.release = func() { once.Do(done) }
 				st, err := s.run(p.Command)
-				done()
+				s.release()
 				if err != nil {
 					n.lab.report(fmt.Errorf("lab node %s: command %q: %w", n.Name, p.Command, err))
 				}

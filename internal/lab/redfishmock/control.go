@@ -247,6 +247,28 @@ func (s *Service) MappingEvents() []MappingEvent {
 	return append([]MappingEvent(nil), s.events...)
 }
 
+// PowerEvent reports that a server's host finished powering off or
+// booting (after a ComputerSystem.Reset or a power button): the lab
+// reboots the node behind it.
+type PowerEvent struct {
+	System string    `json:"system"` // endpoint name of the BMC
+	Node   string    `json:"node"`   // host name of the server's node
+	State  string    `json:"state"`  // PowerOff or PowerOn
+	Time   time.Time `json:"time"`
+}
+
+// OnPower registers fn to be called, outside the service's lock, after
+// each power transition of this server.
+func (s *Service) OnPower(fn func(PowerEvent)) {
+	s.mu.Lock()
+	s.powerListeners = append(s.powerListeners, fn)
+	s.mu.Unlock()
+}
+
+func (s *Service) emitPower(state string) {
+	s.powerOutbox = append(s.powerOutbox, PowerEvent{System: s.spec.Name, Node: s.spec.Node, State: state, Time: s.now()})
+}
+
 func (s *Service) emit(e MappingEvent) {
 	s.events = append(s.events, e)
 	s.outbox = append(s.outbox, e)
@@ -259,9 +281,17 @@ func (s *Service) flushEvents() {
 	out := s.outbox
 	ls := append([]func(MappingEvent){}, s.listeners...)
 	s.outbox = nil
+	power := s.powerOutbox
+	pls := append([]func(PowerEvent){}, s.powerListeners...)
+	s.powerOutbox = nil
 	s.mu.Unlock()
 	for _, e := range out {
 		for _, fn := range ls {
+			fn(e)
+		}
+	}
+	for _, e := range power {
+		for _, fn := range pls {
 			fn(e)
 		}
 	}

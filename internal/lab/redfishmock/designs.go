@@ -237,6 +237,15 @@ func (d *Design) OnMapping(fn func(MappingEvent)) {
 	}
 }
 
+// OnPower registers fn on every server of the design.
+func (d *Design) OnPower(fn func(PowerEvent)) {
+	for _, s := range d.services {
+		if s.spec.Kind == KindServer {
+			s.OnPower(fn)
+		}
+	}
+}
+
 // Cabling maps each array to the servers it is cabled to.
 func (d *Design) Cabling() map[string][]string {
 	out := map[string][]string{}

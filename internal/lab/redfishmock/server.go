@@ -169,7 +169,10 @@ type Service struct {
 	events    []MappingEvent
 	outbox    []MappingEvent
 	listeners []func(MappingEvent)
-	dispatch  sync.Mutex // serialises listener calls outside mu
+	// Power transitions of a server, for the lab to act on its node.
+	powerOutbox    []PowerEvent
+	powerListeners []func(PowerEvent)
+	dispatch       sync.Mutex // serialises listener calls outside mu
 }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC() }

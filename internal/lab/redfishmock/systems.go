@@ -524,6 +524,7 @@ func (s *Service) powerOff(then func()) {
 	s.sys.power = PowerPoweringOff
 	s.after(s.opts.PowerDelay, func() {
 		s.sys.power = PowerOff
+		s.emitPower(PowerOff)
 		s.renderSystem()
 		if then != nil {
 			then()
@@ -547,6 +548,7 @@ func (s *Service) boot() {
 	sys := s.sys
 	sys.power = PowerOn
 	sys.bootCount++
+	s.emitPower(PowerOn)
 	applies := len(sys.pending) > 0 || sys.resetBiosPending
 	if s.spec.Personality == PersonalityDell && sys.biosJob == nil {
 		// iDRAC leaves pending values alone unless a config job was created.

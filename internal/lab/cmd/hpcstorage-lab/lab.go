@@ -26,7 +26,7 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("up", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	design := fs.String("design", "", "reference design: "+strings.Join(redfishmock.Designs(), ", "))
-	dir := fs.String("dir", "", "lab folder (created): lab.auto.tfvars.json, keys, node roots")
+	dir := fs.String("dir", "", "lab folder (created): lab.json, lab.auto.tfvars.json, lab.env, keys, node roots")
 	clients := fs.Int("clients", 0, "client nodes to add (client01, ...)")
 	driveSize := fs.String("drive-size", "", "HDD size of the design's arrays (e.g. 8TB)")
 	detach := fs.Bool("detach", false, "run in the background and return once the lab is ready")
@@ -48,12 +48,16 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size})
+	simBin, err := simulator()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "lab %s up in %s (pid %d): %d nodes, %d endpoints; variables in %s\n", l.State.Design, l.State.Dir,
-		l.State.PID, len(l.State.Nodes), len(l.State.Endpoints), filepath.Join(l.State.Dir, lab.TFVarsFile))
+	l, err := lab.Up(lab.Config{Design: *design, Dir: *dir, Clients: *clients, DriveSizeBytes: size, Simulator: simBin})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "lab %s up in %s (pid %d): %d nodes, %d endpoints; variable lab in %s, passwords in %s\n", l.State.Design, l.State.Dir,
+		l.State.PID, len(l.State.Nodes), len(l.State.Endpoints), filepath.Join(l.State.Dir, lab.TFVarsFile), filepath.Join(l.State.Dir, lab.EnvFile))
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "shutting down")
 	for _, e := range l.Errors() {
@@ -126,6 +130,25 @@ func labStatus(args []string, stdout, stderr io.Writer) error {
 		return lab.WriteBrief(*dir, stdout)
 	}
 	return lab.WriteStatus(*dir, stdout)
+}
+
+// labReboot: reboot --dir DIR --node NAME.
+func labReboot(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reboot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "lab folder given to up")
+	node := fs.String("node", "", "lab node to power-cycle (e.g. client01)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" || *node == "" {
+		return errors.New("--dir and --node are required")
+	}
+	if err := lab.Reboot(*dir, *node); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s rebooted: services not enabled are stopped, fstab and modules-load.d applied\n", *node)
+	return nil
 }
 
 func labDown(args []string, stdout, stderr io.Writer) error {

@@ -42,7 +42,11 @@ func seedNode(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		return fmt.Errorf("--dir: %w", err)
 	}
-	opts := fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, *volumes)}
+	simBin, err := simulator()
+	if err != nil {
+		return err
+	}
+	opts := fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, *volumes), Simulator: simBin}
 	if err := fakenode.SeedWith(*dir, p, opts); err != nil {
 		return err
 	}

@@ -9,9 +9,12 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 func TestSeedNode(t *testing.T) {
+	t.Setenv(sim.BinEnv, simtest.Binary(t))
 	dir := filepath.Join(t.TempDir(), "node")
 	var out, errb bytes.Buffer
 	if err := seedNode([]string{"--dir", dir, "--profile", "metadata", "--hostname", "meta01", "--volumes", "3"}, &out, &errb); err != nil {
@@ -20,7 +23,8 @@ func TestSeedNode(t *testing.T) {
 	if !strings.Contains(out.String(), "seeded metadata node meta01") {
 		t.Errorf("stdout %q", out.String())
 	}
-	for _, p := range []string{"etc/beegfs/beegfs-meta.conf", "sys/block/sdd/queue/scheduler", "proc/sys/kernel/hostname"} {
+	for _, p := range []string{"etc/beegfs/beegfs-meta.conf", "sys/block/sdd/queue/scheduler", "proc/sys/kernel/hostname",
+		".hpcstorage-sim/bin/hpcstorage-sim", ".hpcstorage-sim/bin/systemctl", "lib/modules/4.18.0-305.3.1.el8.x86_64/modules.dep"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}

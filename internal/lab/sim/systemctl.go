@@ -1,0 +1,282 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// systemctl follows systemctl(1) for the verbs the agent uses: enable,
+// disable, start, stop, restart, try-restart, reload, mask, unmask,
+// daemon-reload, reset-failed, is-enabled, is-active. As systemd does, it
+// refuses to enable, start or stop a unit that has no unit file ("Unit
+// ... not found", exit 5 for jobs), to start a masked unit, and warns
+// on stderr when a loaded unit's file or drop-ins changed on disk since
+// the last daemon-reload (systemctl's warn_unit_file_changed). Messages
+// and exit statuses are those of systemd 239-252 (the LSB codes of
+// systemctl is-active: 3 = not running).
+//
+// State: SystemdPath (enabled, active, masked per unit; a reboot keeps
+// enabled and masked, which a real node holds as links under /etc) and
+// ReloadStamp, whose mtime is the manager's last load of the unit files.
+
+// SystemdPath is the simulated unit state. Units absent from it are
+// disabled, inactive and not masked; entries back at that default are
+// dropped, so undoing every change restores the file byte for byte.
+const SystemdPath = RunDir + "/systemd.json"
+
+// ReloadStamp is touched by daemon-reload (and at boot).
+const ReloadStamp = RunDir + "/daemon-reload"
+
+// Systemd is the content of SystemdPath.
+type Systemd struct {
+	Units map[string]Unit `json:"units"`
+}
+
+// Unit is one unit's simulated state.
+type Unit struct {
+	Enabled bool `json:"enabled,omitempty"`
+	Active  bool `json:"active,omitempty"`
+	Masked  bool `json:"masked,omitempty"`
+}
+
+// unitDirs are searched for unit files in systemd's order.
+var unitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"}
+
+func (e *Env) loadUnits() (Systemd, error) {
+	st := Systemd{Units: map[string]Unit{}}
+	data, err := e.read(SystemdPath)
+	if err != nil || data == nil {
+		return st, err
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", SystemdPath, err)
+	}
+	if st.Units == nil {
+		st.Units = map[string]Unit{}
+	}
+	return st, nil
+}
+
+func (e *Env) saveUnits(st Systemd) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return e.write(SystemdPath, append(data, '\n'))
+}
+
+// unitName completes a bare name with ".service", as systemctl does.
+func unitName(n string) string {
+	if i := strings.LastIndex(n, "."); i > 0 {
+		switch n[i+1:] {
+		case "service", "socket", "target", "mount", "automount", "timer", "path", "slice", "scope", "swap", "device":
+			return n
+		}
+	}
+	return n + ".service"
+}
+
+// unitFiles are the paths of a unit's file (or its template's, for an
+// instance) and of its drop-ins, existing ones only.
+func (e *Env) unitFiles(name string) []string {
+	names := []string{name}
+	if i := strings.Index(name, "@"); i > 0 {
+		// beegfs-meta@a.service uses beegfs-meta@.service.
+		names = append(names, name[:i+1]+name[strings.LastIndex(name, "."):])
+	}
+	var out []string
+	for _, d := range unitDirs {
+		for _, n := range names {
+			if e.exists(d + "/" + n) {
+				out = append(out, d+"/"+n)
+			}
+			ents, err := e.Root.ReadDir(d + "/" + n + ".d")
+			if err != nil {
+				continue
+			}
+			for _, ent := range ents {
+				if strings.HasSuffix(ent.Name(), ".conf") {
+					out = append(out, d+"/"+n+".d/"+ent.Name())
+				}
+			}
+		}
+	}
+	return out
+}
+
+// hasUnitFile reports whether a unit (or its template) has a unit file.
+func (e *Env) hasUnitFile(name string) bool {
+	for _, f := range e.unitFiles(name) {
+		if !strings.Contains(f, ".d/") {
+			return true
+		}
+	}
+	return false
+}
+
+// changedOnDisk reports whether a unit's files are newer than the last
+// daemon-reload.
+func (e *Env) changedOnDisk(name string) bool {
+	st, err := e.Root.Stat(ReloadStamp)
+	if err != nil {
+		return false // never loaded: systemd reads the files on demand
+	}
+	loaded := st.ModTime()
+	for _, f := range e.unitFiles(name) {
+		if fi, err := e.Root.Stat(f); err == nil && fi.ModTime().After(loaded) {
+			return true
+		}
+	}
+	return false
+}
+
+// touchReload renews ReloadStamp: only its mtime counts, so its content
+// stays empty and a node's files read the same before and after a run.
+func (e *Env) touchReload() error {
+	return e.write(ReloadStamp, nil)
+}
+
+func systemctl(e *Env, args []string) int {
+	var verb string
+	var units []string
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case verb == "":
+			verb = a
+		default:
+			units = append(units, unitName(a))
+		}
+	}
+	switch verb {
+	case "daemon-reload", "daemon-reexec":
+		if err := e.touchReload(); err != nil {
+			return e.fail(1, "%v", err)
+		}
+		return 0
+	case "reset-failed":
+		return 0
+	case "is-enabled", "is-active":
+		return e.unitQuery(verb, units)
+	case "enable", "disable", "start", "stop", "restart", "try-restart", "reload", "mask", "unmask":
+	case "":
+		return e.fail(1, "too few arguments")
+	default:
+		fmt.Fprintf(e.Stderr, "Unknown command verb %s.\n", verb)
+		return 1
+	}
+	if len(units) == 0 {
+		fmt.Fprintf(e.Stderr, "Too few arguments.\n")
+		return 1
+	}
+	st, err := e.loadUnits()
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	code := 0
+	for _, name := range units {
+		u := st.Units[name]
+		known := e.hasUnitFile(name)
+		switch verb {
+		case "enable", "disable":
+			if u.Masked && verb == "enable" {
+				fmt.Fprintf(e.Stderr, "Failed to enable unit: Unit file /etc/systemd/system/%s is masked.\n", name)
+				return 1
+			}
+			if !known {
+				fmt.Fprintf(e.Stderr, "Failed to %s unit: Unit file %s does not exist.\n", verb, name)
+				return 1
+			}
+			u.Enabled = verb == "enable"
+		case "start", "restart", "reload", "try-restart", "stop":
+			if u.Masked && verb != "stop" {
+				fmt.Fprintf(e.Stderr, "Failed to %s %s: Unit %s is masked.\n", verb, name, name)
+				code = 1
+				continue
+			}
+			if !known {
+				if verb == "stop" {
+					fmt.Fprintf(e.Stderr, "Failed to stop %s: Unit %s not loaded.\n", name, name)
+				} else {
+					fmt.Fprintf(e.Stderr, "Failed to %s %s: Unit %s not found.\n", verb, name, name)
+				}
+				code = 5
+				continue
+			}
+			if (u.Active || u.Enabled) && e.changedOnDisk(name) {
+				fmt.Fprintf(e.Stderr, "Warning: The unit file, source configuration file or drop-ins of %s changed on disk. Run 'systemctl daemon-reload' to reload units.\n", name)
+			}
+			switch verb {
+			case "start", "restart":
+				u.Active = true
+			case "stop":
+				u.Active = false
+			case "reload":
+				if !u.Active {
+					fmt.Fprintf(e.Stderr, "Failed to reload %s: Job type reload is not applicable for unit %s.\n", name, name)
+					code = 1
+					continue
+				}
+			}
+		case "mask":
+			u.Masked, u.Enabled = true, false
+			fmt.Fprintf(e.Stderr, "Created symlink /etc/systemd/system/%s → /dev/null.\n", name)
+		case "unmask":
+			if u.Masked {
+				fmt.Fprintf(e.Stderr, "Removed /etc/systemd/system/%s.\n", name)
+			}
+			u.Masked = false
+		}
+		if u == (Unit{}) {
+			delete(st.Units, name)
+		} else {
+			st.Units[name] = u
+		}
+	}
+	if err := e.saveUnits(st); err != nil {
+		return e.fail(1, "%v", err)
+	}
+	return code
+}
+
+// unitQuery answers is-enabled (state on stdout; exit 0 only when
+// enabled; a unit without a unit file prints nothing on stdout) and
+// is-active (exit 3 when not running).
+func (e *Env) unitQuery(verb string, units []string) int {
+	if len(units) == 0 {
+		fmt.Fprintf(e.Stderr, "Too few arguments.\n")
+		return 1
+	}
+	st, err := e.loadUnits()
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	code := 0
+	for _, name := range units {
+		u := st.Units[name]
+		if verb == "is-active" {
+			if u.Active {
+				fmt.Fprintln(e.Stdout, "active")
+			} else {
+				fmt.Fprintln(e.Stdout, "inactive")
+				code = 3
+			}
+			continue
+		}
+		switch {
+		case u.Masked:
+			fmt.Fprintln(e.Stdout, "masked")
+			code = 1
+		case !e.hasUnitFile(name):
+			fmt.Fprintf(e.Stderr, "Failed to get unit file state for %s: No such file or directory\n", name)
+			code = 1
+		case u.Enabled:
+			fmt.Fprintln(e.Stdout, "enabled")
+		default:
+			fmt.Fprintln(e.Stdout, "disabled")
+			code = 1
+		}
+	}
+	return code
+}

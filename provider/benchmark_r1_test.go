@@ -1,0 +1,305 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+)
+
+// BenchmarkR1Module measures examples/r1 (the beegfs-high-capacity module)
+// in the R1 lab the way a user runs it: the provider binary built as `make
+// build` builds it (agent embedded), found through dev_overrides, so every
+// Terraform walk starts it as its own process. Reported, per lab node:
+// SSH execs, programs started and agent processes for the first `terraform
+// apply` (delivery included; Terraform starts the provider once for the
+// plan walk and once for the apply walk) and for each no-op `terraform
+// plan`; and the no-op plan's wall time against Terraform's own floor: the
+// same graph (every resource and data source of the state, with the same
+// dependencies) as terraform_data resources, planned by the same CLI in the
+// same run.
+//
+//	make agent-dist && go test ./provider -run '^$' -bench R1Module -benchtime 5x
+func BenchmarkR1Module(b *testing.B) {
+	tfPath := terraformCLI(b)
+	if _, _, err := agentbin.For(runtime.GOARCH); err != nil {
+		b.Skipf("the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
+	}
+	ctx := context.Background()
+	dir := b.TempDir()
+	_, file, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(file), "..")
+
+	bin := filepath.Join(dir, "bin")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, "terraform-provider-hpcstorage"), ".")
+	build.Dir = repo
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	for _, d := range []string{"r1", "modules/beegfs-high-capacity"} {
+		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(repo, "examples", d))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "examples", "r1")
+	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
+		b.Fatal(err)
+	}
+	rc := filepath.Join(dir, "dev.tfrc")
+	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n  }\n  direct {}\n}\n", bin)
+	if err := os.WriteFile(rc, []byte(devrc), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// tfexec passes the process environment on (and refuses these in
+	// SetEnv).
+	b.Setenv("TF_CLI_CONFIG_FILE", rc)
+	b.Setenv("CHECKPOINT_DISABLE", "1")
+	tf, err := tfexec.NewTerraform(cfg, tfPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tf.Get(ctx); err != nil {
+		b.Fatal(err)
+	}
+
+	nodes := l.Nodes().Nodes
+	type counts struct{ execs, procs, agents int64 }
+	snap := func() map[string]counts {
+		m := map[string]counts{}
+		for _, n := range nodes {
+			m[n.Name] = counts{n.Execs(), n.Processes(), n.AgentStarts()}
+		}
+		return m
+	}
+	// perNode is the mean per node since s0, and the busiest node.
+	perNode := func(s0 map[string]counts, times int) (mean, worst counts) {
+		for _, n := range nodes {
+			d := counts{n.Execs() - s0[n.Name].execs, n.Processes() - s0[n.Name].procs, n.AgentStarts() - s0[n.Name].agents}
+			mean.execs += d.execs
+			mean.procs += d.procs
+			mean.agents += d.agents
+			worst.execs, worst.procs, worst.agents = max(worst.execs, d.execs), max(worst.procs, d.procs), max(worst.agents, d.agents)
+		}
+		k := int64(len(nodes) * times)
+		return counts{mean.execs / k, mean.procs / k, mean.agents / k}, worst
+	}
+
+	s0 := snap()
+	start := time.Now()
+	if err := tf.Apply(ctx); err != nil {
+		b.Fatalf("apply: %v", err)
+	}
+	applyTime := time.Since(start)
+	_, applyWorst := perNode(s0, 1)
+	b.Logf("first apply (2 provider processes: plan and apply walks; delivery included): %s; busiest node: %d execs, %d programs, %d agent processes",
+		applyTime.Round(time.Millisecond), applyWorst.execs, applyWorst.procs, applyWorst.agents)
+
+	floor, floorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"))
+
+	// Three plans per iteration: make bench runs one iteration of a
+	// benchmark this slow.
+	const perOp = 3
+	var planTime time.Duration
+	var planCPU float64
+	s1 := snap()
+	b.ResetTimer()
+	// The node agents are this process's children too (the lab runs
+	// them): their CPU is the nodes', not Terraform's.
+	agentCPU := func() (d time.Duration) {
+		for _, n := range nodes {
+			d += n.AgentCPU()
+		}
+		return d
+	}
+	var nodeCPU time.Duration
+	for range b.N * perOp {
+		start, cpu0, a0 := time.Now(), childCPU(), agentCPU()
+		changes, err := tf.Plan(ctx)
+		planTime += time.Since(start)
+		// The sessions end with the provider: wait for their agents.
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			var running int64
+			for _, n := range nodes {
+				running += n.AgentsRunning()
+			}
+			if running == 0 {
+				break
+			}
+		}
+		nodeCPU += agentCPU() - a0
+		planCPU += childCPU() - cpu0 - (agentCPU() - a0).Seconds()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if changes {
+			b.Fatal("the no-op plan of the R1 module has changes")
+		}
+	}
+	b.StopTimer()
+	plans := b.N * perOp
+	_, planWorst := perNode(s1, plans)
+	var execs, procs, agents float64
+	for _, n := range nodes {
+		execs += float64(n.Execs() - s1[n.Name].execs)
+		procs += float64(n.Processes() - s1[n.Name].procs)
+		agents += float64(n.AgentStarts() - s1[n.Name].agents)
+	}
+	k := float64(len(nodes) * plans)
+	planS := planTime.Seconds() / float64(plans)
+	b.ReportMetric(execs/k, "execs/node/plan")
+	b.ReportMetric(procs/k, "procs/node/plan")
+	b.ReportMetric(agents/k, "agents/node/plan")
+	b.ReportMetric(float64(applyWorst.execs)/2, "execs/node/apply-walk")
+	b.ReportMetric(float64(applyWorst.procs)/2, "procs/node/apply-walk")
+	b.ReportMetric(planS, "plan_s")
+	b.ReportMetric(floor, "floor_s")
+	b.ReportMetric(planS/floor, "plan/floor")
+	// CPU seconds of terraform and the processes it waited for (the
+	// provider), which a loaded machine disturbs less than wall time.
+	b.ReportMetric(planCPU/float64(plans), "plan_cpu_s")
+	b.ReportMetric(nodeCPU.Seconds()/float64(plans)/float64(len(nodes)), "agent_cpu_s/node/plan")
+	b.ReportMetric(planCPU/float64(plans)/floorCPU, "plan_cpu/floor_cpu")
+	b.Logf("no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes",
+		planS, floor, planS/floor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans))
+	if errs := l.Errors(); len(errs) > 0 {
+		b.Errorf("lab errors: %v", errs)
+	}
+	_ = labnode.SFTPCommand
+}
+
+// r1Floor writes the R1 state's graph as terraform_data resources (one
+// per resource and data source instance, with the same dependencies, its
+// address as input), applies it once, and returns the mean wall time of a
+// no-op plan of it (as many plans as the benchmark makes). No provider is
+// started: what is left is Terraform's own work on that graph.
+func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, dir string) (wallS, cpuS float64) {
+	b.Helper()
+	st, err := tf.Show(ctx)
+	if err != nil || st.Values == nil {
+		b.Fatalf("terraform show: %v", err)
+	}
+	var all []*tfjson.StateResource
+	var walk func(m *tfjson.StateModule)
+	walk = func(m *tfjson.StateModule) {
+		all = append(all, m.Resources...)
+		for _, c := range m.ChildModules {
+			walk(c)
+		}
+	}
+	walk(st.Values.RootModule)
+	bad := regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+	name := func(addr string) string { return "r_" + bad.ReplaceAllString(addr, "_") }
+	// depends_on names resources without instance keys: every instance of
+	// that resource.
+	instances := map[string][]string{}
+	for _, r := range all {
+		base := strings.TrimSuffix(r.Address, fmt.Sprint("[", jsonKey(r.Index), "]"))
+		if r.Index == nil {
+			base = r.Address
+		}
+		instances[base] = append(instances[base], name(r.Address))
+	}
+	// State records every resource an instance depends on, transitively:
+	// only the direct edges (those not implied by another dependency) go
+	// into depends_on, so the floor has the module's partial order, not
+	// thousands of redundant edges Terraform would have to walk.
+	deps := map[string]map[string]bool{}
+	for _, r := range all {
+		d := map[string]bool{}
+		for _, a := range r.DependsOn {
+			for _, i := range instances[a] {
+				d[i] = true
+			}
+		}
+		deps[name(r.Address)] = d
+	}
+	var cfg strings.Builder
+	for _, r := range all {
+		own := deps[name(r.Address)]
+		var keys []string
+		for d := range own {
+			implied := false
+			for e := range own {
+				if e != d && deps[e][d] {
+					implied = true
+					break
+				}
+			}
+			if !implied {
+				keys = append(keys, "terraform_data."+d)
+			}
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(&cfg, "resource \"terraform_data\" %q {\n  input = %q\n  depends_on = [%s]\n}\n\n", name(r.Address), r.Address, strings.Join(keys, ", "))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ftf, err := tfexec.NewTerraform(dir, tfPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	// terraform_data is built in: init installs nothing (the dev_overrides
+	// CLI config does not matter here).
+	if err := ftf.Init(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := ftf.Apply(ctx); err != nil {
+		b.Fatal(err)
+	}
+	runs := 3 * b.N
+	var total time.Duration
+	var cpu float64
+	for range runs {
+		start, cpu0 := time.Now(), childCPU()
+		changes, err := ftf.Plan(ctx)
+		total += time.Since(start)
+		cpu += childCPU() - cpu0
+		if err != nil || changes {
+			b.Fatalf("floor plan: changes %v, err %v", changes, err)
+		}
+	}
+	b.Logf("floor: %d terraform_data resources (the R1 state's %d resources and data sources)", len(all), len(all))
+	return total.Seconds() / float64(runs), cpu / float64(runs)
+}
+
+// childCPU is the user and system CPU seconds of this process's waited-for
+// children (terraform, and the provider processes terraform waited for).
+func childCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func jsonKey(k any) string {
+	if s, ok := k.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(k)
+}
