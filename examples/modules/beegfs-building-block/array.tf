@@ -22,10 +22,10 @@ locals {
     wwn = hpcstorage_volume.array[n].wwn, server = i % 2
   }]
   storage_volumes = var.array == null ? var.storage_volumes : [for i, n in local.by_service.storage : {
-    wwn          = hpcstorage_volume.array[n].wwn
-    server       = i % 2
-    segment_size = local.array_vols[n].segment_size_bytes
-    data_drives  = length(local.groups[local.array_vols[n].disk_group].drive_ids) - 2 # RAID6
+    wwn                = hpcstorage_volume.array[n].wwn
+    server             = i % 2
+    segment_size_bytes = local.array_vols[n].segment_size_bytes
+    data_drives        = length(local.groups[local.array_vols[n].disk_group].drive_ids) - 2 # RAID6
   }]
   management_volume = var.array == null ? var.management_volume : (length(local.by_service.management) == 0 ? null : {
     wwn = hpcstorage_volume.array[local.by_service.management[0]].wwn, server = 0
