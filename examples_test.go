@@ -53,8 +53,9 @@ func TestExamplesValidateAsCopied(t *testing.T) {
 	}
 }
 
-// The modules validate on their own, and examples/r1 with them (get links
-// the local modules; the provider comes from the dev override).
+// The modules validate on their own, and the design examples (examples/r1,
+// examples/r3) with them (get links the local modules; the provider comes
+// from the dev override). The name predates r3.
 func TestModulesAndR1Validate(t *testing.T) {
 	env := devOverrides(t, providerBinary(t))
 	root := t.TempDir()
@@ -65,13 +66,17 @@ func TestModulesAndR1Validate(t *testing.T) {
 	if len(mods) < 2 {
 		t.Fatalf("modules: %v", mods)
 	}
-	for _, d := range append(mods, filepath.Join(root, "examples", "r1")) {
+	designs := []string{filepath.Join(root, "examples", "r1"), filepath.Join(root, "examples", "r3")}
+	for _, d := range append(mods, designs...) {
 		out, err := tfRun(t, d, env, "get", "-no-color") // links local modules; asks no registry
 		if err == nil {
 			out, err = tfRun(t, d, env, "validate", "-no-color")
 		}
 		if err != nil || !strings.Contains(out, "The configuration is valid") {
 			t.Errorf("%s: %v\n%s", d, err, out)
+		}
+		if out, err := tfRun(t, d, nil, "fmt", "-check", "-diff", "-no-color"); err != nil {
+			t.Errorf("terraform fmt -check %s: %v\n%s", d, err, out)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make demo: the R1 BeeGFS design end to end on this machine, offline.
+# make demo: the R1 BeeGFS design (DESIGN=r3: R3) end to end on this machine, offline.
 #
 # Starts the lab (mock BMCs and arrays of R1, one SSH node per server and two
 # clients), installs the provider from bin/ into a filesystem mirror in the
@@ -9,6 +9,10 @@
 # each node now has and the array drawers, shows that a second plan is
 # empty, and stops the lab.
 #
+# DESIGN=r3 (make demo DESIGN=r3) runs examples/r3 instead: three BeeGFS
+# building blocks, each carving its EF600 over SANtricity; it prints the
+# arrays' layout and volumes where R1 prints the drawers.
+#
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
@@ -17,6 +21,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
+design=${DESIGN:-r1}
+case $design in
+r1 | r3) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default) or r3" >&2; exit 1 ;;
+esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
 	[ -x "$bin/$b" ] || { echo "demo: $bin/$b is missing: run make build first" >&2; exit 1; }
@@ -38,8 +47,13 @@ trap cleanup EXIT
 
 section() { printf '\n=== %s\n' "$*"; }
 
-section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
-"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
+if [ "$design" = r3 ]; then
+	section "lab: R3 (3 building blocks of 2 file nodes, one EF600 each)"
+	"$bin/hpcstorage-lab" up --design r3 --dir "$lab" --detach
+else
+	section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
+	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
+fi
 
 # The provider from bin/ in a mirror, the way a site installs it: no registry,
 # no network, no development overrides.
@@ -60,8 +74,8 @@ set +a
 
 # A copy of the examples, so no state lands in the source tree.
 mkdir -p "$work/examples"
-cp -R "$root/examples/r1" "$root/examples/modules" "$work/examples/"
-cfg=$work/examples/r1
+cp -R "$root/examples/$design" "$root/examples/modules" "$work/examples/"
+cfg=$work/examples/$design
 ln -s "$lab/lab.auto.tfvars.json" "$cfg/lab.auto.tfvars.json"
 
 quiet() { grep -v -e '^[│╷╵]\s*$' || true; }
@@ -75,7 +89,7 @@ fi
 grep -E 'Installed hpcstorage/hpcstorage|Terraform has been successfully initialized' "$work/init.log"
 grep -q 'hpcstorage/hpcstorage' "$cfg/.terraform.lock.hcl" && echo "wrote .terraform.lock.hcl"
 
-section "terraform apply examples/r1"
+section "terraform apply examples/$design"
 start=$(date +%s)
 "$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1 &
 apply=$!
@@ -107,11 +121,16 @@ cat <<'LEGEND'
   units: BeeGFS systemd units running (x6: template instances)
 LEGEND
 
-section "one storage target and one metadata target"
-"$tf" -chdir="$cfg" output -raw first_targets && echo
+if [ "$design" = r3 ]; then
+	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
+	"$tf" -chdir="$cfg" output -raw array_layout && echo
+else
+	section "one storage target and one metadata target"
+	"$tf" -chdir="$cfg" output -raw first_targets && echo
 
-section "every array's layout (NN: disk group, S: global spare)"
-"$tf" -chdir="$cfg" output -raw all_drawers
+	section "every array's layout (NN: disk group, S: global spare)"
+	"$tf" -chdir="$cfg" output -raw all_drawers
+fi
 
 section "terraform plan again (expect no changes)"
 set +e

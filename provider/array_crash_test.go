@@ -494,6 +494,12 @@ func TestArrayApplyKilled(t *testing.T) {
 // terraform nor the provider is left. It returns the writes seen at the kill.
 func killAt(t *testing.T, cli *pluginCLI, svcs []*redfishmock.Service, at int, jitter time.Duration) (int, string) {
 	t.Helper()
+	return killAfter(t, cli, func() int { return writes(svcs) }, at, jitter)
+}
+
+// killAfter is killAt with the writes counted by writes (any kind of array).
+func killAfter(t *testing.T, cli *pluginCLI, writes func() int, at int, jitter time.Duration) (int, string) {
+	t.Helper()
 	var out bytes.Buffer
 	cmd := cli.command(&out, "apply", "-auto-approve")
 	if err := cmd.Start(); err != nil {
@@ -506,15 +512,15 @@ func killAt(t *testing.T, cli *pluginCLI, svcs []*redfishmock.Service, at int, j
 	for {
 		select {
 		case err := <-done:
-			t.Fatalf("apply ended (%v) before write %d of the create phase (saw %d):\n%s", err, at, writes(svcs), out.String())
+			t.Fatalf("apply ended (%v) before write %d of the create phase (saw %d):\n%s", err, at, writes(), out.String())
 		case <-tick.C:
 		}
-		if writes(svcs) >= at {
+		if writes() >= at {
 			break
 		}
 	}
 	time.Sleep(jitter)
-	seen := writes(svcs)
+	seen := writes()
 	pgid := cmd.Process.Pid
 	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill: %v", err)

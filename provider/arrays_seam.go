@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
@@ -118,4 +120,41 @@ func (d *providerData) arrayFor(ctx context.Context, name string, storageID type
 		return nil, ""
 	}
 	return arrays.Swordfish(ep, sid), sid
+}
+
+// eseriesName is what SANtricity accepts as a label: at most 30 of
+// letters, digits, _ # - (NetApp's netapp_e_volume module documents it).
+var eseriesName = regexp.MustCompile(`^[A-Za-z0-9_#-]{1,30}$`)
+
+const eseriesNameDoc = "at most 30 letters, digits, `_`, `#`, `-` (checked at plan; `#` is still refused by the name rule " +
+	"shared with Redfish arrays, so in practice letters, digits, `_`, `-`)"
+
+const eseriesCountDoc = "`RAID0` 1 or more drives, `RAID1` exactly 2, `RAID10` an even number from 4 (a raid1 volume group), " +
+	"`RAID5` 3 to 30, `RAID6` 5 to 30, `DDP` 11 or more"
+
+// groupLevels are the raid_level values of either kind of array.
+func groupLevels() []string { return layout.PoolLevelStrings() }
+
+// checkESeriesName refuses at plan a new name an E-Series array would.
+func checkESeriesName(at path.Path, name types.String, diags *diag.Diagnostics) {
+	if name.IsNull() || name.IsUnknown() || eseriesName.MatchString(name.ValueString()) {
+		return
+	}
+	addError(diags, at, "Invalid Name For An E-Series Array",
+		"SANtricity names take "+strings.ReplaceAll(eseriesNameDoc, "`", "")+".", fmt.Errorf("got %q", name.ValueString()))
+}
+
+// pickFreeDrives returns the first n free drives (no group, not a spare) of
+// media type (any when empty), in bay order.
+func pickFreeDrives(drives []arrays.Drive, n int, media string) []string {
+	var out []string
+	for _, d := range drives {
+		if len(out) == n {
+			break
+		}
+		if d.GroupID == "" && !d.Spare && (media == "" || strings.EqualFold(d.MediaType, media)) {
+			out = append(out, d.ID)
+		}
+	}
+	return out
 }

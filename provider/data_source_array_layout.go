@@ -96,7 +96,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		models = append(models, fmt.Sprintf("`%s` (%s)", m.Name, m.Description))
 	}
 	var rules []string
-	for _, l := range layout.Levels {
+	for _, l := range layout.PoolLevels {
 		rules = append(rules, fmt.Sprintf("`%s`: %s", l, layout.DriveCountRule(l)))
 	}
 	resp.Schema = schema.Schema{
@@ -171,7 +171,7 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 					"raid_level": schema.StringAttribute{
 						Required:            true,
 						MarkdownDescription: "RAID level of every group; drive counts allowed: " + strings.Join(rules, "; ") + ".",
-						Validators:          []validator.String{stringvalidator.OneOf(layout.LevelStrings()...)},
+						Validators:          []validator.String{stringvalidator.OneOf(layout.PoolLevelStrings()...)},
 					},
 					"drives_per_group": schema.Int64Attribute{
 						Optional:            true,
@@ -258,6 +258,11 @@ func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadReq
 		return
 	}
 	drives := m.driveList()
+	if m.Policy != nil && m.Policy.RAIDLevel.ValueString() == string(layout.DDP) && !m.Endpoint.IsNull() && !d.data.speaksSantricity(m.Endpoint.ValueString()) {
+		addError(&resp.Diagnostics, path.Root("policy").AtName("raid_level"), "RAID Level Not Offered",
+			fmt.Sprintf("DDP (Dynamic Disk Pools) is an E-Series level; %s is a Redfish array.", m.Endpoint.ValueString()), nil)
+		return
+	}
 	if !m.Endpoint.IsNull() {
 		if drives = d.arrayDrives(ctx, &m, &resp.Diagnostics); resp.Diagnostics.HasError() {
 			return

@@ -56,14 +56,14 @@ func (d *drivesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"storage_id": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: storageIDDoc},
 			"drives": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Drives, by enclosure then slot.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":             str("Drive id."),
+					"id":             str("Drive id: `<enclosure>.<slot>` (`0.12`); on E-Series `<tray>.<slot>` (`99.0`)."),
 					"media_type":     str("`HDD`, `SSD` ..."),
 					"capacity_bytes": num("Raw capacity."),
 					"enclosure":      num("Enclosure number."),
 					"drawer":         num("Drawer within the enclosure (0 without drawers)."),
 					"slot":           num("Bay number."),
 					"hotspare_type":  str("`None` or `Global` ..."),
-					"disk_group":     str("Disk group the drive belongs to, empty when free."),
+					"disk_group":     str("Disk group (pool id; on E-Series the volume group ref) the drive belongs to, empty when free."),
 					"model":          str("Drive model."),
 					"serial_number":  str("Serial number."),
 				}}},
@@ -79,6 +79,10 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	var m drivesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.data.speaksSantricity(m.Endpoint.ValueString()) {
+		d.readArray(ctx, m, resp)
 		return
 	}
 	ep, sid := arrayOf(ctx, d.data, m.Endpoint, m.StorageID, &resp.Diagnostics)
@@ -103,6 +107,33 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		m.Drives = append(m.Drives, driveStateModel{ID: dr.ID, MediaType: dr.MediaType, CapacityBytes: dr.CapacityBytes,
 			Enclosure: int64(dr.Enclosure), Drawer: int64(dr.Drawer), Slot: int64(dr.Slot), HotspareType: dr.HotspareType,
 			DiskGroup: group, Model: dr.Model, SerialNumber: dr.SerialNumber})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// readArray lists an E-Series array's drives: ids are tray.slot, a hot
+// spare is "Global" (SANtricity's spares are all global), disk_group the
+// volume group's ref.
+func (d *drivesDataSource) readArray(ctx context.Context, m drivesModel, resp *datasource.ReadResponse) {
+	a, sid := d.data.arrayFor(ctx, m.Endpoint.ValueString(), m.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot List The Drives", err)
+		return
+	}
+	m.StorageID = types.StringValue(sid)
+	m.Drives = make([]driveStateModel, 0, len(drives))
+	for _, dr := range drives {
+		spare := "None"
+		if dr.Spare {
+			spare = "Global"
+		}
+		m.Drives = append(m.Drives, driveStateModel{ID: dr.ID, MediaType: dr.MediaType, CapacityBytes: dr.CapacityBytes,
+			Enclosure: int64(dr.Enclosure), Drawer: int64(dr.Drawer), Slot: int64(dr.Slot), HotspareType: spare,
+			DiskGroup: dr.GroupID, Model: dr.Model, SerialNumber: dr.Serial})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

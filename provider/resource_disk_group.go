@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/layout"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
@@ -67,7 +68,12 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"drives. Changing the drives or the level cannot be done in place: the plan shows the group replaced, " +
 			"which destroys its volumes first. Destroy is refused by the array while volumes remain. A group of the same name " +
 			"already on the array (left by an interrupted apply) is adopted when it has the configured RAID level and drives; " +
-			"any other fails the plan with the `terraform import` command that takes it over.",
+			"any other fails the plan with the `terraform import` command that takes it over.\n\n" +
+			"On an E-Series endpoint (`api = \"santricity\"`) it is a volume group, or with `raid_level = \"DDP\"` a Dynamic " +
+			"Disk Pool; `RAID10` is SANtricity's raid1 over 4 or more drives and reads back as `RAID10`, `RAID1` is exactly 2 " +
+			"drives. Drive ids are `<tray>.<slot>` (`99.0`), names follow SANtricity's label rule, and the drive counts are " +
+			"E-Series' own (checked at plan). `capacity_bytes` of a DDP is the array's figure once it exists; at plan a DDP " +
+			"is taken to keep two drives of reconstruction reserve and store 8+2 stripes.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
@@ -75,12 +81,15 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: storageIDDoc,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplace()}},
 			"name": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "Disk group name (letters, digits, `_`, `.`, `-`; at most 32).",
+				MarkdownDescription: "Disk group name (letters, digits, `_`, `.`, `-`; at most 32). On an E-Series array " +
+					"(a volume group or pool): " + eseriesNameDoc + ".",
 				Validators: []validator.String{stringvalidator.LengthBetween(1, 32),
 					stringvalidator.RegexMatches(validName, "letters, digits, _ . - only")}},
 			"raid_level": schema.StringAttribute{Required: true, PlanModifiers: replace,
-				MarkdownDescription: "RAID level; drive counts: " + strings.Join(rules, "; ") + ".",
-				Validators:          []validator.String{stringvalidator.OneOf(layout.LevelStrings()...)}},
+				MarkdownDescription: "RAID level; drive counts on a Redfish array: " + strings.Join(rules, "; ") + ". On an " +
+					"E-Series array: " + eseriesCountDoc + "; `DDP` (a Dynamic Disk Pool) is E-Series only and refused at plan " +
+					"on a Redfish array.",
+				Validators: []validator.String{stringvalidator.OneOf(groupLevels()...)}},
 			"drive_ids": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Member drives by id (`0.12`), e.g. from `data.hpcstorage_array_layout`. Either this or `drive_count`.",
 				Validators:          []validator.List{listvalidator.UniqueValues(), listvalidator.SizeAtLeast(1)},
@@ -93,7 +102,8 @@ func (r *diskGroupResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"media_type": schema.StringAttribute{Optional: true, PlanModifiers: replace,
 				MarkdownDescription: "Media type of the drives `drive_count` picks (`HDD`, `SSD`).",
 				Validators:          []validator.String{stringvalidator.AlsoRequires(path.MatchRoot("drive_count"))}},
-			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<endpoint>/<storage_id>/<pool id>`, also the import id.",
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<endpoint>/<storage_id>/<pool id>`, also the import id " +
+				"(on E-Series `<endpoint>/1/<volume group ref or name>`).",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"capacity_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Usable capacity.",
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()}},
@@ -109,6 +119,10 @@ func (r *diskGroupResource) Create(ctx context.Context, req resource.CreateReque
 	var plan diskGroupModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.createOnArray(ctx, plan, resp)
 		return
 	}
 	ep, sid := arrayOf(ctx, r.data, plan.Endpoint, plan.StorageID, &resp.Diagnostics)
@@ -163,6 +177,10 @@ func (r *diskGroupResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		r.readOnArray(ctx, state, resp)
+		return
+	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -191,6 +209,14 @@ func (r *diskGroupResource) Delete(ctx context.Context, req resource.DeleteReque
 	var state diskGroupModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		if a, _ := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics); a != nil {
+			if err := a.DeleteGroup(ctx, poolIDOf(state)); err != nil && !arrays.IsGone(err) {
+				redfishError(&resp.Diagnostics, path.Empty(), "Disk Group Not Deleted", err)
+			}
+		}
 		return
 	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -228,6 +254,11 @@ func (r *diskGroupResource) ValidateConfig(ctx context.Context, req resource.Val
 	var m diskGroupModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || m.RAIDLevel.IsUnknown() || m.RAIDLevel.IsNull() {
+		return
+	}
+	// Only a configured provider knows the endpoint's API; E-Series counts
+	// differ (RAID6 up to 30 drives) and are checked at plan by ModifyPlan.
+	if r.data == nil || m.Endpoint.IsUnknown() || r.data.speaksSantricity(m.Endpoint.ValueString()) {
 		return
 	}
 	level, err := layout.ParseLevel(m.RAIDLevel.ValueString())
@@ -273,6 +304,19 @@ func (r *diskGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	var plan diskGroupModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
+		return
+	}
+	if r.data.Deferred[plan.Endpoint.ValueString()] {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.planOnArray(ctx, plan, replaced, resp)
+		return
+	}
+	if plan.RAIDLevel.ValueString() == arrays.DDP {
+		addError(&resp.Diagnostics, path.Root("raid_level"), "RAID Level Not Offered",
+			fmt.Sprintf("DDP (Dynamic Disk Pools) is an E-Series level; %s is a Redfish array (one of %s).",
+				plan.Endpoint.ValueString(), strings.Join(layout.LevelStrings(), ", ")), nil)
 		return
 	}
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -516,4 +560,249 @@ func pickFree(drives []redfish.Drive, n int, media string) []string {
 		}
 	}
 	return out
+}
+
+// Through internal/arrays: E-Series endpoints (a volume group or DDP pool).
+// The same rules as above, with the array's own levels and drive counts.
+
+func (r *diskGroupResource) createOnArray(ctx context.Context, plan diskGroupModel, resp *resource.CreateResponse) {
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	plan.StorageID = types.StringValue(sid)
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot List The Drives", err)
+		return
+	}
+	// An earlier run may have created the group and stopped before saving it.
+	if g, err := a.ReadGroup(ctx, plan.Name.ValueString()); err == nil {
+		if r.checkExistingOnArray(ctx, sid, plan, g, drives, &resp.Diagnostics) {
+			adoptedWarning(&resp.Diagnostics, "Existing Disk Group Adopted", "Disk group "+g.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+g.ID)
+			r.fillFromArray(ctx, &plan, g, &resp.Diagnostics)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		}
+		return
+	} else if !arrays.IsGone(err) {
+		redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Disk Group", err)
+		return
+	}
+	var ids []string
+	if !plan.DriveIDs.IsUnknown() && !plan.DriveIDs.IsNull() {
+		resp.Diagnostics.Append(plan.DriveIDs.ElementsAs(ctx, &ids, false)...)
+	} else {
+		n := int(plan.DriveCount.ValueInt64())
+		if ids = pickFreeDrives(drives, n, plan.MediaType.ValueString()); len(ids) < n {
+			addError(&resp.Diagnostics, path.Root("drive_count"), "Not Enough Free Drives",
+				fmt.Sprintf("Only %d free drives of media type %q; lower drive_count or free drives.", len(ids), plan.MediaType.ValueString()), nil)
+			return
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The client looks the name up again before it posts, and after a lost
+	// answer: a group made meanwhile comes back Adopted.
+	g, err := a.CreateGroup(ctx, plan.Name.ValueString(), plan.RAIDLevel.ValueString(), ids)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Disk Group Not Created", err)
+		return
+	}
+	if g.Adopted {
+		adoptedWarning(&resp.Diagnostics, "Existing Disk Group Adopted", "Disk group "+g.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+g.ID)
+	}
+	r.fillFromArray(ctx, &plan, g, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *diskGroupResource) readOnArray(ctx context.Context, state diskGroupModel, resp *resource.ReadResponse) {
+	a, sid := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	g, err := a.ReadGroup(ctx, poolIDOf(state))
+	if arrays.IsGone(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Empty(), "Cannot Read The Disk Group", err)
+		return
+	}
+	state.StorageID = types.StringValue(sid)
+	r.fillFromArray(ctx, &state, g, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// planOnArray is ModifyPlan's create check on an E-Series endpoint: the
+// name SANtricity takes, a level and drive count the array offers, a
+// same-named group that is the configured one, drives that are on the
+// array, free and of one media type.
+func (r *diskGroupResource) planOnArray(ctx context.Context, plan diskGroupModel, replaced string, resp *resource.ModifyPlanResponse) {
+	checkESeriesName(path.Root("name"), plan.Name, &resp.Diagnostics)
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+	level := plan.RAIDLevel.ValueString()
+	if !plan.RAIDLevel.IsUnknown() {
+		if err := arrays.CheckLevel(a, level); err != nil {
+			addError(&resp.Diagnostics, path.Root("raid_level"), "RAID Level Not Offered", "Choose a level the array offers.", err)
+			return
+		}
+	}
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Cannot List The Drives", err)
+		return
+	}
+	var existing *arrays.Group
+	if !plan.Name.IsUnknown() {
+		g, err := a.ReadGroup(ctx, plan.Name.ValueString())
+		switch {
+		case arrays.IsGone(err):
+		case err != nil:
+			redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Disk Group", err)
+			return
+		case g.ID == replaced:
+			existing = g // replaced: destroyed (its drives freed) before the create
+		case !r.checkExistingOnArray(ctx, sid, plan, g, drives, &resp.Diagnostics):
+			return
+		default:
+			existing = g
+			adoptedWarning(&resp.Diagnostics, "Existing Disk Group Will Be Adopted", "Disk group "+g.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+g.ID)
+		}
+	}
+	var ids []string
+	at := path.Root("drive_ids")
+	switch {
+	case !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown():
+		at = path.Root("drive_count")
+		n := int(plan.DriveCount.ValueInt64())
+		ids = pickFreeDrives(drives, n, plan.MediaType.ValueString())
+		if existing == nil && len(ids) < n {
+			addError(&resp.Diagnostics, at, "Not Enough Free Drives",
+				fmt.Sprintf("%s has %d free drives of media type %q, the group needs %d; lower drive_count or free drives.",
+					plan.Endpoint.ValueString(), len(ids), plan.MediaType.ValueString(), n), nil)
+			return
+		}
+	case plan.DriveIDs.IsUnknown() || plan.DriveIDs.IsNull():
+		return
+	default:
+		resp.Diagnostics.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
+	}
+	if !plan.RAIDLevel.IsUnknown() {
+		if err := a.CheckGroup(level, len(ids)); err != nil {
+			addError(&resp.Diagnostics, at, "Wrong Drive Count For The RAID Level", "Give the number of drives the RAID level needs on this array.", err)
+			return
+		}
+	}
+	if at.Equal(path.Root("drive_ids")) {
+		r.planDrivesOnArray(ctx, plan, sid, drives, ids, existing, resp)
+	}
+	if resp.Diagnostics.HasError() || existing != nil || plan.Name.IsUnknown() || plan.RAIDLevel.IsUnknown() {
+		return
+	}
+	size := map[string]int64{}
+	for _, d := range drives {
+		size[d.ID] = d.CapacityBytes
+	}
+	sizes := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		sizes = append(sizes, size[id])
+	}
+	if len(sizes) > 0 && slices.Min(sizes) > 0 {
+		r.data.PlannedGroups.put(plan.Endpoint.ValueString(), sid, plan.Name.ValueString(), a.GroupCapacity(level, sizes),
+			fmt.Sprintf("%s over %d drives of at least %d bytes", level, len(sizes), slices.Min(sizes)))
+	}
+}
+
+func (r *diskGroupResource) planDrivesOnArray(_ context.Context, plan diskGroupModel, sid string, drives []arrays.Drive, ids []string, existing *arrays.Group, resp *resource.ModifyPlanResponse) {
+	byID := map[string]arrays.Drive{}
+	for _, d := range drives {
+		byID[d.ID] = d
+	}
+	media := ""
+	for i, id := range ids {
+		at := path.Root("drive_ids").AtListIndex(i)
+		d, ok := byID[id]
+		switch {
+		case !ok:
+			addError(&resp.Diagnostics, at, "Unknown Drive", fmt.Sprintf("Drive %q is not on %s; use an id from data.hpcstorage_drives "+
+				"(tray.slot on E-Series, e.g. 99.0).", id, plan.Endpoint.ValueString()), nil)
+		case d.GroupID != "" && (existing == nil || d.GroupID != existing.ID):
+			addError(&resp.Diagnostics, at, "Drive Already In A Disk Group", fmt.Sprintf("Drive %q belongs to volume group %s; choose a free drive.", id, d.GroupID), nil)
+		case d.Spare:
+			addError(&resp.Diagnostics, at, "Drive Is A Spare", fmt.Sprintf("Drive %q is a hot spare; remove it from hpcstorage_spare_drives first.", id), nil)
+		case media != "" && d.MediaType != media:
+			addError(&resp.Diagnostics, at, "Mixed Media Types", fmt.Sprintf("Drive %q is %s while the others are %s; a disk group takes one media type.", id, d.MediaType, media), nil)
+		default:
+			media = d.MediaType
+		}
+		if other, ok := r.data.DriveClaims.claim(plan.Endpoint.ValueString(), sid, id, "disk group "+plan.Name.ValueString()); !ok {
+			addError(&resp.Diagnostics, at, "Drive Planned Twice", fmt.Sprintf("Drive %q is also planned for %s; a drive can serve one group or be a spare.", id, other), nil)
+		}
+	}
+}
+
+// checkExistingOnArray is checkExisting for a group read through
+// internal/arrays.
+func (r *diskGroupResource) checkExistingOnArray(ctx context.Context, sid string, plan diskGroupModel, g *arrays.Group, drives []arrays.Drive, diags *diag.Diagnostics) bool {
+	var why []string
+	at := path.Root("name")
+	differs := func(attr, msg string) {
+		why = append(why, msg)
+		at = path.Root(attr)
+		if len(why) > 1 {
+			at = path.Root("name")
+		}
+	}
+	if !plan.RAIDLevel.IsUnknown() && g.RAIDLevel != plan.RAIDLevel.ValueString() {
+		differs("raid_level", fmt.Sprintf("it is %s, not %s", g.RAIDLevel, plan.RAIDLevel.ValueString()))
+	}
+	switch {
+	case !plan.DriveIDs.IsNull() && !plan.DriveIDs.IsUnknown():
+		var ids []string
+		diags.Append(plan.DriveIDs.ElementsAs(ctx, &ids, true)...)
+		if !sameMembers(ids, g.DriveIDs) {
+			differs("drive_ids", fmt.Sprintf("its drives are %s, not %s", strings.Join(sorted(g.DriveIDs), ", "), strings.Join(sorted(ids), ", ")))
+		}
+	case !plan.DriveCount.IsNull() && !plan.DriveCount.IsUnknown():
+		if n := int(plan.DriveCount.ValueInt64()); len(g.DriveIDs) != n {
+			differs("drive_count", fmt.Sprintf("it has %d drives, not %d", len(g.DriveIDs), n))
+		}
+		if media := plan.MediaType.ValueString(); media != "" {
+			for _, d := range drives {
+				if slices.Contains(g.DriveIDs, d.ID) && !strings.EqualFold(d.MediaType, media) {
+					differs("media_type", fmt.Sprintf("drive %s is %s, not %s", d.ID, d.MediaType, media))
+					break
+				}
+			}
+		}
+	}
+	if len(why) == 0 {
+		return true
+	}
+	existsError(diags, at, "Disk Group Already Exists", fmt.Sprintf("Volume group %q (%s)", g.Name, g.ID), strings.Join(why, "; "),
+		"hpcstorage_disk_group", plan.Endpoint.ValueString()+"/"+sid+"/"+g.ID)
+	return false
+}
+
+func (r *diskGroupResource) fillFromArray(ctx context.Context, m *diskGroupModel, g *arrays.Group, diags *diag.Diagnostics) {
+	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + m.StorageID.ValueString() + "/" + g.ID)
+	m.Name = types.StringValue(g.Name)
+	m.RAIDLevel = types.StringValue(g.RAIDLevel)
+	m.CapacityBytes = types.Int64Value(g.CapacityBytes)
+	var prior []string
+	if !m.DriveIDs.IsNull() && !m.DriveIDs.IsUnknown() {
+		diags.Append(m.DriveIDs.ElementsAs(ctx, &prior, false)...)
+	}
+	if sameMembers(prior, g.DriveIDs) {
+		return
+	}
+	lv, d := types.ListValueFrom(ctx, types.StringType, nonNil(g.DriveIDs))
+	diags.Append(d...)
+	m.DriveIDs = lv
 }

@@ -16,8 +16,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
@@ -49,7 +51,11 @@ func (r *spareDrivesResource) Schema(_ context.Context, _ resource.SchemaRequest
 		MarkdownDescription: "The global spare drives of an array: the array rebuilds a failed member of any disk group " +
 			"onto one of them. Use one resource per array, e.g. with `spare_drive_ids` of `data.hpcstorage_array_layout`. " +
 			"Destroy turns them back into plain free drives. On create, configured drives that are already global spares " +
-			"are adopted; a global spare the configuration does not list fails the plan with the `terraform import` command.",
+			"are adopted; a global spare the configuration does not list fails the plan with the `terraform import` command. " +
+			"On an E-Series endpoint the drives are SANtricity hot spares (`<tray>.<slot>`), which are global by nature; a " +
+			"spare that has taken a failed drive's place belongs to that volume group and drops out of `drive_ids` (the " +
+			"next plan shows it, to pick a new spare). DDP pools keep their own reconstruction capacity and need no spares. " +
+			"Import id `<endpoint>/1`.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
@@ -73,6 +79,10 @@ func (r *spareDrivesResource) Create(ctx context.Context, req resource.CreateReq
 	var plan spareDrivesModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.applyOnArray(ctx, plan, nil, true, &resp.State, &resp.Diagnostics)
 		return
 	}
 	ep, sid := arrayOf(ctx, r.data, plan.Endpoint, plan.StorageID, &resp.Diagnostics)
@@ -103,6 +113,14 @@ func (r *spareDrivesResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		if a, sid := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics); a != nil {
+			state.StorageID = types.StringValue(sid)
+			r.readFromArray(ctx, a, &state, &resp.Diagnostics)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		return
+	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -116,6 +134,11 @@ func (r *spareDrivesResource) Update(ctx context.Context, req resource.UpdateReq
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		plan.StorageID, plan.ID = state.StorageID, state.ID
+		r.applyOnArray(ctx, plan, setStrings(ctx, state.DriveIDs, &resp.Diagnostics), false, &resp.State, &resp.Diagnostics)
 		return
 	}
 	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -133,6 +156,12 @@ func (r *spareDrivesResource) Delete(ctx context.Context, req resource.DeleteReq
 	var state spareDrivesModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		if a, _ := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics); a != nil {
+			r.syncOnArray(ctx, a, setStrings(ctx, state.DriveIDs, &resp.Diagnostics), nil, &resp.Diagnostics)
+		}
 		return
 	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -171,6 +200,13 @@ func (r *spareDrivesResource) ModifyPlan(ctx context.Context, req resource.Modif
 		if state.DriveIDs.Equal(plan.DriveIDs) {
 			return
 		}
+	}
+	if r.data.Deferred[plan.Endpoint.ValueString()] {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.planOnArray(ctx, plan, req.State.Raw.IsNull(), resp)
+		return
 	}
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
@@ -308,4 +344,118 @@ func (r *spareDrivesResource) readInto(ctx context.Context, ep *redfish.Endpoint
 		}
 	}
 	m.DriveIDs = types.SetValueMust(types.StringType, vals)
+}
+
+// Through internal/arrays: E-Series endpoints, whose hot spares are global
+// too (SANtricity has no dedicated spares). A spare that took over a failed
+// drive's place belongs to that volume group and leaves this set.
+
+// applyOnArray makes exactly plan's drives the spares (of from or the
+// configured ones), after adopting or refusing the spares already set on a
+// create.
+func (r *spareDrivesResource) applyOnArray(ctx context.Context, plan spareDrivesModel, from []string, create bool, st *tfsdk.State, diags *diag.Diagnostics) {
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, diags)
+	if a == nil {
+		return
+	}
+	plan.StorageID = types.StringValue(sid)
+	plan.ID = types.StringValue(plan.Endpoint.ValueString() + "/" + sid)
+	want := setStrings(ctx, plan.DriveIDs, diags)
+	if create {
+		drives, err := a.Drives(ctx)
+		if err != nil {
+			redfishError(diags, path.Empty(), "Cannot List The Drives", err)
+			return
+		}
+		if !checkExistingSpares(plan, sid, asRedfishDrives(drives), want, false, diags) {
+			return
+		}
+	}
+	r.syncOnArray(ctx, a, from, want, diags)
+	r.readFromArray(ctx, a, &plan, diags)
+	diags.Append(st.Set(ctx, &plan)...)
+}
+
+func (r *spareDrivesResource) syncOnArray(ctx context.Context, a arrays.Array, from, want []string, diags *diag.Diagnostics) {
+	var release []string
+	for _, id := range from {
+		if !slices.Contains(want, id) {
+			release = append(release, id)
+		}
+	}
+	if len(release) > 0 {
+		if err := a.SetSpares(ctx, release, false); err != nil && !arrays.IsGone(err) {
+			redfishError(diags, path.Root("drive_ids"), "Spare Not Released", err)
+			return
+		}
+	}
+	if len(want) > 0 {
+		if err := a.SetSpares(ctx, want, true); err != nil {
+			redfishError(diags, path.Root("drive_ids"), "Spare Not Set", err)
+		}
+	}
+}
+
+func (r *spareDrivesResource) readFromArray(ctx context.Context, a arrays.Array, m *spareDrivesModel, diags *diag.Diagnostics) {
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(diags, path.Empty(), "Cannot List The Drives", err)
+		return
+	}
+	managed := map[string]bool{}
+	all := m.DriveIDs.IsNull()
+	for _, id := range setStrings(ctx, m.DriveIDs, diags) {
+		managed[id] = true
+	}
+	vals := []attr.Value{}
+	for _, d := range drives {
+		if d.Spare && d.GroupID == "" && (all || managed[d.ID]) {
+			vals = append(vals, types.StringValue(d.ID))
+		}
+	}
+	m.DriveIDs = types.SetValueMust(types.StringType, vals)
+}
+
+func (r *spareDrivesResource) planOnArray(ctx context.Context, plan spareDrivesModel, create bool, resp *resource.ModifyPlanResponse) {
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	drives, err := a.Drives(ctx)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("drive_ids"), "Cannot List The Drives", err)
+		return
+	}
+	want := setStrings(ctx, plan.DriveIDs, &resp.Diagnostics)
+	if create && !checkExistingSpares(plan, sid, asRedfishDrives(drives), want, true, &resp.Diagnostics) {
+		return
+	}
+	byID := map[string]arrays.Drive{}
+	for _, d := range drives {
+		byID[d.ID] = d
+	}
+	for _, id := range want {
+		at := path.Root("drive_ids").AtSetValue(types.StringValue(id))
+		if d, ok := byID[id]; !ok {
+			addError(&resp.Diagnostics, at, "Unknown Drive", fmt.Sprintf("Drive %q is not on %s (E-Series drives are tray.slot, e.g. 99.23).", id, plan.Endpoint.ValueString()), nil)
+		} else if d.GroupID != "" {
+			addError(&resp.Diagnostics, at, "Drive In A Disk Group", fmt.Sprintf("Drive %q belongs to volume group %s and cannot be a spare.", id, d.GroupID), nil)
+		}
+		if other, ok := r.data.DriveClaims.claim(plan.Endpoint.ValueString(), sid, id, "the global spares"); !ok {
+			addError(&resp.Diagnostics, at, "Drive Planned Twice", fmt.Sprintf("Drive %q is also planned for %s; a drive can serve one group or be a spare.", id, other), nil)
+		}
+	}
+}
+
+// asRedfishDrives gives checkExistingSpares the spare state it reads: a
+// free E-Series hot spare is a global spare.
+func asRedfishDrives(ds []arrays.Drive) []redfish.Drive {
+	out := make([]redfish.Drive, len(ds))
+	for i, d := range ds {
+		out[i] = redfish.Drive{ID: d.ID, HotspareType: "None"}
+		if d.Spare && d.GroupID == "" {
+			out[i].HotspareType = "Global"
+		}
+	}
+	return out
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 var (
@@ -83,7 +85,14 @@ func (r *volumeResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"`capacity_bytes` is refused at plan time. Destroy unmaps the volume, then deletes it and its data. A volume of " +
 			"the same name already on the array (left by an interrupted apply) is adopted when it is in the configured disk " +
 			"group with the configured size and segment size (where set), and its mappings converge; any other fails with " +
-			"the `terraform import` command that takes it over.",
+			"the `terraform import` command that takes it over.\n\n" +
+			"On an E-Series endpoint (`api = \"santricity\"`) a volume is mapped once, to a host or to a host group, under " +
+			"one LUN: every entry of `host_mappings` must carry the same `lun` (plan error otherwise), and several hosts " +
+			"share a host group holding exactly them (an existing one, or one the provider creates as `hpcs_<hosts>`, " +
+			"kept afterwards). The hosts are SANtricity host objects with their host type and initiator ports, defined on " +
+			"the array beforehand. New names take at most 30 letters, digits, `_`, `#`, `-`. E-Series volumes only grow: " +
+			"a smaller `capacity_bytes`, also after a volume was grown by hand, fails the plan. `optimum_io_size_bytes` of " +
+			"a DDP volume counts 8 data pieces per stripe. Import ids are `<endpoint>/1/<volume ref or name>`.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{Required: true, PlanModifiers: replace,
 				MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
@@ -138,6 +147,10 @@ func (r *volumeResource) Create(ctx context.Context, req resource.CreateRequest,
 	if !ok {
 		return
 	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.createOnArray(ctx, plan, mappings, resp)
+		return
+	}
 	ep, sid := arrayOf(ctx, r.data, plan.Endpoint, plan.StorageID, &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -187,6 +200,18 @@ func (r *volumeResource) Read(ctx context.Context, req resource.ReadRequest, res
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		a, _ := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics)
+		if a == nil {
+			return
+		}
+		if !r.readFromArray(ctx, a, &state, state.CapacityBytes.ValueInt64(), &resp.Diagnostics) {
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
 	if ep == nil {
 		return
@@ -207,6 +232,10 @@ func (r *volumeResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	mappings, ok := appliedMappings(ctx, plan.HostMappings, &resp.Diagnostics)
 	if !ok {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.updateOnArray(ctx, plan, state, mappings, resp)
 		return
 	}
 	ep := r.data.endpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -242,6 +271,15 @@ func (r *volumeResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	var state volumeModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if r.data.speaksSantricity(state.Endpoint.ValueString()) {
+		// SANtricity drops a volume's mapping with it.
+		if a, _ := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics); a != nil {
+			if err := a.DeleteVolume(ctx, volumeIDOf(state)); err != nil {
+				redfishError(&resp.Diagnostics, path.Empty(), "Volume Not Deleted", err)
+			}
+		}
 		return
 	}
 	ep := r.data.endpoint(state.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -316,6 +354,10 @@ func (r *volumeResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	var plan volumeModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || plan.Endpoint.IsUnknown() {
+		return
+	}
+	if r.data.speaksSantricity(plan.Endpoint.ValueString()) {
+		r.planOnArray(ctx, req, plan, resp)
 		return
 	}
 	ep := r.data.planEndpoint(plan.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
@@ -734,4 +776,315 @@ func (r *volumeResource) syncMappings(ctx context.Context, ep *redfish.Endpoint,
 			return
 		}
 	}
+}
+
+// Through internal/arrays: E-Series endpoints. SANtricity maps a volume
+// once, to a host or a host group, under one LUN: host_mappings must give
+// every host the same LUN, and several hosts share a host group (found, or
+// made as hpcs_<hosts>). Volumes only grow; capacity unset takes the free
+// capacity of the group.
+
+func (r *volumeResource) createOnArray(ctx context.Context, plan volumeModel, mappings []hostMapModel, resp *resource.CreateResponse) {
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	plan.StorageID = types.StringValue(sid)
+	g, err := a.ReadGroup(ctx, plan.DiskGroup.ValueString())
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Find The Disk Group", err)
+		return
+	}
+	want := int64(0)
+	if !plan.CapacityBytes.IsUnknown() && !plan.CapacityBytes.IsNull() {
+		want = plan.CapacityBytes.ValueInt64()
+	}
+	importID := func(v *arrays.Volume) string { return plan.Endpoint.ValueString() + "/" + sid + "/" + v.ID }
+	v, _, err := a.ReadVolume(ctx, plan.Name.ValueString())
+	switch {
+	case err == nil:
+		if !checkExistingOnArray(plan, sid, g, v, &resp.Diagnostics) {
+			return
+		}
+		adoptedWarning(&resp.Diagnostics, "Existing Volume Adopted", "Volume "+v.Name, importID(v))
+	case !arrays.IsGone(err):
+		redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Volume", err)
+		return
+	default:
+		v, err = a.CreateVolume(ctx, arrays.VolumeSpec{Name: plan.Name.ValueString(), GroupID: g.ID, CapacityBytes: want,
+			SegmentBytes: plan.SegmentSizeBytes.ValueInt64()})
+		var mismatch *santricity.MismatchError
+		if errors.As(err, &mismatch) {
+			// Made by someone else between the look-up and the create.
+			addError(&resp.Diagnostics, path.Root("name"), "Volume Already Exists", "Another volume of this name appeared on "+
+				"the array during the apply; look at it, then import it or rename this one.", err)
+			return
+		}
+		if err != nil {
+			redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Created", err)
+			return
+		}
+		if v.Adopted {
+			adoptedWarning(&resp.Diagnostics, "Existing Volume Adopted", "Volume "+v.Name, importID(v))
+		}
+	}
+	r.mapOnArray(ctx, a, v.ID, mappings, &resp.Diagnostics)
+	r.readFromArray(ctx, a, &plan, want, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *volumeResource) updateOnArray(ctx context.Context, plan, state volumeModel, mappings []hostMapModel, resp *resource.UpdateResponse) {
+	a, _ := r.data.arrayFor(ctx, state.Endpoint.ValueString(), state.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	id := volumeIDOf(state)
+	want := plan.CapacityBytes.ValueInt64()
+	if want > state.CapacityBytes.ValueInt64() {
+		if err := a.ResizeVolume(ctx, id, want); err != nil {
+			redfishError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Not Grown", err)
+			return
+		}
+	}
+	r.mapOnArray(ctx, a, id, mappings, &resp.Diagnostics)
+	plan.StorageID, plan.ID = state.StorageID, state.ID
+	r.readFromArray(ctx, a, &plan, want, &resp.Diagnostics)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// mapOnArray makes exactly the configured hosts see the volume (all under
+// the one LUN the plan checked).
+func (r *volumeResource) mapOnArray(ctx context.Context, a arrays.Array, id string, mappings []hostMapModel, diags *diag.Diagnostics) {
+	if diags.HasError() {
+		return
+	}
+	hosts, lun := make([]string, len(mappings)), int64(0)
+	for i, m := range mappings {
+		hosts[i], lun = m.Host.ValueString(), m.LUN.ValueInt64()
+	}
+	if err := a.SetMappings(ctx, id, hosts, lun); err != nil {
+		redfishError(diags, path.Root("host_mappings"), "Volume Not Mapped", err)
+	}
+}
+
+// readFromArray is readInto for a volume read through internal/arrays.
+func (r *volumeResource) readFromArray(ctx context.Context, a arrays.Array, m *volumeModel, requested int64, diags *diag.Diagnostics) bool {
+	sid := m.StorageID.ValueString()
+	v, ms, err := a.ReadVolume(ctx, volumeIDOf(*m))
+	if arrays.IsGone(err) {
+		return false
+	}
+	if err != nil {
+		redfishError(diags, path.Empty(), "Cannot Read The Volume", err)
+		return true
+	}
+	m.ID = types.StringValue(m.Endpoint.ValueString() + "/" + sid + "/" + v.ID)
+	m.Name = types.StringValue(v.Name)
+	size := v.CapacityBytes
+	if requested > 0 && requested >= size && requested-size < allocationUnit {
+		size = requested
+	}
+	m.CapacityBytes = types.Int64Value(size)
+	m.SegmentSizeBytes = types.Int64Value(v.SegmentBytes)
+	m.WWN = types.StringValue(v.WWN)
+	m.RAIDLevel = types.StringValue("")
+	m.OptimumIOSizeBytes = types.Int64Value(v.SegmentBytes)
+	if g, err := a.ReadGroup(ctx, v.GroupID); err == nil {
+		m.RAIDLevel = types.StringValue(g.RAIDLevel)
+		m.OptimumIOSizeBytes = types.Int64Value(v.SegmentBytes * dataDrives(g.RAIDLevel, len(g.DriveIDs)))
+		if m.DiskGroup.IsNull() || m.DiskGroup.IsUnknown() {
+			m.DiskGroup = types.StringValue(g.Name) // imported
+		}
+	} else if !arrays.IsGone(err) {
+		redfishError(diags, path.Root("disk_group"), "Cannot Read The Disk Group", err)
+	}
+	if len(ms) == 0 && m.HostMappings.IsNull() {
+		return true
+	}
+	var cfg []hostMapModel
+	if !m.HostMappings.IsUnknown() {
+		cfg, _ = hostMappings(ctx, m.HostMappings, diags)
+	}
+	got := make([]redfish.Mapping, len(ms))
+	for i, x := range ms {
+		got[i] = redfish.Mapping{Host: x.Host, LUN: x.LUN}
+	}
+	l, d := types.ListValueFrom(ctx, hostMapType, orderMappings(cfg, got))
+	diags.Append(d...)
+	if !d.HasError() {
+		m.HostMappings = l
+	}
+	return true
+}
+
+// dataDrives is how many drives of a group hold data in a full stripe.
+func dataDrives(level string, n int) int64 {
+	switch level {
+	case "RAID1":
+		return 1
+	case "RAID10":
+		return int64(n / 2)
+	case "RAID5":
+		return int64(n - 1)
+	case "RAID6":
+		return int64(n - 2)
+	case arrays.DDP:
+		return 8 // DDP stripes are 8 data + 2 parity pieces
+	}
+	return int64(max(n, 1))
+}
+
+// planOnArray is ModifyPlan on an E-Series endpoint: the name rule, one
+// LUN for all hosts, no shrinking, the size against the group (existing or
+// planned), known hosts, and a same-named volume that is the configured
+// one (adopted at apply).
+func (r *volumeResource) planOnArray(ctx context.Context, req resource.ModifyPlanRequest, plan volumeModel, resp *resource.ModifyPlanResponse) {
+	if r.data.Deferred[plan.Endpoint.ValueString()] {
+		return
+	}
+	var state *volumeModel
+	if !req.State.Raw.IsNull() {
+		state = &volumeModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		markReplaced(ctx, resp.Private, volumeIDOf(*state), &resp.Diagnostics)
+	}
+	if state == nil || !state.Name.Equal(plan.Name) {
+		checkESeriesName(path.Root("name"), plan.Name, &resp.Diagnostics)
+	}
+	mappings, known := hostMappings(ctx, plan.HostMappings, &resp.Diagnostics)
+	for i := 1; known && i < len(mappings); i++ {
+		if !mappings[i].LUN.IsUnknown() && !mappings[0].LUN.IsUnknown() && !mappings[i].LUN.Equal(mappings[0].LUN) {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("lun"), "One LUN Per Volume On E-Series",
+				fmt.Sprintf("An E-Series array maps a volume once, to a host or a host group, under one LUN: give host %s LUN %d like %s.",
+					mappings[i].Host.ValueString(), mappings[0].LUN.ValueInt64(), mappings[0].Host.ValueString()), nil)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a, sid := r.data.arrayFor(ctx, plan.Endpoint.ValueString(), plan.StorageID, &resp.Diagnostics)
+	if a == nil {
+		return
+	}
+	if state == nil {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("storage_id"), sid)...)
+		if !plan.Name.IsUnknown() && !plan.DiskGroup.IsUnknown() {
+			v, _, err := a.ReadVolume(ctx, plan.Name.ValueString())
+			switch {
+			case err == nil && v.ID != replacedID(ctx, req.Private, &resp.Diagnostics):
+				g, gerr := a.ReadGroup(ctx, plan.DiskGroup.ValueString())
+				if gerr != nil {
+					g = nil
+				}
+				if !checkExistingOnArray(plan, sid, g, v, &resp.Diagnostics) {
+					return
+				}
+				adoptedWarning(&resp.Diagnostics, "Existing Volume Will Be Adopted", "Volume "+v.Name, plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+				r.planHostsOnArray(ctx, a, mappings, resp)
+				return
+			case err != nil && !arrays.IsGone(err):
+				redfishError(&resp.Diagnostics, path.Root("name"), "Cannot Look For An Existing Volume", err)
+				return
+			}
+		}
+	}
+	r.planCapacityOnArray(ctx, a, sid, plan, state, resp)
+	if state == nil || !state.HostMappings.Equal(plan.HostMappings) {
+		r.planHostsOnArray(ctx, a, mappings, resp)
+	}
+}
+
+func (r *volumeResource) planCapacityOnArray(ctx context.Context, a arrays.Array, sid string, plan volumeModel, state *volumeModel, resp *resource.ModifyPlanResponse) {
+	if plan.CapacityBytes.IsUnknown() || plan.CapacityBytes.IsNull() || plan.DiskGroup.IsUnknown() {
+		return
+	}
+	want, have := plan.CapacityBytes.ValueInt64(), int64(0)
+	if state != nil {
+		have = state.CapacityBytes.ValueInt64()
+		if want < have {
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Cannot Shrink",
+				fmt.Sprintf("E-Series volumes only grow: the volume holds %d bytes; set capacity_bytes to at least that, or "+
+					"replace the volume (its data is lost).", have), nil)
+			return
+		}
+		if want == have {
+			return
+		}
+	}
+	g, err := a.ReadGroup(ctx, plan.DiskGroup.ValueString())
+	if arrays.IsGone(err) {
+		planned, ok := r.data.PlannedGroups.get(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString())
+		if !ok {
+			return
+		}
+		total := r.data.PlannedGroups.addVolume(plan.Endpoint.ValueString(), sid, plan.DiskGroup.ValueString(), plan.Name.ValueString(), want)
+		switch {
+		case want > planned.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; the volume asks for %d. "+
+					"Lower capacity_bytes or leave it unset to take all the space of the group.", plan.DiskGroup.ValueString(), planned.how, planned.usable, want), nil)
+		case total > planned.usable:
+			addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volumes Larger Than The Disk Group",
+				fmt.Sprintf("Disk group %s, created by this plan as %s, holds at most %d bytes; with this volume (%d bytes) "+
+					"its volumes planned so far take %d. Lower capacity_bytes.", plan.DiskGroup.ValueString(), planned.how, planned.usable, want, total), nil)
+		}
+		return
+	}
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("disk_group"), "Cannot Read The Disk Group", err)
+		return
+	}
+	if free := g.CapacityBytes - g.ConsumedBytes; want-have > free {
+		addError(&resp.Diagnostics, path.Root("capacity_bytes"), "Volume Larger Than The Disk Group",
+			fmt.Sprintf("Disk group %s has %d bytes free, the volume needs %d more; lower capacity_bytes or leave it unset to take all the space left.",
+				g.Name, free, want-have), nil)
+	}
+}
+
+func (r *volumeResource) planHostsOnArray(ctx context.Context, a arrays.Array, mappings []hostMapModel, resp *resource.ModifyPlanResponse) {
+	if len(mappings) == 0 {
+		return
+	}
+	hosts, err := a.Hosts(ctx)
+	if err != nil {
+		redfishError(&resp.Diagnostics, path.Root("host_mappings"), "Cannot List The Array's Hosts", err)
+		return
+	}
+	for i, hm := range mappings {
+		if !hm.Host.IsUnknown() && !slices.Contains(hosts, hm.Host.ValueString()) {
+			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("host"), "Unknown Host",
+				fmt.Sprintf("The array knows the hosts %s; %q is not one of them (define it with its initiator ports first).",
+					enumDoc(hosts), hm.Host.ValueString()), nil)
+		}
+	}
+}
+
+// checkExistingOnArray is checkExistingVolume for a volume read through
+// internal/arrays (g nil: the configured group does not exist).
+func checkExistingOnArray(plan volumeModel, sid string, g *arrays.Group, v *arrays.Volume, diags *diag.Diagnostics) bool {
+	var why []string
+	at := path.Root("name")
+	if g == nil || v.GroupID != g.ID {
+		why = append(why, fmt.Sprintf("it is in volume group %q, not %q", v.GroupID, plan.DiskGroup.ValueString()))
+		at = path.Root("disk_group")
+	}
+	if want := plan.CapacityBytes; !want.IsUnknown() && !want.IsNull() {
+		if w := want.ValueInt64(); w < v.CapacityBytes || w-v.CapacityBytes >= allocationUnit {
+			why = append(why, fmt.Sprintf("it holds %d bytes, not %d", v.CapacityBytes, w))
+			at = path.Root("capacity_bytes")
+		}
+	}
+	if seg := plan.SegmentSizeBytes; !seg.IsUnknown() && !seg.IsNull() && seg.ValueInt64() != v.SegmentBytes {
+		why = append(why, fmt.Sprintf("its segment size is %d bytes, not %d", v.SegmentBytes, seg.ValueInt64()))
+		at = path.Root("segment_size_bytes")
+	}
+	if len(why) == 0 {
+		return true
+	}
+	if len(why) > 1 {
+		at = path.Root("name")
+	}
+	existsError(diags, at, "Volume Already Exists", fmt.Sprintf("Volume %q (%s)", v.Name, v.ID), strings.Join(why, "; "),
+		"hpcstorage_volume", plan.Endpoint.ValueString()+"/"+sid+"/"+v.ID)
+	return false
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // DDP is E-Series' Dynamic Disk Pool, offered next to the layout levels.
-const DDP = "DDP"
+const DDP = string(layout.DDP)
 
 // ESeries adapts a SANtricity client.
 func ESeries(c *santricity.Client) Array { return &eseries{c: c} }
@@ -22,7 +22,7 @@ type eseries struct{ c *santricity.Client }
 
 func (e *eseries) API() string { return APISantricity }
 
-func (e *eseries) Levels() []string { return append(layout.LevelStrings(), DDP) }
+func (e *eseries) Levels() []string { return layout.PoolLevelStrings() }
 
 // CheckGroup applies the drive counts NetApp's storagepool module documents:
 // RAID 0 one or more, RAID 1 two, RAID 10 an even number from 4, RAID 5
@@ -53,13 +53,7 @@ func (e *eseries) CheckGroup(level string, n int) error {
 // reconstruction reserve and stores data in 8+2 stripes (an estimate: the
 // array's own figure replaces it once the pool exists).
 func (e *eseries) GroupCapacity(level string, sizes []int64) int64 {
-	if level != DDP {
-		return layout.UsableBytes(layout.RAIDLevel(level), sizes)
-	}
-	if len(sizes) < 11 {
-		return 0
-	}
-	return int64(len(sizes)-2) * slices.Min(sizes) / 10 * 8
+	return layout.UsableBytes(layout.RAIDLevel(level), sizes)
 }
 
 // toLevel spells a layout level the SANtricity way for n drives.
@@ -370,6 +364,16 @@ func (e *eseries) targetFor(ctx context.Context, want []string, hs []santricity.
 	}
 	g, err := e.c.CreateHostGroup(ctx, groupName(want), ids)
 	if err != nil {
+		// Volumes mapped in parallel race to make the same group: the
+		// loser finds the winner's.
+		again, gerr := e.c.HostGroups(ctx)
+		if gerr == nil {
+			for _, g := range again {
+				if slices.Equal(g.HostIDs, ids) {
+					return g.ID, nil
+				}
+			}
+		}
 		return "", err
 	}
 	return g.ID, nil

@@ -23,6 +23,9 @@ func (s *swordfish) API() string      { return APIRedfish }
 func (s *swordfish) Levels() []string { return layout.LevelStrings() }
 
 func (s *swordfish) CheckGroup(level string, n int) error {
+	if err := CheckLevel(s, level); err != nil {
+		return err
+	}
 	return layout.CheckDriveCount(layout.RAIDLevel(level), n)
 }
 

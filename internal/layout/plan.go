@@ -271,8 +271,8 @@ func Make(drives []Drive, p Policy) (Plan, error) {
 }
 
 func groupSize(p Policy) (int, error) {
-	if !slices.Contains(Levels, p.Level) {
-		return 0, fieldErr("raid_level", fmt.Errorf("%w %q (one of %v)", ErrUnknownLevel, p.Level, Levels))
+	if !slices.Contains(PoolLevels, p.Level) {
+		return 0, fieldErr("raid_level", fmt.Errorf("%w %q (one of %v)", ErrUnknownLevel, p.Level, PoolLevels))
 	}
 	size := p.DrivesPerGroup
 	if size == 0 {

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,7 @@ func TestCheckDriveCountAndCapacity(t *testing.T) {
 		{RAID5, 16, true, 15}, {RAID5, 17, false, 1},
 		{RAID6, 10, true, 8}, {RAID6, 3, false, 1}, {RAID6, 16, true, 14}, {RAID6, 17, false, 1},
 		{RAID10, 4, true, 2}, {RAID10, 6, true, 3}, {RAID10, 5, false, 2}, {RAID10, 16, true, 8}, {RAID10, 18, false, 1},
+		{DDP, 10, false, 0}, {DDP, 11, true, 0}, {DDP, 40, true, 24}, // 1-unit drives: see below
 	}
 	for _, tc := range tests {
 		err := CheckDriveCount(tc.level, tc.n)
@@ -220,8 +222,40 @@ func TestCheckDriveCountAndCapacity(t *testing.T) {
 			t.Errorf("UsableBytes(%s, %d) = %d, want %d", tc.level, tc.n, got, tc.usable)
 		}
 	}
+	// DDP: two drives of reserve, then 8 data pieces in 10.
+	for n, want := range map[int]int64{11: 72, 12: 80, 24: 176} {
+		sizes := slices.Repeat([]int64{10}, n)
+		if got := UsableBytes(DDP, sizes); got != want {
+			t.Errorf("UsableBytes(DDP, %d x 10) = %d, want %d", n, got, want)
+		}
+	}
 	if got := UsableBytes(RAID6, []int64{4, 8, 8, 8}); got != 8 {
 		t.Errorf("smallest member rules: got %d, want 8", got)
+	}
+}
+
+// A DDP policy plans one pool per drives_per_group like any level; DDP is
+// not in Levels (Swordfish arrays do not offer it) but ParseLevel knows it.
+func TestMakeDDP(t *testing.T) {
+	drives := GenerateDrives(24, 24, "SSD", 3840*1000*1000*1000)
+	p, err := Make(drives, Policy{Level: DDP, DrivesPerGroup: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Groups) != 1 || len(p.Groups[0].DriveIDs) != 24 || p.Groups[0].Level != DDP || p.Groups[0].UsableBytes != 22*3840*1000*1000*1000/10*8 {
+		t.Fatalf("groups %+v", p.Groups)
+	}
+	if _, err := Make(drives, Policy{Level: DDP, DrivesPerGroup: 8}); !errors.Is(err, ErrDriveCount) {
+		t.Errorf("DDP of 8 drives: %v", err)
+	}
+	if _, err := Make(drives, Policy{Level: DDP}); !errors.Is(err, ErrPolicy) {
+		t.Errorf("DDP without drives_per_group: %v", err)
+	}
+	if slices.Contains(Levels, DDP) {
+		t.Error("DDP is in Levels")
+	}
+	if l, err := ParseLevel("DDP"); err != nil || l != DDP {
+		t.Errorf("ParseLevel(DDP) = %v, %v", l, err)
 	}
 }
 

@@ -25,6 +25,19 @@ const (
 // Levels lists every supported level once; validators and docs read it.
 var Levels = []RAIDLevel{RAID0, RAID1, RAID5, RAID6, RAID10}
 
+// DDP is NetApp E-Series' Dynamic Disk Pool: data in 8+2 stripes spread
+// over every member, with reconstruction capacity kept in the pool instead
+// of hot spares. Only E-Series offers it, so it is not in Levels; the
+// planner takes it when asked (PoolLevels).
+const DDP RAIDLevel = "DDP"
+
+// PoolLevels are Levels plus DDP, the levels of an E-Series array.
+var PoolLevels = append(slices.Clone(Levels), DDP)
+
+// ddpMinDrives is the smallest pool SANtricity builds (NetApp's storagepool
+// module: 11 drives).
+const ddpMinDrives = 11
+
 // LevelStrings returns Levels as strings (for enum validators).
 func LevelStrings() []string {
 	out := make([]string, len(Levels))
@@ -50,10 +63,19 @@ var (
 	ErrPolicy = errors.New("invalid layout policy")
 )
 
+// PoolLevelStrings returns PoolLevels as strings (for enum validators).
+func PoolLevelStrings() []string {
+	out := make([]string, len(PoolLevels))
+	for i, l := range PoolLevels {
+		out[i] = string(l)
+	}
+	return out
+}
+
 // ParseLevel returns the level named s or ErrUnknownLevel.
 func ParseLevel(s string) (RAIDLevel, error) {
 	l := RAIDLevel(s)
-	if slices.Contains(Levels, l) {
+	if slices.Contains(Levels, l) || l == DDP {
 		return l, nil
 	}
 	return "", fmt.Errorf("%w %q (one of %v)", ErrUnknownLevel, s, Levels)
@@ -85,6 +107,8 @@ func DriveCountRule(l RAIDLevel) string {
 		return "4 to 16 drives"
 	case RAID10:
 		return "an even number of drives, 4 to 16"
+	case DDP:
+		return "11 drives or more (E-Series only)"
 	}
 	return "a known RAID level"
 }
@@ -104,6 +128,11 @@ func CheckDriveCount(l RAIDLevel, n int) error {
 		ok = n >= 4
 	case RAID10:
 		ok = n >= 4 && n%2 == 0
+	case DDP:
+		if n < ddpMinDrives {
+			return fmt.Errorf("%w: %s needs %s, got %d", ErrDriveCount, l, DriveCountRule(l), n)
+		}
+		return nil
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownLevel, l)
 	}
@@ -132,6 +161,13 @@ func UsableBytes(l RAIDLevel, sizes []int64) int64 {
 		return (n - 2) * smallest
 	case RAID10:
 		return n / 2 * smallest
+	case DDP:
+		// Two drives' worth of reconstruction reserve, then 8 data pieces
+		// in every 10 (an estimate: the array's figure replaces it).
+		if n < ddpMinDrives {
+			return 0
+		}
+		return (n - 2) * smallest / 10 * 8
 	}
 	return 0
 }

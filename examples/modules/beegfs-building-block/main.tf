@@ -7,19 +7,27 @@ locals {
   mgmtd     = var.mgmtd_host != null ? var.mgmtd_host : var.servers[0].name
   letters   = "abcdefghijklmnopqrstuvwxyz"
 
-  mdts = { for i, v in(local.with_meta ? var.metadata_volumes : []) : format("b%02d-mdt%02d", var.block, i + 1) => merge(v, {
+  mdts = { for i, v in(local.with_meta ? local.metadata_volumes : []) : format("b%02d-mdt%02d", var.block, i + 1) => merge(v, {
     index = i
     # position of this MDT among its server's MDTs
-    slot = length([for j, w in var.metadata_volumes : j if w.server == v.server && j < i])
+    slot = length([for j, w in local.metadata_volumes : j if w.server == v.server && j < i])
   }) }
-  per_server = { for s in [0, 1] : s => length([for v in var.metadata_volumes : v if v.server == s]) }
-  sts        = { for i, v in var.storage_volumes : format("b%02d-st%02d", var.block, i + 1) => merge(v, { index = i }) }
+  per_server = { for s in [0, 1] : s => length([for v in local.metadata_volumes : v if v.server == s]) }
+  sts        = { for i, v in local.storage_volumes : format("b%02d-st%02d", var.block, i + 1) => merge(v, { index = i }) }
 }
 
 check "inputs" {
   assert {
-    condition     = !local.with_meta || length(var.metadata_volumes) > 0
-    error_message = "Profile ${var.profile} runs metadata services: give metadata_volumes."
+    condition     = !local.with_meta || length(local.metadata_volumes) > 0
+    error_message = "Profile ${var.profile} runs metadata services: give metadata_volumes, or an array to carve."
+  }
+  assert {
+    condition     = length(local.storage_volumes) > 0
+    error_message = "Every block serves storage targets: give storage_volumes, or an array to carve."
+  }
+  assert {
+    condition     = var.array == null || (length(var.metadata_volumes) == 0 && length(var.storage_volumes) == 0 && var.management_volume == null)
+    error_message = "With array set the module carves the volumes itself: leave metadata_volumes, storage_volumes and management_volume unset."
   }
   assert {
     condition     = local.with_mgmt || var.mgmtd_host != null
@@ -32,9 +40,9 @@ check "inputs" {
 }
 
 resource "hpcstorage_beegfs_target" "mgmt" {
-  count       = local.with_mgmt && var.management_volume != null ? 1 : 0
-  host        = var.servers[var.management_volume.server].host
-  wwn         = var.management_volume.wwn
+  count       = local.with_mgmt && local.management_volume != null ? 1 : 0
+  host        = var.servers[local.management_volume.server].host
+  wwn         = local.management_volume.wwn
   kind        = "management"
   mount_point = format("/data/b%02d-mgmt", var.block)
 }
@@ -60,7 +68,7 @@ resource "hpcstorage_beegfs_target" "st" {
 resource "hpcstorage_beegfs_management" "this" {
   count = local.with_mgmt ? 1 : 0
   host  = var.servers[0].host
-  directory = (var.management_volume != null ? "${hpcstorage_beegfs_target.mgmt[0].mount_point}/mgmtd" :
+  directory = (local.management_volume != null ? "${hpcstorage_beegfs_target.mgmt[0].mount_point}/mgmtd" :
   "${values(hpcstorage_beegfs_target.mdt)[0].mount_point}/mgmtd")
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
@@ -83,7 +91,7 @@ resource "hpcstorage_beegfs_metadata" "this" {
 }
 
 resource "hpcstorage_beegfs_storage" "this" {
-  for_each              = { for i, s in var.servers : s.name => i if length([for v in var.storage_volumes : v if v.server == i]) > 0 }
+  for_each              = { for i, s in var.servers : s.name => i if length([for v in local.storage_volumes : v if v.server == i]) > 0 }
   host                  = var.servers[each.value].host
   mgmtd_host            = local.mgmtd
   node_id               = var.block * 100 + each.value + 1

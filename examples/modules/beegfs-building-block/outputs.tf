@@ -23,3 +23,15 @@ output "storage_target_ids" {
   description = "Storage target IDs per server."
   value       = { for k, s in hpcstorage_beegfs_storage.this : k => [for t in s.targets : t.id] }
 }
+
+output "array_diagram" {
+  description = "The carved array's bays by disk group (null without array)."
+  value       = one(data.hpcstorage_array_layout.array[*].diagram)
+}
+
+output "array_volumes" {
+  description = "The carved array's volumes: disk group, size, LUN and WWN (empty without array)."
+  value = { for k, v in hpcstorage_volume.array : k => {
+    disk_group = v.disk_group, capacity_bytes = v.capacity_bytes, lun = v.host_mappings[0].lun, wwn = v.wwn, raid_level = v.raid_level
+  } }
+}

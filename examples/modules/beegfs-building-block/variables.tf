@@ -45,10 +45,13 @@ variable "storage_volumes" {
     segment_size_bytes = optional(number, 524288)
     data_drives        = optional(number, 8)
   }))
-  validation {
-    condition     = length(var.storage_volumes) > 0
-    error_message = "Every block serves storage targets."
-  }
+  default = []
+}
+
+variable "array" {
+  description = "Endpoint name of the block's E-Series array (R3: one EF600 cabled to both servers, `api = \"santricity\"`). Set, the module carves it as NetApp's layout for the profile (`data.hpcstorage_array_layout` with `beegfs_building_block`), maps every volume to both servers (by their `name`, the array's host names) and builds the targets on them; leave metadata_volumes, storage_volumes and management_volume unset then."
+  type        = string
+  default     = null
 }
 
 variable "management_volume" {

@@ -35,3 +35,26 @@ resource "hpcstorage_disk_group" "scratch" {
   drive_count = 4
   media_type  = "SSD"
 }
+
+# An E-Series endpoint (api = "santricity"): an R3 building block's EF600
+# as NetApp lays it out for BeeGFS, or a Dynamic Disk Pool.
+data "hpcstorage_array_layout" "ef600_1" {
+  endpoint              = "ef600-1"
+  beegfs_building_block = "base"
+}
+
+resource "hpcstorage_disk_group" "ef600_1" {
+  for_each = { for g in data.hpcstorage_array_layout.ef600_1.disk_groups : g.name => g }
+
+  endpoint   = "ef600-1"
+  name       = each.key # E-Series: at most 30 letters, digits, _ and -
+  raid_level = each.value.raid_level
+  drive_ids  = each.value.drive_ids # tray.slot: 99.0 ...
+}
+
+resource "hpcstorage_disk_group" "ddp" {
+  endpoint    = "ef600-2"
+  name        = "pool1"
+  raid_level  = "DDP" # E-Series only, 11 drives or more
+  drive_count = 12
+}

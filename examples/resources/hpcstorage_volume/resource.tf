@@ -18,3 +18,17 @@ resource "hpcstorage_volume" "me4084_1" {
 output "storage_targets" {
   value = { for k, v in hpcstorage_volume.me4084_1 : k => v.wwn }
 }
+
+# E-Series: the building block's volumes, each mapped to both file nodes
+# under one LUN (SANtricity maps a volume once, here to a host group the
+# provider makes for the two hosts).
+resource "hpcstorage_volume" "ef600_1" {
+  for_each = { for i, v in data.hpcstorage_array_layout.ef600_1.volumes : v.name => merge(v, { lun = i + 1 }) }
+
+  endpoint           = "ef600-1"
+  disk_group         = hpcstorage_disk_group.ef600_1[each.value.disk_group].name
+  name               = each.key
+  capacity_bytes     = each.value.capacity_bytes
+  segment_size_bytes = each.value.segment_size_bytes
+  host_mappings      = [for h in ["bb1-node1", "bb1-node2"] : { host = h, lun = each.value.lun }]
+}

@@ -1,0 +1,104 @@
+# R3 (BeeGFS on NetApp building blocks) against the lab: `hpcstorage-lab up
+# --design r3 --dir DIR` writes lab.auto.tfvars.json (the variable lab) and
+# lab.env (the passwords); link the first here and load the second into the
+# environment (`make demo DESIGN=r3` does), then `terraform apply`. Each
+# block's EF600 is carved, its volumes mapped to the block's two file nodes,
+# and the BeeGFS targets and services built on them.
+
+terraform {
+  required_version = ">= 1.5"
+  required_providers {
+    hpcstorage = {
+      source = "hpcstorage/hpcstorage"
+      # Patch releases only: before 1.0 a minor release may change attributes
+      # (CHANGELOG.md says what to edit).
+      version = "~> 0.1.0"
+    }
+  }
+}
+
+provider "hpcstorage" {
+  # Passwords: HPCSTORAGE_<ENDPOINT>_PASSWORD from the environment.
+  endpoints = { for name, ep in var.lab.endpoints : name => {
+    url      = ep.url
+    username = ep.username
+    api      = ep.api
+    # Each EF600 has its own CA; the BMCs share the lab's.
+    ca_certificate = ep.ca_certificate != null ? ep.ca_certificate : var.lab.ca_certificate
+  } }
+  ssh = {
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
+  }
+}
+
+locals {
+  # One base block (management, metadata, storage), then one of each other
+  # profile; block N is bbN-node1/2 with the array ef600-N.
+  profiles = { 1 = "base", 2 = "metadata_storage", 3 = "storage" }
+  blocks = { for b, p in local.profiles : b => {
+    profile = p
+    array   = "ef600-${b}"
+    servers = [for n in [1, 2] : { name = "bb${b}-node${n}", host = var.lab.nodes["bb${b}-node${n}"].host }]
+  } }
+}
+
+# The six file nodes: powered on through their BMCs (inventory in bmc_summary).
+resource "hpcstorage_server" "file_node" {
+  for_each    = { for name, n in var.lab.nodes : name => n.bmc if n.bmc != "" }
+  endpoint    = each.value
+  power_state = "On"
+}
+
+module "base" {
+  source                = "../modules/beegfs-building-block"
+  profile               = local.blocks[1].profile
+  block                 = 1
+  servers               = local.blocks[1].servers
+  array                 = local.blocks[1].array
+  conn_auth_secret_file = var.lab.beegfs_conn_auth_file
+}
+
+module "block" {
+  source                = "../modules/beegfs-building-block"
+  for_each              = { for b, x in local.blocks : b => x if b != "1" }
+  profile               = each.value.profile
+  block                 = tonumber(each.key)
+  servers               = each.value.servers
+  array                 = each.value.array
+  mgmtd_host            = module.base.mgmtd_host
+  conn_auth_secret_file = var.lab.beegfs_conn_auth_file
+}
+
+output "array_diagrams" {
+  description = "Each block's EF600, bays by disk group."
+  value       = merge({ "ef600-1" = module.base.array_diagram }, { for b, m in module.block : "ef600-${b}" => m.array_diagram })
+}
+
+output "array_layout" {
+  description = "The arrays as carved: diagrams and volumes, for the demo."
+  value = join("\n", [for name, m in merge({ "1" = module.base }, module.block) : join("\n", concat(
+    ["ef600-${name} (block ${name}, ${local.blocks[name].profile})", m.array_diagram],
+    [for v, x in m.array_volumes : format("  %-11s %-7s %-6s %8.2f TB  LUN %-2d wwn %s", v, x.disk_group, x.raid_level, x.capacity_bytes / 1e12, x.lun, x.wwn)],
+  ))])
+}
+
+output "bmc_summary" {
+  description = "Each file node as its BMC reports it after the apply."
+  value = join("\n", [for k in sort(keys(hpcstorage_server.file_node)) :
+    format("  %-9s %-18s %-8s power %s, %d CPUs, %d GiB", k, hpcstorage_server.file_node[k].model, hpcstorage_server.file_node[k].serial_number,
+  hpcstorage_server.file_node[k].power_state, hpcstorage_server.file_node[k].cpu_count, hpcstorage_server.file_node[k].memory_gib)])
+}
+
+output "targets" {
+  value = merge(module.base.targets, [for m in values(module.block) : m.targets]...)
+}
+
+output "services" {
+  value = merge(module.base.services, [for m in values(module.block) : m.services]...)
+}
+
+output "storage_target_ids" {
+  value = merge(module.base.storage_target_ids, [for m in values(module.block) : m.storage_target_ids]...)
+}

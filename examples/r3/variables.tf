@@ -1,0 +1,30 @@
+# Filled by lab.auto.tfvars.json (hpcstorage-lab up --design r3): one
+# object, lab. This module declares only the fields it uses; Terraform drops
+# the others. The endpoints' passwords are not in it: the provider reads them
+# from the environment (HPCSTORAGE_<ENDPOINT>_PASSWORD, the lab's lab.env),
+# so no password is in a variable, a plan or the state.
+
+variable "lab" {
+  description = "The lab (or your site): endpoints by name, nodes by host name, SSH client files, BeeGFS secret file."
+  type = object({
+    ca_certificate = string
+    endpoints = map(object({
+      url      = string
+      username = string
+      # santricity for an E-Series array; Redfish/Swordfish when unset.
+      api = optional(string)
+      # An E-Series array's own CA; the others use ca_certificate above.
+      ca_certificate = optional(string)
+    }))
+    nodes = map(object({
+      host = string # how SSH reaches the node: address:port
+      bmc  = string # endpoint name of its BMC
+    }))
+    ssh = object({
+      user             = string
+      private_key_file = string
+      known_hosts_file = string
+    })
+    beegfs_conn_auth_file = string
+  })
+}
