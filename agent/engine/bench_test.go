@@ -11,6 +11,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
@@ -77,7 +78,7 @@ func BenchmarkNoopApplyR1(b *testing.B) {
 	// main.go); measure the engine the same way.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(20 << 20))
-	cpu0 := cpuTime()
+	cpu0, spawns0 := cpuTime(), runner.Spawns()
 	for b.Loop() {
 		s, err := protocol.ParseSpec(data)
 		if err != nil {
@@ -95,4 +96,6 @@ func BenchmarkNoopApplyR1(b *testing.B) {
 	b.ReportMetric(ms, "noop_ms")
 	b.ReportMetric(ms/noopTargetMS, "noop_ratio_to_target")
 	b.ReportMetric(float64(len(spec.Items)), "items")
+	// Each simulated query is a process, as each real one is on a node.
+	b.ReportMetric(float64(runner.Spawns()-spawns0)/float64(b.N), "spawns_per_noop")
 }

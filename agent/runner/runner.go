@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
@@ -198,8 +199,16 @@ func (s Sim) simulator(ctx context.Context, argv []string) (*exec.Cmd, error) {
 	cmd.Args = append([]string(nil), argv...)
 	cmd.Env = []string{SimRootEnv + "=" + s.Root.Dir(), "LC_ALL=C"}
 	cmd.Dir = s.Root.Dir()
+	spawns.Add(1)
 	return cmd, nil
 }
+
+// spawns counts the simulator processes Sim has started in this process.
+var spawns atomic.Int64
+
+// Spawns is the number of simulator processes started so far: each costs
+// a process spawn, so benchmarks report it per run.
+func Spawns() int64 { return spawns.Load() }
 
 func (s Sim) log(argv []string) error {
 	if _, err := s.Root.MkdirAll("/"+protocol.StateDir, 0o700); err != nil {
