@@ -29,10 +29,10 @@ func (h *hostQueries) Run(_ context.Context, argv ...string) error {
 
 func (h *hostQueries) Query(_ context.Context, argv ...string) (string, int, error) {
 	h.asked = append(h.asked, strings.Join(argv, " "))
-	if len(argv) == 3 && argv[1] == "is-enabled" {
-		return "disabled\n", 1, nil
+	if len(argv) == 4 && argv[1] == "show" {
+		return "Id=" + argv[3] + "\nLoadState=loaded\nActiveState=inactive\nUnitFileState=disabled\n", 0, nil
 	}
-	return "inactive\n", 3, nil
+	return "", 1, nil
 }
 
 // checkPlans plans every item of s in check mode, as the engine does:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/state"
 )
 
@@ -108,7 +109,7 @@ func (i *serviceItem) ID() string { return i.id }
 // unitState is a systemd unit's enabled/active/masked state.
 type unitState struct {
 	exists, enabled, active, masked bool
-	raw                             string // is-enabled output
+	raw                             string // UnitFileState: what is-enabled prints
 }
 
 func (u unitState) String() string {
@@ -214,30 +215,62 @@ func installState(unitFile []byte) string {
 	return "static"
 }
 
+// unitProps are the properties queryUnit reads: Id (differs from the name
+// asked for when that name is an alias), LoadState, ActiveState and
+// UnitFileState (what `systemctl is-enabled` prints).
+const unitProps = "Id,LoadState,ActiveState,UnitFileState"
+
+// queryUnit asks systemd about a unit with one `systemctl show`, which
+// answers what is-enabled and is-active did in two processes. show exits
+// 0 for any name; a unit without a unit file has no UnitFileState (and
+// LoadState=not-found), which is-enabled reported as an error.
 func queryUnit(ctx context.Context, env *Env, unit string) (unitState, error) {
 	if u, ok, err := freshUnit(env, unit); err != nil || ok {
 		return u, err
 	}
-	out, _, err := env.Run.Query(ctx, "systemctl", "is-enabled", unit)
+	argv := []string{"systemctl", "show", "--property=" + unitProps, unit}
+	out, code, err := env.Run.Query(ctx, argv...)
 	if err != nil {
 		return unitState{}, err
 	}
-	u := unitState{raw: strings.TrimSpace(out)}
+	if code != 0 {
+		return unitState{}, fmt.Errorf("unit %s: %w: %s: exit status %d", unit, runner.ErrCommand, runner.Quote(argv), code)
+	}
+	return parseShow(unit, out), nil
+}
+
+// parseShow reads systemctl show's Key=Value lines for unit. Empty values
+// may be left out (show prints them only with --all), so a missing key
+// reads as empty.
+func parseShow(unit, out string) unitState {
+	props := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			props[k] = strings.TrimSpace(v)
+		}
+	}
+	u := unitState{raw: props["UnitFileState"]}
+	if u.raw == "" {
+		return unitState{} // no unit file: no such unit
+	}
+	// Asked by an alias name, show describes the unit it points to;
+	// is-enabled called the alias itself "alias".
+	if id := props["Id"]; id != "" && id != unit && props["LoadState"] != "not-found" {
+		u.raw = "alias"
+	}
 	switch u.raw {
-	case "":
-		return u, nil // no such unit
 	case "masked", "masked-runtime":
 		u.masked = true
 	case "enabled", "enabled-runtime", "static", "alias", "indirect", "generated", "linked", "linked-runtime":
 		u.enabled = true
 	}
 	u.exists = true
-	_, code, err := env.Run.Query(ctx, "systemctl", "is-active", unit)
-	if err != nil {
-		return u, err
+	// is-active succeeds for these states only.
+	switch props["ActiveState"] {
+	case "active", "reloading", "refreshing":
+		u.active = true
 	}
-	u.active = code == 0
-	return u, nil
+	return u
 }
 
 // DropInPath is a service drop-in's file.

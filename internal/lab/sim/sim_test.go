@@ -160,6 +160,38 @@ func TestSystemctlRefusals(t *testing.T) {
 	n.refused("Job type reload is not applicable", "systemctl", "reload", "beegfs-meta.service")
 }
 
+// TestSystemctlShow: show prints the asked properties of each unit as
+// Key=Value, empty ones only with --all, and exits 0 for a unit without a
+// unit file (LoadState=not-found) as systemd does.
+func TestSystemctlShow(t *testing.T) {
+	n := newNode(t)
+	const props = "--property=Id,LoadState,ActiveState,UnitFileState"
+	show := func(want string, args ...string) {
+		t.Helper()
+		out, code := n.query(append([]string{"systemctl", "show"}, args...)...)
+		if code != 0 || out != want {
+			t.Errorf("systemctl show %q = %q exit %d, want %q exit 0", args, out, code, want)
+		}
+	}
+	show("Id=beegfs-storage.service\nLoadState=loaded\nActiveState=inactive\nUnitFileState=disabled\n", props, "beegfs-storage.service")
+	n.ok("systemctl", "enable", "beegfs-storage.service")
+	n.ok("systemctl", "start", "beegfs-storage")
+	show("Id=beegfs-storage.service\nLoadState=loaded\nActiveState=active\nUnitFileState=enabled\n", props, "beegfs-storage")
+	// An instance loads from its template's file.
+	show("Id=beegfs-meta@meta1.service\nLoadState=loaded\nActiveState=inactive\nUnitFileState=disabled\n", props, "beegfs-meta@meta1.service")
+	// Unknown: exit 0, not-found, no UnitFileState unless --all.
+	show("Id=nfs-server.service\nLoadState=not-found\nActiveState=inactive\n", props, "nfs-server.service")
+	show("LoadState=not-found\nUnitFileState=\n", "--all", "-p", "LoadState", "-p", "UnitFileState,NoSuchProperty", "nfs-server.service")
+	n.ok("systemctl", "stop", "beegfs-storage.service")
+	n.ok("systemctl", "mask", "beegfs-storage.service")
+	show("masked\nmasked\n", "--value", "-pLoadState,UnitFileState", "beegfs-storage.service")
+	// Several units: a blank line between them; without --property the
+	// simulated set, SubState included.
+	show("Id=beegfs-storage.service\nLoadState=masked\nActiveState=inactive\nSubState=dead\nUnitFileState=masked\n\n"+
+		"Id=nfs-server.service\nLoadState=not-found\nActiveState=inactive\nSubState=dead\n", "beegfs-storage.service", "nfs-server.service")
+	n.refused("not simulated", "systemctl", "show")
+}
+
 // TestSystemctlWarnsWithoutDaemonReload: a drop-in written under a
 // running unit warns on the next start/restart until daemon-reload, like
 // systemctl; a new unit file needs no reload.

@@ -3,12 +3,15 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // systemctl follows systemctl(1) for the verbs the agent uses: enable,
 // disable, start, stop, restart, try-restart, reload, mask, unmask,
-// daemon-reload, reset-failed, is-enabled, is-active. As systemd does, it
+// daemon-reload, reset-failed, is-enabled, is-active, show (unit
+// properties Id, LoadState, ActiveState, SubState, UnitFileState; exit 0
+// even for a unit nobody has, as for systemd). As systemd does, it
 // refuses to enable, start or stop a unit that has no unit file ("Unit
 // ... not found", exit 5 for jobs), to start a masked unit, and warns
 // on stderr when a loaded unit's file or drop-ins changed on disk since
@@ -140,8 +143,25 @@ func (e *Env) touchReload() error {
 func systemctl(e *Env, args []string) int {
 	var verb string
 	var units []string
-	for _, a := range args {
+	var show showFlags
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		switch {
+		case a == "-p" || a == "--property":
+			if i+1 == len(args) {
+				fmt.Fprintf(e.Stderr, "systemctl: option requires an argument -- '%s'\n", strings.TrimLeft(a, "-"))
+				return 1
+			}
+			i++
+			show.props = append(show.props, strings.Split(args[i], ",")...)
+		case strings.HasPrefix(a, "--property="):
+			show.props = append(show.props, strings.Split(strings.TrimPrefix(a, "--property="), ",")...)
+		case strings.HasPrefix(a, "-p"):
+			show.props = append(show.props, strings.Split(a[2:], ",")...)
+		case a == "-a" || a == "--all":
+			show.all = true
+		case a == "--value":
+			show.value = true
 		case strings.HasPrefix(a, "-"):
 		case verb == "":
 			verb = a
@@ -159,6 +179,8 @@ func systemctl(e *Env, args []string) int {
 		return 0
 	case "is-enabled", "is-active":
 		return e.unitQuery(verb, units)
+	case "show":
+		return e.unitShow(units, show)
 	case "enable", "disable", "start", "stop", "restart", "try-restart", "reload", "mask", "unmask":
 	case "":
 		return e.fail(1, "too few arguments")
@@ -286,4 +308,64 @@ func (e *Env) unitQuery(verb string, units []string) int {
 		}
 	}
 	return code
+}
+
+// showFlags are systemctl show's options: --property (-p, repeatable,
+// comma-separated), --all (-a) and --value.
+type showFlags struct {
+	props      []string
+	all, value bool
+}
+
+// showProps are the unit properties the simulator knows, in the order
+// systemd's D-Bus Unit interface lists them (show's output order).
+var showProps = []string{"Id", "LoadState", "ActiveState", "SubState", "UnitFileState"}
+
+// unitShow prints each unit's properties as Key=Value lines, a blank line
+// between units. As systemctl does, it leaves out empty values unless
+// --all, ignores property names it does not know, and exits 0 for a
+// unit that has no unit file (LoadState=not-found). A manager's own
+// properties (show without a unit) are not simulated.
+func (e *Env) unitShow(units []string, f showFlags) int {
+	if len(units) == 0 {
+		return e.fail(1, "show without a unit (the manager's properties) is not simulated")
+	}
+	st, err := e.loadUnits()
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	for i, name := range units {
+		u := st.Units[name]
+		known := e.hasUnitFile(name)
+		vals := map[string]string{"Id": name, "LoadState": "not-found", "ActiveState": "inactive", "SubState": "dead"}
+		switch {
+		case u.Masked:
+			vals["LoadState"], vals["UnitFileState"] = "masked", "masked"
+		case known && u.Enabled:
+			vals["LoadState"], vals["UnitFileState"] = "loaded", "enabled"
+		case known:
+			vals["LoadState"], vals["UnitFileState"] = "loaded", "disabled"
+		}
+		if u.Active {
+			vals["ActiveState"], vals["SubState"] = "active", "running"
+		}
+		if i > 0 {
+			fmt.Fprintln(e.Stdout)
+		}
+		for _, p := range showProps {
+			if len(f.props) > 0 && !slices.Contains(f.props, p) {
+				continue
+			}
+			v := vals[p]
+			if v == "" && !f.all {
+				continue
+			}
+			if f.value {
+				fmt.Fprintln(e.Stdout, v)
+			} else {
+				fmt.Fprintf(e.Stdout, "%s=%s\n", p, v)
+			}
+		}
+	}
+	return 0
 }
