@@ -430,6 +430,9 @@ func (r *nodeService[M, P]) renderItems(m nodeModel, auth secretInput, diags *di
 		invalidSetting(diags, r.kind, at, err)
 		return nil, false
 	}
+	if rec, ok := recordItem(context.Background(), r.schema(), m.owner(), m); ok {
+		items = append(items, rec)
+	}
 	return items, true
 }
 
@@ -474,6 +477,18 @@ func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, 
 	resp.Diagnostics.Append(req.State.Get(ctx, p)...)
 	if resp.Diagnostics.HasError() {
 		return
+	}
+	if b := p.base(); b.Drift.IsNull() {
+		// Just imported: id and host only (every apply sets drift).
+		if !r.readImported(ctx, &resp.State, b.ID.ValueString(), b.Host.ValueString(), &resp.Diagnostics) {
+			return
+		}
+		resp.Diagnostics.Append(resp.State.Get(ctx, p)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		p.fill()
+		b.ID = types.StringValue(resourceID(p))
 	}
 	items, ok := r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {

@@ -281,3 +281,8 @@ func stringList(l []string) types.List {
 	}
 	return types.ListValueMust(types.StringType, elems)
 }
+
+// importOwner: the target is imported as `host/wwn`.
+func (m *beegfsTargetModel) importOwner(wwn string) string {
+	return "beegfs-target-" + beegfs.NormWWN(wwn)
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 )
 
 // Stripe is the stripe pattern of one directory of a mounted BeeGFS.
@@ -218,29 +219,13 @@ func clip(s string) string {
 	return s
 }
 
-// parseSize reads 524288, 512k, 512K, 1M, 1MiB, 1 MiB.
+// parseSize reads a chunk size (524288, 512k, 512K, 1M, 1MiB, 1 MiB).
 func parseSize(s string) (int64, error) {
-	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "i")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			t = t[:n-1]
-		}
+	v, err := bytesize.Parse(s)
+	if err == nil && v <= 0 {
+		err = fmt.Errorf("size %q: want a positive size", s)
 	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("size %q: want a number with an optional K, M or G", s)
-	}
-	return v * mult, nil
+	return v, err
 }
 
 // StripeOwnerSuffix names the agent owner of one directory's pattern

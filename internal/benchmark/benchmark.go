@@ -8,11 +8,9 @@ package benchmark
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // ErrInvalid wraps every parameter error; the message starts with the
@@ -264,38 +262,6 @@ func Doubling(from, to int) []int {
 		out = append(out, t)
 	}
 	return out
-}
-
-// ParseSize reads a size the way the tools write them: a number with an
-// optional binary suffix (k, m, g, t; "KiB" and "KB" alike are powers of
-// 1024, as fio and IOR read them). "0" parses as 0; callers refuse it.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(strings.ToLower(s))
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "ib"), "b")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k':
-			mult = 1 << 10
-		case 'm':
-			mult = 1 << 20
-		case 'g':
-			mult = 1 << 30
-		case 't':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			t = t[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%q is not a size such as 4k, 1m or 128g", s)
-	}
-	if v > math.MaxInt64/mult {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return v * mult, nil
 }
 
 // FormatSize writes bytes with the largest binary suffix that divides

@@ -287,17 +287,6 @@ func TestSummarize(t *testing.T) {
 	if c.IOPS != 400 || c.MeanLatencyNs != 17.5 || c.P9999LatencyNs != 50 {
 		t.Errorf("combine %+v", c)
 	}
-	for _, c := range []struct {
-		in   string
-		want int64
-	}{{"4k", 4096}, {"1M", 1 << 20}, {"128g", 128 << 30}, {"4KiB", 4096}, {"0", 0}, {"512", 512}} {
-		if got, err := ParseSize(c.in); err != nil || got != c.want {
-			t.Errorf("ParseSize(%q) = %d, %v", c.in, got, err)
-		}
-	}
-	if _, err := ParseSize("-1k"); err == nil {
-		t.Error("negative size accepted")
-	}
 }
 
 // TestDevices: R4's raw-drive baseline runs fio on each device in turn

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // BIOS validation errors.
@@ -198,7 +200,7 @@ func (r *Registry) Names() []string {
 func (r *Registry) Convert(name, value string) (any, error) {
 	a, ok := r.Attrs[name]
 	if !ok {
-		return nil, fmt.Errorf("%w %q in registry %s%s", ErrUnknownAttribute, name, r.ID, suggest(name, r.Names()))
+		return nil, fmt.Errorf("%w %q in registry %s%s", ErrUnknownAttribute, name, r.ID, suggest.DidYouMean(name, r.Names(), 3))
 	}
 	if a.ReadOnly || a.Immutable {
 		return nil, fmt.Errorf("%w %q", ErrReadOnly, name)
@@ -241,16 +243,6 @@ func bound(b *float64) string {
 		return "any"
 	}
 	return strconv.FormatFloat(*b, 'f', -1, 64)
-}
-
-// suggest names a registry attribute that differs from name only in case.
-func suggest(name string, names []string) string {
-	for _, n := range names {
-		if strings.EqualFold(n, name) {
-			return fmt.Sprintf(" (did you mean %q?)", n)
-		}
-	}
-	return ""
 }
 
 // registriesPath is the collection of registry files (MessageRegistryFile).

@@ -177,6 +177,15 @@ func TestRegistryConvert(t *testing.T) {
 			t.Errorf("Convert(%s, %s) = %v, %v; want %v, %v", tc.name, tc.value, got, err, tc.want, tc.err)
 		}
 	}
+	// A wrong case or a near miss names the registry's attribute; a name
+	// far from all of them names none.
+	for name, want := range map[string]string{"sysprofile": `(did you mean "SysProfile"?)`, "SysProfil": `(did you mean "SysProfile"?)`,
+		"NoSuchThing": ""} {
+		_, err := reg.Convert(name, "x")
+		if err == nil || (want != "" && !strings.Contains(err.Error(), want)) || (want == "" && strings.Contains(err.Error(), "did you mean")) {
+			t.Errorf("Convert(%s): %v; want %q", name, err, want)
+		}
+	}
 }
 
 func TestSetPowerAndBootOverride(t *testing.T) {

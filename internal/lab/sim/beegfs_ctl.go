@@ -7,6 +7,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 )
 
 // beegfsCtl follows beegfs-ctl of BeeGFS 7.x (beegfs-ctl --help
@@ -57,31 +59,6 @@ func stripeOf(m map[string]Stripe, dir string) Stripe {
 	}
 }
 
-// ParseSize reads a BeeGFS size: 524288, 512k, 512K, 1m, 1M, 1MiB.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "i")
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			t = t[:n-1]
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("size %q: want a number with an optional k, m or g", s)
-	}
-	return v * mult, nil
-}
-
 // FormatChunk is how beegfs-ctl prints a chunk size: 512K, 1M.
 func FormatChunk(b int64) string {
 	if b%(1<<20) == 0 {
@@ -130,7 +107,7 @@ func beegfsCtl(e *Env, args []string) int {
 		return 0
 	}
 	if v, ok := opts["chunksize"]; ok {
-		if st.ChunkSize, err = ParseSize(v); err != nil {
+		if st.ChunkSize, err = bytesize.Parse(v); err != nil {
 			return e.fail(1, "%v", err)
 		}
 		if st.ChunkSize < 64<<10 || st.ChunkSize&(st.ChunkSize-1) != 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 )
 
 // The lab's benchmarks. fio is real: its simulator runs the host's fio
@@ -70,7 +71,7 @@ func fio(e *Env, args []string) int {
 	}
 	jobs, _ := strconv.Atoi(opts["numjobs"])
 	jobs = min(max(jobs, 1), fioMaxJobs)
-	bs, _ := benchmark.ParseSize(opts["bs"])
+	bs, _ := bytesize.Parse(opts["bs"])
 	bs = max(bs, 512)
 	perJob := min(int64(fioMaxJobBytes), int64(fioMaxRunBytes)/int64(jobs))
 	perJob = max(perJob/bs*bs, bs)
@@ -108,7 +109,7 @@ func fio(e *Env, args []string) int {
 		case k == "numjobs":
 			out = append(out, "--numjobs="+strconv.Itoa(jobs))
 		case k == "size":
-			if s, err := benchmark.ParseSize(v); err == nil && s > 0 && s < perJob {
+			if s, err := bytesize.Parse(v); err == nil && s > 0 && s < perJob {
 				out = append(out, a)
 				continue
 			}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 )
 
 // mpirun follows OpenMPI's launcher: it refuses root without
@@ -171,7 +171,7 @@ func ior(e *Env, args []string, ranks, nodes int) int {
 		case "-s":
 			segs, _ = strconv.ParseInt(next(), 10, 64)
 		case "-t", "-b":
-			v, err := benchmark.ParseSize(next())
+			v, err := bytesize.Parse(next())
 			if err != nil || v <= 0 {
 				return e.fail(1, "ior ERROR: invalid %s size", a)
 			}
@@ -335,7 +335,7 @@ func mdtest(e *Env, args []string, ranks, nodes int) int {
 				return e.fail(1, "mdtest: %s wants a number", a)
 			}
 		case "-w", "-e":
-			v, err := benchmark.ParseSize(next())
+			v, err := bytesize.Parse(next())
 			if err != nil {
 				return e.fail(1, "mdtest: %s wants a size", a)
 			}
@@ -444,7 +444,7 @@ func iozone(e *Env, args []string) int {
 		case a == "-t":
 			threads, _ = strconv.Atoi(next())
 		case a == "-r" || a == "-s":
-			v, err := benchmark.ParseSize(next())
+			v, err := bytesize.Parse(next())
 			if err != nil || v <= 0 {
 				return e.fail(1, "iozone: bad size for %s", a)
 			}
@@ -616,7 +616,7 @@ func elbencho(e *Env, args []string) int {
 		case "--iodepth", "--hosts":
 			next()
 		case "-b", "--block", "-s", "--size":
-			v, err := benchmark.ParseSize(next())
+			v, err := bytesize.Parse(next())
 			if err != nil {
 				return e.fail(1, "ERROR: invalid size for %s", a)
 			}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 )
 
@@ -77,27 +78,18 @@ func (o *serveOpts) hostPort() (string, int, error) {
 	return host, p, nil
 }
 
-// parseSize reads "12TB", "960GB", "4TiB" or plain bytes.
+// parseSize reads --drive-size: "12TB", "960GB", "4TiB" or plain bytes;
+// empty keeps the design's drives.
 func parseSize(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"TB", 1e12}, {"GB", 1e9}, {"B", 1}}
-	for _, u := range units {
-		if n, found := strings.CutSuffix(s, u.suffix); found {
-			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-			if err != nil || f <= 0 {
-				return 0, fmt.Errorf("--drive-size %q: not a positive size", s)
-			}
-			return int64(f * float64(u.mult)), nil
-		}
+	n, err := bytesize.ParseDecimal(s)
+	if err == nil && n <= 0 {
+		err = fmt.Errorf("%q: not a positive size", s)
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("--drive-size %q: want bytes or a size like 12TB", s)
+	if err != nil {
+		return 0, fmt.Errorf("--drive-size: %w", err)
 	}
 	return n, nil
 }
