@@ -19,7 +19,7 @@ variable "validation" {
 }
 
 locals {
-  bench_clients = { for c in local.clients : c.name => c.host if contains(keys(module.r1.mount_points), c.name) }
+  validation_clients = { for c in local.clients : c.name => c.host if contains(keys(module.r1.mount_points), c.name) }
   validation = var.validation == null ? {} : {
     "r1-seq"    = var.validation.seq_threads
     "r1-random" = var.validation.random_threads
@@ -31,8 +31,8 @@ resource "hpcstorage_benchmark" "r1" {
 
   preset          = each.key
   tool            = var.validation.tool
-  clients         = values(local.bench_clients)
-  directory       = "${module.r1.mount_points[keys(local.bench_clients)[0]]}/bench"
+  clients         = values(local.validation_clients)
+  directory       = "${module.r1.mount_points[keys(local.validation_clients)[0]]}/bench"
   threads         = each.value
   file_size_bytes = var.validation.file_size_bytes
   iodepth         = var.validation.iodepth
