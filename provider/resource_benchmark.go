@@ -189,7 +189,8 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					stringvalidator.ExactlyOneOf(path.MatchRoot("devices"))},
 				MarkdownDescription: "Target directory on the clients: a directory on a BeeGFS, NFS or GPFS mount (with " +
 					"the stripe pattern the paper used, e.g. an `hpcstorage_beegfs_stripe_pattern` directory). It must " +
-					"exist and be on a mounted file system other than `/` on every client, or nothing runs. Exactly one " +
+					"exist (or `create_directory` makes it) and be on a mounted file system other than `/` on every client, " +
+					"or nothing runs. Exactly one " +
 					"of this and `devices`."},
 			"devices": schema.ListAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceL,
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(),
