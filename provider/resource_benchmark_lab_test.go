@@ -420,8 +420,9 @@ resource "hpcstorage_benchmark" "raw" {
 // TestBenchmarkRemount: with remount, beegfs-client unmounts and mounts
 // the client's BeeGFS again before the phases (the mount the test made by
 // hand, with a mark in its options, is replaced by the service's own);
-// create_directory makes the directory. A mount that does not come back stops the run
-// before fio runs again.
+// create_directory makes the directory. A mount that does not come back
+// stops the run before fio runs again; a mount other than BeeGFS (a
+// tmpfs) is refused at plan.
 func TestBenchmarkRemount(t *testing.T) {
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("the lab's fio is the real fio: apt-get install fio")
@@ -466,6 +467,11 @@ resource "hpcstorage_benchmark" "b" {
 }
 `, r.node("client01").Host, run)
 	}
+	// A tmpfs: no service to remount it with.
+	if err := os.MkdirAll(filepath.Join(root, "mnt/scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.clientSim(t, "client01", "mount", "-t", "tmpfs", "tmpfs", "/mnt/scratch")
 	fioRuns := func() int {
 		b, _ := os.ReadFile(filepath.Join(root, sim.BenchLog))
 		return strings.Count(string(b), `"tool":"fio"`)
@@ -473,6 +479,11 @@ resource "hpcstorage_benchmark" "b" {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{
+			{
+				Config:      strings.Replace(conf("0"), "/mnt/beegfs/bench", "/mnt/scratch", 1),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot Remount Between Phases.*/mnt/scratch is a tmpfs\s+mount`),
+			},
 			{Config: conf("1"), Check: resource.ComposeTestCheckFunc(
 				resource.TestCheckResourceAttr("hpcstorage_benchmark.b", "results.#", "2"),
 				resource.TestCheckResourceAttr("hpcstorage_benchmark.b", "settings.remount", "true"),
