@@ -152,8 +152,15 @@ func TestConnectionDroppedMidRun(t *testing.T) {
 	for gen, after := range []time.Duration{2 * time.Millisecond, 10 * time.Millisecond, 30 * time.Millisecond} {
 		s, cur := bigSpec(gen + 1)
 		n.SetFaults(labnode.Faults{DropAfter: after})
+		start := time.Now()
 		r, err := p.Apply(t.Context(), o, transport.Request{Spec: s})
 		n.SetFaults(labnode.Faults{})
+		// The node armed its drop when the request arrived; a run that
+		// finished first can still see the connection cut just after its
+		// answer. Wait that out (plus the client noticing the cut), so the
+		// run below is not itself dropped: an apply on a session that dies
+		// under it is, rightly, not retried.
+		time.Sleep(time.Until(start.Add(after + 250*time.Millisecond)))
 		if err != nil {
 			drops++
 			se := stepOf(t, err)
