@@ -7,14 +7,20 @@
 # `terraform init` (offline: a generated CLI config that names only that
 # mirror; your ~/.terraformrc is not read) and applies examples/r1, prints what
 # each node now has and the array drawers, shows that a second plan is
-# empty, and stops the lab.
+# empty, and stops the lab. R1 ends with a small validation run: the R1
+# paper's presets (r1-seq, r1-random) with the real fio on the lab's two
+# clients at tiny sizes, remounting the clients and dropping their caches
+# before every phase as the paper does; it prints each run's table (peak
+# beside the paper's figure, with the ratio) and where the SVG charts are
+# (DEMO_REPORTS, default $TMPDIR/hpcstorage-demo-reports: kept after the
+# demo).
 #
 # DESIGN=r3 (make demo DESIGN=r3) runs examples/r3 instead: three BeeGFS
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
-# $TERRAFORM; INSTALL_VERSION (from make) is the version the provider is
+# $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
 set -euo pipefail
 
@@ -31,6 +37,10 @@ for b in terraform-provider-hpcstorage hpcstorage-lab; do
 	[ -x "$bin/$b" ] || { echo "demo: $bin/$b is missing: run make build first" >&2; exit 1; }
 done
 command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform, or set TERRAFORM" >&2; exit 1; }
+if [ "$design" = r1 ]; then
+	# The lab's fio is the real fio (on files inside the client's folder).
+	command -v fio >/dev/null || { echo "demo: fio not found: the R1 validation run needs it (apt-get install fio)" >&2; exit 1; }
+fi
 version=${INSTALL_VERSION:-$(cd "$root" && go run ./internal/version/gitversion -install CHANGELOG.md)}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcstorage-demo.XXXXXX")
@@ -77,6 +87,17 @@ mkdir -p "$work/examples"
 cp -R "$root/examples/$design" "$root/examples/modules" "$work/examples/"
 cfg=$work/examples/$design
 ln -s "$lab/lab.auto.tfvars.json" "$cfg/lab.auto.tfvars.json"
+if [ "$design" = r1 ]; then
+	# The validation at lab sizes: fio (real in the lab), a few threads, 4 MiB
+	# per thread; the presets' phases, paper figures, cache drops, remounts.
+	reports=${DEMO_REPORTS:-${TMPDIR:-/tmp}/hpcstorage-demo-reports}
+	mkdir -p "$reports"
+	reports=$(cd "$reports" && pwd)
+	cat >"$cfg/validation.auto.tfvars.json" <<EOF
+{"validation": {"report_dir": "$reports", "tool": "fio", "seq_threads": [1, 2, 4], "random_threads": [2, 4],
+ "file_size_bytes": 4194304, "iodepth": 4}}
+EOF
+fi
 
 quiet() { grep -v -e '^[│╷╵]\s*$' || true; }
 
@@ -130,6 +151,15 @@ else
 
 	section "every array's layout (NN: disk group, S: global spare)"
 	"$tf" -chdir="$cfg" output -raw all_drawers
+
+	section "validation: the R1 paper's runs (r1-seq, r1-random) with fio on the 2 lab clients"
+	"$tf" -chdir="$cfg" output -raw validation_report
+	cat <<'NOTE'
+  The lab's figures are fio on a local disk (files inside each client's lab
+  folder, a few MiB): they say nothing about the storage, and the ratios to
+  the paper only show that the run, its parsing and its comparison work. On
+  the real system, set validation without overrides for the paper's runs.
+NOTE
 fi
 
 section "terraform plan again (expect no changes)"

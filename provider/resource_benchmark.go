@@ -53,6 +53,29 @@ type benchmarkResource struct {
 	nodes *nodeAccess
 }
 
+// benchmarkLocks holds one mutex per client: runs in this provider
+// process that share a client take turns (Terraform creates independent
+// resources in parallel).
+var benchmarkLocks sync.Map // client as configured -> *sync.Mutex
+
+// lockBenchmarkClients takes the clients' locks in sorted order (so two
+// runs cannot deadlock) and returns what releases them.
+func lockBenchmarkClients(clients []string) func() {
+	sorted := slices.Sorted(slices.Values(clients))
+	held := make([]*sync.Mutex, 0, len(sorted))
+	for _, c := range slices.Compact(sorted) {
+		v, _ := benchmarkLocks.LoadOrStore(c, &sync.Mutex{})
+		mu := v.(*sync.Mutex)
+		mu.Lock()
+		held = append(held, mu)
+	}
+	return func() {
+		for _, mu := range slices.Backward(held) {
+			mu.Unlock()
+		}
+	}
+}
+
 // benchmarkOwner is the agent owner of the benchmark commands. They are
 // read-only command items: the agent records nothing for them.
 const benchmarkOwner = "hpcstorage-benchmark"
@@ -82,6 +105,8 @@ type benchmarkModel struct {
 	Runtime           types.String `tfsdk:"runtime"`
 	Repeat            types.Int64  `tfsdk:"repeat"`
 	DropCaches        types.Bool   `tfsdk:"drop_caches"`
+	Remount           types.Bool   `tfsdk:"remount"`
+	CreateDirectory   types.Bool   `tfsdk:"create_directory"`
 	ExtraArgs         types.List   `tfsdk:"extra_args"`
 	Triggers          types.Map    `tfsdk:"triggers"`
 	ReportPath        types.String `tfsdk:"report_path"`
@@ -137,7 +162,8 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"fio runs one process per client (its jobs shared out); IOR and mdtest start from the first client with " +
 			"`mpirun --allow-run-as-root` (the agent runs as root); IOzone uses its cluster mode (`-+m`) and elbencho " +
 			"`--hosts` from the first client. Files are named `hpcstorage-bench*` and removed by the last phase of " +
-			"each point. While it runs, each client's agent lock is held, so other resources on those clients wait.\n\n" +
+			"each point. While it runs, each client's agent lock is held, so other resources on those clients wait, and " +
+			"benchmarks that share a client run one after the other (at once, they would measure each other).\n\n" +
 			"In the lab (`make demo`, the acceptance tests), **fio runs for real**: the lab's fio runs the real fio " +
 			"against files inside the client's node folder (small sizes, seconds). IOR, mdtest, IOzone and elbencho " +
 			"are not packaged by Debian: the lab prints their exact output formats with figures scaled from a real " +
@@ -163,7 +189,8 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					stringvalidator.ExactlyOneOf(path.MatchRoot("devices"))},
 				MarkdownDescription: "Target directory on the clients: a directory on a BeeGFS, NFS or GPFS mount (with " +
 					"the stripe pattern the paper used, e.g. an `hpcstorage_beegfs_stripe_pattern` directory). It must " +
-					"exist and be on a mounted file system other than `/` on every client, or nothing runs. Exactly one " +
+					"exist (or `create_directory` makes it) and be on a mounted file system other than `/` on every client, " +
+					"or nothing runs. Exactly one " +
 					"of this and `devices`."},
 			"devices": schema.ListAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceL,
 				Validators: []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues(),
@@ -207,6 +234,15 @@ func (r *benchmarkResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"drop_caches": schema.BoolAttribute{Optional: true, PlanModifiers: replaceB,
 				MarkdownDescription: "Sync and drop the clients' page cache (`sync && echo 3 > /proc/sys/vm/drop_caches`) before " +
 					"every phase, as the R1 paper does. Default: the preset's."},
+			"remount": schema.BoolAttribute{Optional: true, PlanModifiers: replaceB,
+				MarkdownDescription: "Remount the clients' file system before every phase, as the R1 paper does between runs " +
+					"(with `drop_caches`, after the remount): for a BeeGFS mount, a stop and start of `beegfs-client`, which unmounts " +
+					"and mounts again what `beegfs-mounts.conf` lists; the mount must be back before the phase runs. Other " +
+					"file systems are refused. Default: the preset's (R1: true)."},
+			"create_directory": schema.BoolAttribute{Optional: true, PlanModifiers: replaceB,
+				MarkdownDescription: "Create `directory` (`mkdir -p`) on every client, once the mount is checked, before the " +
+					"first phase; a directory that exists is kept as it is (with its stripe pattern). Default false: a missing " +
+					"directory fails the run."},
 			"extra_args": schema.ListAttribute{Optional: true, ElementType: types.StringType, PlanModifiers: replaceL,
 				MarkdownDescription: "Arguments appended to every invocation of the tool; replace the preset's (R5 mdtest: `-v -y -t`)."},
 			"triggers": schema.MapAttribute{Optional: true, ElementType: types.StringType,
@@ -250,6 +286,9 @@ func (r *benchmarkResource) Create(ctx context.Context, req resource.CreateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Checks and run under the clients' locks: another run would change
+	// the figures (and its remount would pull the mount from this one).
+	defer lockBenchmarkClients(listStrings(m.Clients))()
 	run, ok := r.prepare(ctx, &m, true, &resp.Diagnostics)
 	if !ok {
 		return
@@ -356,10 +395,10 @@ func (r *benchmarkResource) ValidateConfig(ctx context.Context, req resource.Val
 func (m *benchmarkModel) runChanged(st *benchmarkModel) bool {
 	a := []attr.Value{m.Preset, m.Tool, m.Clients, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize,
 		m.IODepth, m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.Runtime, m.Repeat,
-		m.DropCaches, m.ExtraArgs, m.Triggers}
+		m.DropCaches, m.Remount, m.CreateDirectory, m.ExtraArgs, m.Triggers}
 	b := []attr.Value{st.Preset, st.Tool, st.Clients, st.Directory, st.Devices, st.Phases, st.Threads, st.BlockSize, st.FileSize,
 		st.IODepth, st.Direct, st.FilePerProcess, st.Files, st.FilesPerDirectory, st.FileBytes, st.Runtime, st.Repeat,
-		st.DropCaches, st.ExtraArgs, st.Triggers}
+		st.DropCaches, st.Remount, st.CreateDirectory, st.ExtraArgs, st.Triggers}
 	for i := range a {
 		if !a[i].Equal(b[i]) {
 			return true
@@ -372,7 +411,7 @@ func (m *benchmarkModel) runChanged(st *benchmarkModel) bool {
 // that feeds it from another resource).
 func (m *benchmarkModel) inputsKnown() bool {
 	for _, v := range []attr.Value{m.Preset, m.Tool, m.Directory, m.Devices, m.Phases, m.Threads, m.BlockSize, m.FileSize, m.IODepth,
-		m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.Runtime, m.Repeat, m.DropCaches, m.ExtraArgs} {
+		m.Direct, m.FilePerProcess, m.Files, m.FilesPerDirectory, m.FileBytes, m.Runtime, m.Repeat, m.DropCaches, m.Remount, m.CreateDirectory, m.ExtraArgs} {
 		if v.IsUnknown() {
 			return false
 		}
@@ -470,6 +509,9 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 	if !m.DropCaches.IsNull() {
 		p.DropCaches = m.DropCaches.ValueBool()
 	}
+	if !m.Remount.IsNull() {
+		p.Remount = m.Remount.ValueBool()
+	}
 	if !m.ExtraArgs.IsNull() {
 		p.ExtraArgs = listStrings(m.ExtraArgs)
 	}
@@ -495,7 +537,7 @@ func benchmarkErrorPath(err error) path.Path {
 	}
 	switch name {
 	case "tool", "phases", "threads", "block_size_bytes", "file_size_bytes", "iodepth", "files", "files_per_directory",
-		"file_bytes", "runtime", "repeat", "extra_args", "devices":
+		"file_bytes", "runtime", "repeat", "extra_args", "devices", "remount":
 		if hasIdx {
 			return path.Root(name).AtListIndex(idx)
 		}
@@ -521,7 +563,7 @@ func settingsOf(p benchmark.Params, preset string) types.Map {
 	s := map[string]string{
 		"tool": string(p.Tool), "phases": strings.Join(benchmark.SortPhases(p.Phases), ","), "threads": strings.Join(threads, ","),
 		"iodepth": strconv.Itoa(p.IODepth), "direct": strconv.FormatBool(p.Direct), "repeat": strconv.Itoa(p.Repeat),
-		"drop_caches": strconv.FormatBool(p.DropCaches), "extra_args": strings.Join(p.ExtraArgs, " "),
+		"drop_caches": strconv.FormatBool(p.DropCaches), "remount": strconv.FormatBool(p.Remount), "extra_args": strings.Join(p.ExtraArgs, " "),
 	}
 	if preset != "" {
 		s["preset"] = preset
@@ -599,6 +641,10 @@ type benchmarkRun struct {
 	clients  []string
 	opts     []transport.Options
 	hosts    []string // host names as the clients know each other
+	// mounts holds each client's mount of dir (checked at apply), for
+	// remounting between phases.
+	mounts []protocol.MountEntry
+	mkdir  bool
 }
 
 // prepare resolves the parameters and reads every client's facts: the
@@ -615,7 +661,8 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 		return nil, false
 	}
 	run := &benchmarkRun{nodes: r.nodes, params: p, expected: exp, dir: filepath.Clean(m.Directory.ValueString()),
-		clients: listStrings(m.Clients), title: benchmarkTitle(settingsOf(p, m.Preset.ValueString()))}
+		clients: listStrings(m.Clients), title: benchmarkTitle(settingsOf(p, m.Preset.ValueString())),
+		mkdir: m.CreateDirectory.ValueBool()}
 	if len(p.Devices) > 0 {
 		run.dir = ""
 	}
@@ -675,9 +722,15 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 		}
 		return run, !diags.HasError()
 	}
+	run.mounts = make([]protocol.MountEntry, len(facts))
 	for i, f := range facts {
 		mnt := mountFor(f.Mounts, run.dir)
 		if mnt != nil && mnt.Path != "/" {
+			run.mounts[i] = *mnt
+			if _, err := benchmark.Remount(mnt.FSType, mnt.Path); p.Remount && err != nil {
+				addError(diags, path.Root("remount"), "Cannot Remount Between Phases", fmt.Sprintf("Client %s: nothing was "+
+					"run. Set remount = false to drop caches only.", run.clients[i]), err)
+			}
 			continue
 		}
 		detail := fmt.Sprintf("Client %s: %s is not on a mounted file system (it lies on the root file system /).", run.clients[i], run.dir)
@@ -694,6 +747,9 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 	}
 	// The directory must exist on every client before the first phase.
 	check := []string{"sh", "-c", `[ -d "$1" ] || { echo "$1 is not a directory"; exit 1; }`, "sh", run.dir}
+	if run.mkdir {
+		check = []string{"mkdir", "-p", run.dir}
+	}
 	for i, out := range run.all(ctx, func(int) []string { return check }, diags) {
 		if out.err != nil {
 			addError(diags, path.Root("directory"), "Benchmark Directory Missing", fmt.Sprintf("Client %s: %v Nothing was run; "+
@@ -826,6 +882,9 @@ func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]
 			}
 			var runs [][]benchmark.Measurement
 			for rep := 0; rep < repeats; rep++ {
+				if p.Remount && !b.remount(ctx, diags) {
+					return nil, nil, false
+				}
 				if p.DropCaches {
 					for i, o := range b.all(ctx, func(int) []string { return benchmark.DropCaches() }, diags) {
 						if o.err != nil {
@@ -882,6 +941,44 @@ func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]
 		}
 	}
 	return points, commands, true
+}
+
+// remount unmounts and mounts each client's file system, then reads the
+// clients' facts to see the mount back before anything runs on it.
+func (b *benchmarkRun) remount(ctx context.Context, diags *diag.Diagnostics) bool {
+	for step := range 2 { // stop, then start
+		outs := b.all(ctx, func(i int) []string { return remountStep(b.mounts[i], step) }, diags)
+		for i, o := range outs {
+			if o.err != nil {
+				addError(diags, path.Root("remount"), "Remount Failed", fmt.Sprintf("Client %s, %s (%s): %v\n%s\nThe "+
+					"run stops here; the file system may be left unmounted on that client.", b.clients[i], b.mounts[i].Path,
+					strings.Join(remountStep(b.mounts[i], step), " "), o.err, tailLines(o.out, 10)), nil)
+			}
+		}
+		if diags.HasError() {
+			return false
+		}
+	}
+	for i, o := range b.opts {
+		o.RunTimeout = 0
+		f, err := b.nodes.pool.Facts(ctx, o, "")
+		if err != nil {
+			addNodeError(diags, b.clients[i], err)
+			continue
+		}
+		if mnt := mountFor(f.Mounts, b.dir); mnt == nil || mnt.Path != b.mounts[i].Path {
+			addError(diags, path.Root("remount"), "Not Mounted After Remount", fmt.Sprintf("Client %s: %s is not mounted "+
+				"again after the remount; the run stops here.", b.clients[i], b.mounts[i].Path), nil)
+		}
+	}
+	return !diags.HasError()
+}
+
+// remountStep is the step-th remount command for a mount prepare
+// accepted (so Remount cannot fail here).
+func remountStep(m protocol.MountEntry, step int) []string {
+	c, _ := benchmark.Remount(m.FSType, m.Path)
+	return c[step]
 }
 
 // meanOf averages phase k over the repeated runs.

@@ -47,6 +47,7 @@ resource "hpcstorage_benchmark" "r1_seq" {
   tool        = "fio"
   clients     = local.bench_clients
   directory   = "${module.r1.mount_points["client01"]}/bench"
+  create_directory = true
   threads     = [1, 2, 4]
   file_size_bytes = 4194304
   report_path = "${abspath(path.root)}/reports/r1-seq.svg"
@@ -59,6 +60,7 @@ resource "hpcstorage_benchmark" "r1_random" {
   tool        = "fio"
   clients     = local.bench_clients
   directory   = "${module.r1.mount_points["client01"]}/bench"
+  create_directory = true
   threads     = [2, 4]
   file_size_bytes = 2097152
   iodepth     = 4
@@ -107,11 +109,9 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	}
 	// The lab's clients are separate folders, not one shared BeeGFS
 	// namespace: the directory the stripe pattern makes on client01 is
-	// made on client02 by hand, as a real client would see it.
+	// made on client02 by create_directory (mkdir -p: on a real client,
+	// the stripe pattern's directory is kept as it is).
 	r := &r1Lab{Lab: l, dir: filepath.Join(dir, "lab")}
-	if err := os.MkdirAll(filepath.Join(r.node("client02").Root, "mnt/beegfs/bench"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
@@ -189,6 +189,9 @@ func TestR1ModuleBenchmark(t *testing.T) {
 			if r, e := num(ratios[ph]), num(expected[ph]); e <= 0 || r <= 0 || math.Abs(r-peak/e) > 1e-9*r {
 				t.Errorf("%s: ratio %s = %v, expected figure %v, peak %v", c.addr, ph, r, e, peak)
 			}
+		}
+		if s, _ := v["settings"].(map[string]any); s["remount"] != "true" || s["drop_caches"] != "true" {
+			t.Errorf("%s: the R1 presets remount and drop caches: settings %v", c.addr, s)
 		}
 		if cmds := fmt.Sprint(v["commands"]); !strings.Contains(cmds, "fio --name=hpcstorage-bench-c1") ||
 			!strings.Contains(cmds, "--output-format=json --lat_percentiles=1") {
@@ -411,5 +414,99 @@ resource "hpcstorage_benchmark" "raw" {
 	})
 	if n := runs(); n != 2 {
 		t.Errorf("fio ran %d times in all, want 2", n)
+	}
+}
+
+// TestBenchmarkRemount: with remount, beegfs-client unmounts and mounts
+// the client's BeeGFS again before the phases (the mount the test made by
+// hand, with a mark in its options, is replaced by the service's own);
+// create_directory makes the directory. A mount that does not come back
+// stops the run before fio runs again; a mount other than BeeGFS (a
+// tmpfs) is refused at plan.
+func TestBenchmarkRemount(t *testing.T) {
+	if _, err := exec.LookPath("fio"); err != nil {
+		t.Skip("the lab's fio is the real fio: apt-get install fio")
+	}
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	r := &r1Lab{Lab: l, dir: dir}
+	root := r.node("client01").Root
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A BeeGFS client as the beegfs_client resource leaves it, mounted
+	// with a mark in its options that only a remount removes.
+	write("etc/beegfs/beegfs-mounts.conf", "/mnt/beegfs /etc/beegfs/beegfs-client.conf\n")
+	write("usr/lib/systemd/system/beegfs-client.service", "[Service]\n")
+	r.clientSim(t, "client01", "systemctl", "start", "beegfs-client")
+	mounts := strings.Replace(r.read(t, "client01", "proc/mounts"), "_netdev", "_netdev,before-remount", 1)
+	write("proc/mounts", mounts)
+	conf := func(run string) string {
+		return r.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_benchmark" "b" {
+  preset           = "r5-fio-random"
+  clients          = [%q]
+  directory        = "/mnt/beegfs/bench"
+  create_directory = true
+  remount          = true
+  drop_caches      = true
+  threads          = [1]
+  file_size_bytes  = 1048576
+  triggers         = { run = %q }
+}
+`, r.node("client01").Host, run)
+	}
+	// A tmpfs: no service to remount it with.
+	if err := os.MkdirAll(filepath.Join(root, "mnt/scratch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.clientSim(t, "client01", "mount", "-t", "tmpfs", "tmpfs", "/mnt/scratch")
+	fioRuns := func() int {
+		b, _ := os.ReadFile(filepath.Join(root, sim.BenchLog))
+		return strings.Count(string(b), `"tool":"fio"`)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: protoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      strings.Replace(conf("0"), "/mnt/beegfs/bench", "/mnt/scratch", 1),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot Remount Between Phases.*/mnt/scratch is a tmpfs\s+mount`),
+			},
+			{Config: conf("1"), Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr("hpcstorage_benchmark.b", "results.#", "2"),
+				resource.TestCheckResourceAttr("hpcstorage_benchmark.b", "settings.remount", "true"),
+				func(*terraform.State) error {
+					if st, err := os.Stat(filepath.Join(root, "mnt/beegfs/bench")); err != nil || !st.IsDir() {
+						return fmt.Errorf("create_directory: %v", err)
+					}
+					if m := r.read(t, "client01", "proc/mounts"); strings.Contains(m, "before-remount") ||
+						!strings.Contains(m, " /mnt/beegfs beegfs ") {
+						return fmt.Errorf("not remounted:\n%s", m)
+					}
+					return nil
+				})},
+			{
+				// The service now mounts elsewhere: after the remount the
+				// directory is on / and nothing runs.
+				PreConfig:   func() { write("etc/beegfs/beegfs-mounts.conf", "/mnt/other /etc/beegfs/beegfs-client.conf\n") },
+				Config:      conf("2"),
+				ExpectError: regexp.MustCompile(`(?s)Not Mounted After Remount.*/mnt/beegfs is not mounted\s+again`),
+			},
+		},
+	})
+	if n := fioRuns(); n != 2 {
+		t.Errorf("fio ran %d times, want 2 (the first run's phases only)", n)
 	}
 }

@@ -185,7 +185,7 @@ func TestPresets(t *testing.T) {
 	}
 	r1, _, ok := Lookup("r1-seq")
 	if !ok || r1.Expected[Read].Value != 23.7e9 || r1.Expected[Write].Value != 22.1e9 ||
-		!slices.Equal(r1.Params.Threads, []int{1, 2, 4, 8, 16, 32, 64}) || !r1.Params.DropCaches {
+		!slices.Equal(r1.Params.Threads, []int{1, 2, 4, 8, 16, 32, 64}) || !r1.Params.DropCaches || !r1.Params.Remount {
 		t.Errorf("r1-seq %+v", r1)
 	}
 	// 8 TB aggregate from 16 threads.
@@ -225,6 +225,7 @@ func TestValidate(t *testing.T) {
 		{func(p *Params) { p.FileSize = 4096 }, 0, "file_size_bytes:"},
 		{func(p *Params) { p.Tool = "bonnie" }, 0, `tool "bonnie"`},
 		{func(p *Params) { p.Tool, p.Phases = Mdtest, []string{Create} }, 0, "files: mdtest needs"},
+		{func(p *Params) { p.Remount, p.Devices = true, []string{"/dev/nvme0n1"} }, 0, "remount: raw devices"},
 	} {
 		p := base
 		p.Phases, p.Threads = slices.Clone(base.Phases), slices.Clone(base.Threads)
@@ -324,5 +325,20 @@ func TestDevices(t *testing.T) {
 		{Phase: RandRead, IOPS: 300, MeanLatencyNs: 20, P9999LatencyNs: 30}})
 	if m.IOPS != 200 || m.MeanLatencyNs != 17.5 || m.P9999LatencyNs != 30 {
 		t.Errorf("per device %+v", m)
+	}
+}
+
+// TestRemount: a BeeGFS mount is remounted by stopping and starting
+// beegfs-client (it owns the mounts of beegfs-mounts.conf); other file
+// systems are refused with the mount named.
+func TestRemount(t *testing.T) {
+	got, err := Remount("beegfs", "/mnt/beegfs")
+	if err != nil || len(got) != 2 || strings.Join(got[0], " ") != "systemctl stop beegfs-client" ||
+		strings.Join(got[1], " ") != "systemctl start beegfs-client" {
+		t.Errorf("beegfs: %q %v", got, err)
+	}
+	if got, err := Remount("nfs4", "/mnt/nfs"); !errors.Is(err, ErrInvalid) || got != nil ||
+		!strings.Contains(err.Error(), "remount: /mnt/nfs is a nfs4 mount") {
+		t.Errorf("nfs4: %q %v", got, err)
 	}
 }

@@ -268,3 +268,17 @@ func (p Params) elbencho(phase string, threads int, dir string, hosts []string, 
 func DropCaches() []string {
 	return []string{"sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches"}
 }
+
+// Remount is the commands, run in turn, that unmount and mount again the
+// file system of type fstype mounted at mountPoint on a client (the R1
+// paper's remount between runs). BeeGFS mounts belong to the
+// beegfs-client service, which unmounts every mount of
+// beegfs-mounts.conf on stop and mounts them on start; other file
+// systems are refused.
+func Remount(fstype, mountPoint string) ([][]string, error) {
+	if fstype == "beegfs" {
+		return [][]string{{"systemctl", "stop", "beegfs-client"}, {"systemctl", "start", "beegfs-client"}}, nil
+	}
+	return nil, fmt.Errorf("%w: remount: %s is a %s mount; remounting between phases is done for BeeGFS mounts "+
+		"(a stop and start of beegfs-client)", ErrInvalid, mountPoint, fstype)
+}

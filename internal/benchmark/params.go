@@ -45,6 +45,10 @@ type Params struct {
 	// DropCaches syncs and drops the clients' page cache before every
 	// phase (the R1 paper's `sync; echo 3 > /proc/sys/vm/drop_caches`).
 	DropCaches bool
+	// Remount unmounts and mounts the clients' file system before every
+	// phase (the R1 paper's remount between runs), so no client state
+	// (page cache, BeeGFS client caches, open handles) carries over.
+	Remount bool
 	// ExtraArgs are appended to every invocation of the tool.
 	ExtraArgs []string
 	// Devices, instead of a directory, are raw block devices every client
@@ -129,6 +133,9 @@ func (p Params) Validate(maxThreads int) error {
 	}
 	if p.Repeat < 1 {
 		return fmt.Errorf("%w: repeat: must be at least 1", ErrInvalid)
+	}
+	if p.Remount && len(p.Devices) > 0 {
+		return fmt.Errorf("%w: remount: raw devices have no file system to remount", ErrInvalid)
 	}
 	if len(p.Devices) > 0 && p.Tool != Fio {
 		return fmt.Errorf("%w: devices: raw devices are benchmarked with fio only, not %s", ErrInvalid, p.Tool)

@@ -50,10 +50,10 @@ var presets = []Preset{
 			"8 TB aggregate from 16 threads so no cache helps.",
 		Paper: "iozone -i $test -c -e -w -r 1m -s $Size -t $T -+n -+m /path/to/threadlist",
 		Params: Params{Tool: IOzone, Phases: []string{Write, Read}, Threads: Doubling(1, 64), BlockSize: mib,
-			FileSize: 768 * gib, Aggregate: 8 * 1000 * gib, AggregateFrom: 16, IODepth: 1, Repeat: 1, DropCaches: true},
+			FileSize: 768 * gib, Aggregate: 8 * 1000 * gib, AggregateFrom: 16, IODepth: 1, Repeat: 1, DropCaches: true, Remount: true},
 		Expected: map[string]Figure{Write: {Value: 22.1 * gb}, Read: {Value: 23.7 * gb}},
-		Notes: []string{"The paper also unmounts and remounts the clients between runs; the preset drops caches " +
-			"(sync; echo 3 > /proc/sys/vm/drop_caches) before every phase and leaves remounting to the site.",
+		Notes: []string{"Between runs the paper syncs, drops the caches (echo 3 > /proc/sys/vm/drop_caches) and " +
+			"remounts the clients; the preset does all three before every phase.",
 			"Below 16 threads the paper's per-thread size is not printed; 768 GiB per thread keeps each file far above " +
 				"a client's memory, as the 8 TB aggregate does from 16 threads on."},
 	},
@@ -62,7 +62,7 @@ var presets = []Preset{
 		Description: "BeeGFS high capacity: IOzone random N-N, 4 KiB, direct I/O, 16 to 512 threads.",
 		Paper:       "iozone -i 2 -w -c -O -I -r 4K -s $Size -t $T -+n -+m /path/to/threadlist",
 		Params: Params{Tool: IOzone, Phases: []string{RandWrite, RandRead}, Threads: Doubling(16, 512), BlockSize: 4 * kib,
-			FileSize: 4 * gib, IODepth: 1, Direct: true, Repeat: 1, DropCaches: true},
+			FileSize: 4 * gib, IODepth: 1, Direct: true, Repeat: 1, DropCaches: true, Remount: true},
 		Expected: map[string]Figure{RandWrite: {Value: 31.3e3}, RandRead: {Value: 47.5e3}},
 		Notes: []string{"The paper does not print $Size for the random runs; 4 GiB per thread is the NSS paper's (R2) " +
 			"random size. IOzone's -i 2 needs the files of an earlier -i 0, so the preset's random phases lay them out " +
