@@ -3,7 +3,8 @@ package benchmark
 import (
 	"slices"
 	"sort"
-	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // Figure is a paper's published result for one phase.
@@ -237,32 +238,8 @@ func Lookup(name string) (Preset, string, bool) {
 			return p, "", true
 		}
 	}
-	best, bestD := "", -1
-	for _, p := range Presets() {
-		if d := distance(strings.ToLower(name), p.Name); bestD < 0 || d < bestD {
-			best, bestD = p.Name, d
-		}
-	}
+	// Always a suggestion: the list is short and any name is nearer one
+	// preset than the others.
+	best, _ := suggest.Closest(name, PresetNames(), 1<<20)
 	return Preset{}, best, false
-}
-
-// distance is the Levenshtein edit distance.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -21,11 +21,12 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/agext/levenshtein"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
 )
 
 // ErrInvalid is wrapped by every validation error; the text after it
@@ -441,14 +442,12 @@ func KnownAgents(class string) []string {
 	return out
 }
 
-// nearest is the known name closest to s, when it is close (a typo).
+// nearest is the known name closest to s, when it is close (a typo);
+// ties go to the first in name order.
 func nearest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := levenshtein.Distance(s, n, nil); d < bestD || (d == bestD && best != "" && n < best) {
-			best, bestD = n, d
-		}
-	}
+	sorted := slices.Clone(names)
+	sort.Strings(sorted)
+	best, _ := suggest.Closest(s, sorted, 2)
 	return best
 }
 
