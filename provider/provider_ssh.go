@@ -183,20 +183,37 @@ func stringValidators(f sshField) []validator.String {
 	return v
 }
 
-// durationValidator accepts Go durations ("30s", "2m").
-type durationValidator struct{}
+// shortDuration prints d as a user writes it: 2h, 30m, 10s (not 2h0m0s).
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
 
-func (durationValidator) Description(context.Context) string {
+// durationValidator accepts Go durations ("30s", "2m"), within min and max
+// where they are set.
+type durationValidator struct{ min, max time.Duration }
+
+func (v durationValidator) Description(context.Context) string {
+	if v.max > 0 {
+		return fmt.Sprintf("a Go duration such as 30s or 2m, from %s to %s", shortDuration(v.min), shortDuration(v.max))
+	}
 	return "a positive Go duration such as 30s or 2m"
 }
 func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v durationValidator) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d <= 0 {
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	if err != nil || d <= 0 || d < v.min || (v.max > 0 && d > v.max) {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
-			fmt.Sprintf("Attribute %s: %q is not a positive duration such as 30s or 2m.", req.Path, req.ConfigValue.ValueString()))
+			fmt.Sprintf("Attribute %s: %q is not %s.", req.Path, req.ConfigValue.ValueString(), v.Description(ctx)))
 	}
 }
 

@@ -39,8 +39,8 @@ func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnosti
 }
 
 // waiter builds the poller for long operations (reboots, power changes).
-func (d *providerData) waiter(timeoutSeconds int64) redfish.Waiter {
-	return redfish.Waiter{Interval: d.PollInterval, Timeout: time.Duration(timeoutSeconds) * time.Second, Sleep: d.Sleep}
+func (d *providerData) waiter(timeout time.Duration) redfish.Waiter {
+	return redfish.Waiter{Interval: d.PollInterval, Timeout: timeout, Sleep: d.Sleep}
 }
 
 // redfishError adds a diagnostic for an error from internal/redfish. Refused

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,10 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,7 +44,20 @@ var (
 	bootTargets     = []string{"None", "Pxe", "Hdd", "Cd", "Usb", "BiosSetup", "UefiHttp", "UefiShell", "UefiTarget", "Diags", "Utilities", "SDCard", "RemoteDrive"}
 )
 
-const defaultApplyTimeout = 1800
+// The server's apply_timeout: its default and bounds.
+const (
+	defaultApplyTimeout = 30 * time.Minute
+	minApplyTimeout     = 10 * time.Second
+	maxApplyTimeout     = 2 * time.Hour
+)
+
+// applyTimeout is the validated apply_timeout (the default when unset).
+func applyTimeout(v types.String) time.Duration {
+	if d, err := time.ParseDuration(v.ValueString()); err == nil && d > 0 {
+		return d
+	}
+	return defaultApplyTimeout
+}
 
 func enumDoc(vals []string) string { return "`" + strings.Join(vals, "`, `") + "`" }
 
@@ -54,23 +67,23 @@ func NewServerResource() resource.Resource { return &serverResource{} }
 type serverResource struct{ data *providerData }
 
 type serverResourceModel struct {
-	ID                  types.String       `tfsdk:"id"`
-	Endpoint            types.String       `tfsdk:"endpoint"`
-	SystemID            types.String       `tfsdk:"system_id"`
-	PowerState          types.String       `tfsdk:"power_state"`
-	BiosAttributes      types.Map          `tfsdk:"bios_attributes"`
-	BiosPending         types.Map          `tfsdk:"bios_pending"`
-	BootSourceOverride  *bootOverrideModel `tfsdk:"boot_source_override"`
-	ApplyTimeoutSeconds types.Int64        `tfsdk:"apply_timeout_seconds"`
-	Manufacturer        types.String       `tfsdk:"manufacturer"`
-	Model               types.String       `tfsdk:"model"`
-	SerialNumber        types.String       `tfsdk:"serial_number"`
-	BiosVersion         types.String       `tfsdk:"bios_version"`
-	CPUCount            types.Int64        `tfsdk:"cpu_count"`
-	CoreCount           types.Int64        `tfsdk:"core_count"`
-	NUMADomains         types.Int64        `tfsdk:"numa_domains"`
-	MemoryGiB           types.Float64      `tfsdk:"memory_gib"`
-	NICMACs             types.List         `tfsdk:"nic_macs"`
+	ID                 types.String       `tfsdk:"id"`
+	Endpoint           types.String       `tfsdk:"endpoint"`
+	SystemID           types.String       `tfsdk:"system_id"`
+	PowerState         types.String       `tfsdk:"power_state"`
+	BiosAttributes     types.Map          `tfsdk:"bios_attributes"`
+	BiosPending        types.Map          `tfsdk:"bios_pending"`
+	BootSourceOverride *bootOverrideModel `tfsdk:"boot_source_override"`
+	ApplyTimeout       types.String       `tfsdk:"apply_timeout"`
+	Manufacturer       types.String       `tfsdk:"manufacturer"`
+	Model              types.String       `tfsdk:"model"`
+	SerialNumber       types.String       `tfsdk:"serial_number"`
+	BiosVersion        types.String       `tfsdk:"bios_version"`
+	CPUCount           types.Int64        `tfsdk:"cpu_count"`
+	CoreCount          types.Int64        `tfsdk:"core_count"`
+	NUMADomains        types.Int64        `tfsdk:"numa_domains"`
+	MemoryGiB          types.Float64      `tfsdk:"memory_gib"`
+	NICMACs            types.List         `tfsdk:"nic_macs"`
 }
 
 type bootOverrideModel struct {
@@ -108,7 +121,7 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"power_state": schema.StringAttribute{
 				Optional: true, Computed: true,
 				MarkdownDescription: "Wanted power state: " + enumDoc(powerStates) + ". Off is a graceful shutdown, forced " +
-					"after half of `apply_timeout_seconds`. Unset: not managed, the observed state is reported.",
+					"after half of `apply_timeout`. Unset: not managed, the observed state is reported.",
 				Validators:    []validator.String{stringvalidator.OneOf(powerStates...)},
 				PlanModifiers: keep,
 			},
@@ -144,11 +157,12 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					},
 				},
 			},
-			"apply_timeout_seconds": schema.Int64Attribute{
+			"apply_timeout": schema.StringAttribute{
 				Optional: true, Computed: true,
-				Default:             int64default.StaticInt64(defaultApplyTimeout),
-				MarkdownDescription: fmt.Sprintf("How long to wait for a reboot to apply BIOS settings or for a power change. Default %d.", defaultApplyTimeout),
-				Validators:          []validator.Int64{int64validator.Between(10, 7200)},
+				Default: stringdefault.StaticString(shortDuration(defaultApplyTimeout)),
+				MarkdownDescription: fmt.Sprintf("How long to wait for a reboot to apply BIOS settings or for a power change, "+
+					"as a Go duration (`45m`), from %s to %s. Default `%s`.", shortDuration(minApplyTimeout), shortDuration(maxApplyTimeout), shortDuration(defaultApplyTimeout)),
+				Validators: []validator.String{durationValidator{min: minApplyTimeout, max: maxApplyTimeout}},
 			},
 			// Computed.
 			"id": schema.StringAttribute{
@@ -252,7 +266,7 @@ func (r *serverResource) ImportState(ctx context.Context, req resource.ImportSta
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("endpoint"), ep)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("system_id"), sys)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("apply_timeout_seconds"), int64(defaultApplyTimeout))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("apply_timeout"), shortDuration(defaultApplyTimeout))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("bios_attributes"), types.MapNull(types.StringType))...)
 }
 
@@ -465,7 +479,7 @@ func knownStringMap(m types.Map) (map[string]string, bool) {
 // not set again, so a consumed Once override is not re-armed.
 func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, priv privateState, diags *diag.Diagnostics) {
 	id := plan.SystemID.ValueString()
-	w := r.data.waiter(plan.ApplyTimeoutSeconds.ValueInt64())
+	w := r.data.waiter(applyTimeout(plan.ApplyTimeout))
 	poweredTo := ""
 	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
 		// One read of the system and its BIOS serves the typing of the
@@ -601,8 +615,8 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 	m.CoreCount = types.Int64Value(sys.CoreCount)
 	m.NUMADomains = types.Int64Value(sys.NUMADomains)
 	m.MemoryGiB = types.Float64Value(sys.MemoryGiB)
-	if m.ApplyTimeoutSeconds.IsNull() || m.ApplyTimeoutSeconds.IsUnknown() {
-		m.ApplyTimeoutSeconds = types.Int64Value(defaultApplyTimeout)
+	if m.ApplyTimeout.IsNull() || m.ApplyTimeout.IsUnknown() {
+		m.ApplyTimeout = types.StringValue(shortDuration(defaultApplyTimeout))
 	}
 	if prev := m.BootSourceOverride; prev != nil {
 		cur := &bootOverrideModel{Target: types.StringValue(sys.Boot.Target),

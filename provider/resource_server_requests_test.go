@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,4 +90,26 @@ resource "hpcstorage_server" "s" {
 			{Config: cfg("Enabled", "Disabled"), PreConfig: svc.ResetStats, Check: noop},
 		},
 	})
+}
+
+// TestServerApplyTimeoutIsADuration: apply_timeout takes a Go duration
+// within its bounds, refused at plan otherwise, naming the attribute.
+func TestServerApplyTimeoutIsADuration(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc")
+	for _, bad := range []string{"90", "5s", "3h", "-1m"} {
+		t.Run(bad, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: fastFactories(),
+				Steps: []resource.TestStep{{
+					Config: lab.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_server" "s" {
+  endpoint      = "meta1-bmc"
+  apply_timeout = %q
+}`, bad),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(`(?s)Attribute apply_timeout: .*from\s+10s\s+to\s+2h`),
+				}},
+			})
+		})
+	}
 }
