@@ -27,7 +27,7 @@ func TestOneDiagnosticPerMistake(t *testing.T) {
 data "hpcstorage_tuning_profile" "x" {
   name = "beegfs-storage"
 }
-`, "request_timeout", `"forever" is not a positive duration`},
+`, "request_timeout", `"forever" is not a positive Go duration`},
 		{"mount persist", node(`  mounts = { "/data" = { device = "LABEL=x", fstype = "xfs", persist = "always" } }`), `mounts["/data"].persist`, `"always": want one of fstab, none`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
