@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/authgate"
 )
 
 // Config describes one named endpoint (a BMC or an array controller).
@@ -82,12 +84,11 @@ type Endpoint struct {
 	hc   *http.Client
 	sem  chan struct{}
 
-	loginMu    sync.Mutex // held for a whole login, so concurrent requests share one
-	mu         sync.Mutex // guards the fields below
+	gate       authgate.Gate // one login at a time; counts logins so one expiry causes one re-login
+	mu         sync.Mutex    // guards the fields below
 	authKind   authKind
 	token      string
 	sessionURI string
-	authGen    int // bumped on every login, so one expiry causes one re-login
 	registries map[string]registryEntry
 	cache      collectionCache
 
@@ -292,7 +293,7 @@ func (e *Endpoint) Do(ctx context.Context, method, path string, body any, header
 		if resp.Status == http.StatusUnauthorized && !reauthed && e.kind() == authSession {
 			// The session expired or was reaped: log in again once, resend.
 			reauthed = true
-			if err := e.relogin(ctx, gen); err != nil {
+			if err := e.gate.Renew(ctx, gen, e.login); err != nil {
 				return nil, err
 			}
 			attempt--
@@ -375,7 +376,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // send makes one HTTP exchange under the concurrency limit and the per
 // attempt timeout, and reads the whole body before the timeout ends.
-func (e *Endpoint) send(ctx context.Context, method, path string, payload []byte, headers map[string]string, auth bool) (int, *Response, error) {
+func (e *Endpoint) send(ctx context.Context, method, path string, payload []byte, headers map[string]string, auth bool) (int64, *Response, error) {
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -401,7 +402,7 @@ func (e *Endpoint) send(ctx context.Context, method, path string, payload []byte
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	gen := 0
+	var gen int64
 	if auth {
 		gen = e.authorize(req)
 	}
@@ -429,7 +430,7 @@ func (e *Endpoint) kind() authKind {
 	return e.authKind
 }
 
-func (e *Endpoint) authorize(req *http.Request) int {
+func (e *Endpoint) authorize(req *http.Request) int64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch e.authKind {
@@ -438,45 +439,24 @@ func (e *Endpoint) authorize(req *http.Request) int {
 	case authBasic:
 		req.SetBasicAuth(e.cfg.Username, e.cfg.Password)
 	}
-	return e.authGen
+	return e.gate.Gen()
 }
 
 const sessionsPath = "/redfish/v1/SessionService/Sessions"
 
-// ensureAuth logs in on first use. Concurrent first requests wait for one
-// login instead of opening a session each.
+// ensureAuth logs in on first use.
 func (e *Endpoint) ensureAuth(ctx context.Context) error {
-	if e.kind() != authUnknown {
-		return nil
-	}
-	e.loginMu.Lock()
-	defer e.loginMu.Unlock()
-	if e.kind() != authUnknown {
-		return nil
-	}
-	return e.login(ctx)
-}
-
-func (e *Endpoint) relogin(ctx context.Context, failedGen int) error {
-	e.loginMu.Lock()
-	defer e.loginMu.Unlock()
-	e.mu.Lock()
-	current := e.authGen
-	e.mu.Unlock()
-	if current != failedGen {
-		return nil // another request already logged in again
-	}
-	return e.login(ctx)
+	return e.gate.Ensure(ctx, func() bool { return e.kind() != authUnknown }, e.login)
 }
 
 func (e *Endpoint) setAuth(kind authKind, token, uri string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.authKind, e.token, e.sessionURI = kind, token, uri
-	e.authGen++
+	e.gate.Bump()
 }
 
-// login creates a session (loginMu held); services without a session
+// login creates a session (the gate's login lock held); services without a session
 // collection get basic auth, and endpoints without credentials get none.
 func (e *Endpoint) login(ctx context.Context) error {
 	if e.cfg.Username == "" {
@@ -557,11 +537,11 @@ func (e *Endpoint) Close(ctx context.Context) error {
 		return nil
 	}
 	_, resp, err := e.send(ctx, http.MethodDelete, uri, nil, nil, true)
-	e.loginMu.Lock()
-	e.mu.Lock()
-	e.authKind, e.token, e.sessionURI = authUnknown, "", ""
-	e.mu.Unlock()
-	e.loginMu.Unlock()
+	e.gate.Locked(func() {
+		e.mu.Lock()
+		e.authKind, e.token, e.sessionURI = authUnknown, "", ""
+		e.mu.Unlock()
+	})
 	if err != nil {
 		return fmt.Errorf("%w: logging out of %s: %v", ErrTransport, e.cfg.Name, err)
 	}

@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/authgate"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
@@ -103,11 +104,10 @@ type Client struct {
 	hc   *http.Client
 	sem  chan struct{}
 
-	loginMu  sync.Mutex
-	mu       sync.Mutex
+	gate     authgate.Gate // one login at a time; counts logins so one expiry causes one re-login
+	mu       sync.Mutex    // guards the fields below
 	auth     authKind
 	cookie   string // "JSESSIONID=..." of the session
-	authGen  int
 	systemID string
 	trays    map[string]int // tray ref -> tray id
 
@@ -323,7 +323,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 			// The session timed out (or the controller rebooted): log in
 			// again once and resend; nothing was done under the old one.
 			reauthed = true
-			if err := c.relogin(ctx, gen); err != nil {
+			if err := c.gate.Renew(ctx, gen, c.login); err != nil {
 				return err
 			}
 			attempt--
@@ -365,7 +365,7 @@ type response struct {
 	body   []byte
 }
 
-func (c *Client) send(ctx context.Context, method, path string, payload []byte, auth bool) (int, *response, error) {
+func (c *Client) send(ctx context.Context, method, path string, payload []byte, auth bool) (int64, *response, error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -386,7 +386,7 @@ func (c *Client) send(ctx context.Context, method, path string, payload []byte, 
 	if payload != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	gen := 0
+	var gen int64
 	if auth {
 		gen = c.authorize(req)
 	}
@@ -483,7 +483,7 @@ func (c *Client) kind() authKind {
 	return c.auth
 }
 
-func (c *Client) authorize(req *http.Request) int {
+func (c *Client) authorize(req *http.Request) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch c.auth {
@@ -492,38 +492,19 @@ func (c *Client) authorize(req *http.Request) int {
 	case authBasic:
 		req.SetBasicAuth(c.cfg.Username, c.cfg.Password)
 	}
-	return c.authGen
+	return c.gate.Gen()
 }
 
 func (c *Client) setAuth(k authKind, cookie string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.auth, c.cookie = k, cookie
-	c.authGen++
+	c.gate.Bump()
 }
 
+// ensureAuth logs in on first use.
 func (c *Client) ensureAuth(ctx context.Context) error {
-	if c.kind() != authUnknown {
-		return nil
-	}
-	c.loginMu.Lock()
-	defer c.loginMu.Unlock()
-	if c.kind() != authUnknown {
-		return nil
-	}
-	return c.login(ctx)
-}
-
-func (c *Client) relogin(ctx context.Context, failedGen int) error {
-	c.loginMu.Lock()
-	defer c.loginMu.Unlock()
-	c.mu.Lock()
-	current := c.authGen
-	c.mu.Unlock()
-	if current != failedGen {
-		return nil // another request already logged in again
-	}
-	return c.login(ctx)
+	return c.gate.Ensure(ctx, func() bool { return c.kind() != authUnknown }, c.login)
 }
 
 // login opens a session (POST devmgr/utils/login, LoginApi in NetApp's SDK);
@@ -579,9 +560,7 @@ func (c *Client) Close(ctx context.Context) error {
 		return nil
 	}
 	_, resp, err := c.send(ctx, http.MethodDelete, loginPath, nil, true)
-	c.loginMu.Lock()
-	c.setAuth(authUnknown, "")
-	c.loginMu.Unlock()
+	c.gate.Locked(func() { c.setAuth(authUnknown, "") })
 	if err != nil {
 		return fmt.Errorf("%w: logging out of %s: %v", ErrTransport, c.cfg.Name, err)
 	}
