@@ -91,7 +91,7 @@ func (e *HTTPError) Unwrap() error { return e.sentinel }
 // newHTTPError decodes a Redfish error body (gofish's schemas.Error) into an
 // HTTPError wrapping the sentinel of the status code.
 func newHTTPError(method, path string, status int, body []byte) *HTTPError {
-	e := &HTTPError{Method: method, Path: path, Status: status, sentinel: sentinelFor(status)}
+	e := &HTTPError{Method: method, Path: path, Status: status, sentinel: SentinelFor(status)}
 	var se *schemas.Error
 	if errors.As(schemas.ConstructError(status, body), &se) {
 		for _, x := range se.ExtendedInfos {
@@ -104,7 +104,9 @@ func newHTTPError(method, path string, status int, body []byte) *HTTPError {
 	return e
 }
 
-func sentinelFor(status int) error {
+// SentinelFor is the sentinel error of an HTTP status, shared by every
+// client of the provider (Redfish, SANtricity) so callers test one set.
+func SentinelFor(status int) error {
 	switch status {
 	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusUnprocessableEntity:
 		return ErrBadRequest

@@ -213,7 +213,7 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.sentinel }
 
 func newError(method, path string, status int, body []byte) *Error {
-	e := &Error{Method: method, Path: path, Status: status, sentinel: sentinelFor(status)}
+	e := &Error{Method: method, Path: path, Status: status, sentinel: redfish.SentinelFor(status)}
 	var b struct {
 		ErrorMessage     string `json:"errorMessage"`
 		LocalizedMessage string `json:"localizedMessage"`
@@ -231,26 +231,6 @@ func newError(method, path string, status int, body []byte) *Error {
 		e.RetCode, e.CodeType = b.RetCode, b.CodeType
 	}
 	return e
-}
-
-func sentinelFor(status int) error {
-	switch status {
-	case http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusUnprocessableEntity:
-		return ErrBadRequest
-	case http.StatusUnauthorized:
-		return ErrUnauthorized
-	case http.StatusForbidden:
-		return ErrForbidden
-	case http.StatusNotFound, http.StatusGone:
-		return ErrNotFound
-	case http.StatusConflict:
-		return ErrConflict
-	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
-		return ErrUnavailable
-	case http.StatusNotImplemented:
-		return ErrNotSupported
-	}
-	return ErrServer
 }
 
 // RetCode returns the SANtricity return code carried by err, if any.
