@@ -196,12 +196,8 @@ func (d poolDoc) group() VolumeGroup {
 // VolumeGroups lists volume groups and pools with their member drives
 // (hot spares excluded, as NetApp's storagepool module counts them).
 func (c *Client) VolumeGroups(ctx context.Context) ([]VolumeGroup, error) {
-	sys, err := c.sys(ctx)
+	docs, err := getAll[poolDoc](ctx, c, "storage-pools")
 	if err != nil {
-		return nil, err
-	}
-	var docs []poolDoc
-	if err := c.do(ctx, http.MethodGet, sys+"/storage-pools", nil, &docs); err != nil {
 		return nil, err
 	}
 	drives, err := c.Drives(ctx)
@@ -225,12 +221,8 @@ func (c *Client) VolumeGroups(ctx context.Context) ([]VolumeGroup, error) {
 // The drives are read only when the group exists, so a create's look-up
 // of a new name costs one request.
 func (c *Client) FindVolumeGroup(ctx context.Context, nameOrID string) (*VolumeGroup, error) {
-	sys, err := c.sys(ctx)
+	docs, err := getAll[poolDoc](ctx, c, "storage-pools")
 	if err != nil {
-		return nil, err
-	}
-	var docs []poolDoc
-	if err := c.do(ctx, http.MethodGet, sys+"/storage-pools", nil, &docs); err != nil {
 		return nil, err
 	}
 	for _, d := range docs {
@@ -432,12 +424,8 @@ func (d volumeDoc) volume() Volume {
 
 // Volumes lists the standard volumes.
 func (c *Client) Volumes(ctx context.Context) ([]Volume, error) {
-	sys, err := c.sys(ctx)
+	docs, err := getAll[volumeDoc](ctx, c, "volumes")
 	if err != nil {
-		return nil, err
-	}
-	var docs []volumeDoc
-	if err := c.do(ctx, http.MethodGet, sys+"/volumes", nil, &docs); err != nil {
 		return nil, err
 	}
 	out := make([]Volume, len(docs))
@@ -453,12 +441,7 @@ func (c *Client) FindVolume(ctx context.Context, nameOrID string) (*Volume, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range vs {
-		if v.Name == nameOrID || v.ID == nameOrID {
-			return &v, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: no volume %q on %s", ErrNotFound, nameOrID, c.cfg.Name)
+	return findNamed(c, vs, "volume", nameOrID)
 }
 
 // VolumeSpec is what CreateVolume asks for.
@@ -607,12 +590,8 @@ const HostTypeLinuxDMMP = 28
 
 // Hosts lists the host objects.
 func (c *Client) Hosts(ctx context.Context) ([]Host, error) {
-	sys, err := c.sys(ctx)
+	docs, err := getAll[hostDoc](ctx, c, "hosts")
 	if err != nil {
-		return nil, err
-	}
-	var docs []hostDoc
-	if err := c.do(ctx, http.MethodGet, sys+"/hosts", nil, &docs); err != nil {
 		return nil, err
 	}
 	out := make([]Host, len(docs))
@@ -628,12 +607,7 @@ func (c *Client) FindHost(ctx context.Context, nameOrID string) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range hs {
-		if h.Name == nameOrID || h.ID == nameOrID {
-			return &h, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: no host %q on %s", ErrNotFound, nameOrID, c.cfg.Name)
+	return findNamed(c, hs, "host", nameOrID)
 }
 
 // CreateHost makes a host object with its initiator ports (HostCreateRequest),
@@ -735,12 +709,8 @@ func (d groupDoc) group() HostGroup {
 
 // HostGroups lists host groups with their member hosts.
 func (c *Client) HostGroups(ctx context.Context) ([]HostGroup, error) {
-	sys, err := c.sys(ctx)
+	docs, err := getAll[groupDoc](ctx, c, "host-groups")
 	if err != nil {
-		return nil, err
-	}
-	var docs []groupDoc
-	if err := c.do(ctx, http.MethodGet, sys+"/host-groups", nil, &docs); err != nil {
 		return nil, err
 	}
 	hosts, err := c.Hosts(ctx)
@@ -767,12 +737,7 @@ func (c *Client) FindHostGroup(ctx context.Context, nameOrID string) (*HostGroup
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range gs {
-		if g.Name == nameOrID || g.ID == nameOrID {
-			return &g, nil
-		}
-	}
-	return nil, fmt.Errorf("%w: no host group %q on %s", ErrNotFound, nameOrID, c.cfg.Name)
+	return findNamed(c, gs, "host group", nameOrID)
 }
 
 // CreateHostGroup makes a host group holding hostIDs (HostGroupCreateRequest),
@@ -841,12 +806,8 @@ type Mapping struct {
 
 // Mappings lists every LUN mapping.
 func (c *Client) Mappings(ctx context.Context) ([]Mapping, error) {
-	sys, err := c.sys(ctx)
+	out, err := getAll[Mapping](ctx, c, "volume-mappings")
 	if err != nil {
-		return nil, err
-	}
-	var out []Mapping
-	if err := c.do(ctx, http.MethodGet, sys+"/volume-mappings", nil, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -957,4 +918,37 @@ func (c *Client) SetHotSpares(ctx context.Context, driveIDs []string, on bool) e
 		return nil
 	}
 	return err
+}
+
+// getAll reads one collection of the storage system (GET
+// storage-systems/<id>/<coll>).
+func getAll[D any](ctx context.Context, c *Client, coll string) ([]D, error) {
+	sys, err := c.sys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var docs []D
+	if err := c.do(ctx, http.MethodGet, sys+"/"+coll, nil, &docs); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// named is an object found by its name or its id.
+type named interface {
+	ident() (name, id string)
+}
+
+func (v Volume) ident() (string, string)    { return v.Name, v.ID }
+func (h Host) ident() (string, string)      { return h.Name, h.ID }
+func (g HostGroup) ident() (string, string) { return g.Name, g.ID }
+
+// findNamed returns the object of items whose name or id is nameOrID.
+func findNamed[T named](c *Client, items []T, what, nameOrID string) (*T, error) {
+	for i := range items {
+		if name, id := items[i].ident(); name == nameOrID || id == nameOrID {
+			return &items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no %s %q on %s", ErrNotFound, what, nameOrID, c.cfg.Name)
 }
