@@ -10,12 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/dellpeer"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
@@ -164,30 +159,9 @@ func runOurs(ctx context.Context, b *testing.B, tfPath string, lab *mockLab, nam
 	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(cfg.String()), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	reattachCh := make(chan *plugin.ReattachConfig)
-	closeCh := make(chan struct{})
-	server, err := providerserver.NewProtocol6WithError(&hpcstorageProvider{version: "bench-peer"})()
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() {
-		if err := tf6server.Serve(providerAddr, func() tfprotov6.ProviderServer { return server },
-			tf6server.WithDebug(pctx, reattachCh, closeCh), tf6server.WithGoPluginLogger(hclog.NewNullLogger())); err != nil {
-			b.Error(err)
-		}
-	}()
-	var rc *plugin.ReattachConfig
-	select {
-	case rc = <-reattachCh:
-	case <-time.After(30 * time.Second):
-		b.Fatal("provider server did not start")
-	}
-	reattach := tfexec.Reattach(tfexec.ReattachInfo{providerAddr: tfexec.ReattachConfig{
-		Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion, Pid: rc.Pid, Test: true,
-		Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()},
-	}})
+	ri, stopProvider := serveProviderAt(b, providerAddr, &hpcstorageProvider{version: "bench-peer"})
+	defer stopProvider()
+	reattach := tfexec.Reattach(ri)
 	tf, err := tfexec.NewTerraform(dir, tfPath)
 	if err != nil {
 		b.Fatal(err)

@@ -10,12 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
@@ -81,29 +76,9 @@ resource "hpcstorage_server" %q {
 		}
 	}
 
-	reattachCh := make(chan *plugin.ReattachConfig)
-	closeCh := make(chan struct{})
-	server, err := providerserver.NewProtocol6WithError(&hpcstorageProvider{version: "bench", hooks: testHooks{pollInterval: 5 * time.Millisecond}})()
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() {
-		err := tf6server.Serve(providerAddr, func() tfprotov6.ProviderServer { return server },
-			tf6server.WithDebug(ctx, reattachCh, closeCh), tf6server.WithGoPluginLogger(hclog.NewNullLogger()))
-		if err != nil {
-			b.Error(err)
-		}
-	}()
-	var rc *plugin.ReattachConfig
-	select {
-	case rc = <-reattachCh:
-	case <-time.After(30 * time.Second):
-		b.Fatal("provider server did not start")
-	}
-	reattach := tfexec.Reattach(tfexec.ReattachInfo{providerAddr: tfexec.ReattachConfig{
-		Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion, Pid: rc.Pid, Test: true,
-		Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()},
-	}})
+	ri, stopProvider := serveProviderAt(b, providerAddr, &hpcstorageProvider{version: "bench", hooks: testHooks{pollInterval: 5 * time.Millisecond}})
+	defer stopProvider()
+	reattach := tfexec.Reattach(ri)
 	tf, err := tfexec.NewTerraform(dir, tfPath)
 	if err != nil {
 		b.Fatal(err)
@@ -184,6 +159,4 @@ resource "hpcstorage_server" %q {
 	}
 	sort.Strings(keys)
 	b.Logf("requests per server in the last BIOS change: %s", strings.Join(keys, "; "))
-	cancel()
-	<-closeCh
 }

@@ -12,11 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
@@ -27,24 +23,9 @@ import (
 // module's state).
 func serveAs(t *testing.T, addr string) tfexec.ReattachInfo {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfgCh := make(chan *plugin.ReattachConfig, 1)
-	closeCh := make(chan struct{})
-	go func() {
-		if err := tf6server.Serve(addr, providerserver.NewProtocol6(New("test")()), tf6server.WithDebug(ctx, cfgCh, closeCh),
-			tf6server.WithGoPluginLogger(hclog.NewNullLogger()), tf6server.WithLoggingSink(sinkTB{t})); err != nil {
-			t.Error(err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-closeCh })
-	select {
-	case rc := <-cfgCh:
-		return tfexec.ReattachInfo{addr: tfexec.ReattachConfig{Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion,
-			Pid: rc.Pid, Test: rc.Test, Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()}}}
-	case <-time.After(30 * time.Second):
-		t.Fatal("provider server did not start")
-	}
-	return nil
+	ri, stop := serveProviderAt(t, addr, New("test")())
+	t.Cleanup(stop)
+	return ri
 }
 
 // TestR1ModuleExample applies examples/r1 (the beegfs-high-capacity module)

@@ -37,6 +37,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -824,13 +825,19 @@ resource "hpcstorage_node_config" "storage" {
 // to reattach to, as plugin-testing does.
 func serveProvider(tb testing.TB) (tfexec.ReattachInfo, func()) {
 	tb.Helper()
+	return serveProviderAt(tb, "registry.terraform.io/hashicorp/hpcstorage", New("bench")())
+}
+
+// serveProviderAt serves p in-process under addr (debug mode) and returns
+// what terraform needs to reattach to it, and the stop function.
+func serveProviderAt(tb testing.TB, addr string, p provider.Provider) (tfexec.ReattachInfo, func()) {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cfgCh := make(chan *plugin.ReattachConfig, 1)
 	closeCh := make(chan struct{})
-	const addr = "registry.terraform.io/hashicorp/hpcstorage"
 	go func() {
 		// The logging sink keeps SDK logs off stderr unless TF_LOG asks.
-		err := tf6server.Serve(addr, providerserver.NewProtocol6(New("bench")()),
+		err := tf6server.Serve(addr, providerserver.NewProtocol6(p),
 			tf6server.WithDebug(ctx, cfgCh, closeCh), tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
 			tf6server.WithLoggingSink(sinkTB{tb}))
 		if err != nil {
@@ -841,6 +848,7 @@ func serveProvider(tb testing.TB) (tfexec.ReattachInfo, func()) {
 	select {
 	case rc = <-cfgCh:
 	case <-time.After(30 * time.Second):
+		cancel()
 		tb.Fatal("provider server did not start")
 	}
 	ri := tfexec.ReattachInfo{addr: tfexec.ReattachConfig{Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion,
