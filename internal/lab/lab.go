@@ -41,6 +41,9 @@ const (
 	CAFile         = "ca.pem"
 	SecretFile     = "beegfs-connauth"
 	NodesDir       = "nodes"
+	// SharedDir holds the cluster-wide state the nodes' simulators share
+	// (a CIB, a GPFS or Ceph cluster).
+	SharedDir = "shared"
 )
 
 // Node roles.
@@ -149,8 +152,10 @@ func Up(cfg Config) (*Lab, error) {
 		return nil, err
 	}
 	// A previous lab's nodes are stale: every up starts from fresh roots.
-	if err := os.RemoveAll(filepath.Join(dir, NodesDir)); err != nil {
-		return nil, err
+	for _, stale := range []string{NodesDir, SharedDir} {
+		if err := os.RemoveAll(filepath.Join(dir, stale)); err != nil {
+			return nil, err
+		}
 	}
 	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes})
 	if err != nil {
@@ -200,7 +205,8 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator})
+			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
+				SharedDir: filepath.Join(dir, SharedDir)})
 		},
 	})
 	if err != nil {

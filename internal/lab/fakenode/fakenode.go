@@ -62,6 +62,9 @@ type Options struct {
 	// install in the root, so the agent's commands take effect there.
 	// Empty installs none: the agent then records its commands only.
 	Simulator string
+	// SharedDir is the folder the simulators of one lab's nodes share for
+	// cluster-wide state (sim.SharedLink); empty keeps it per node.
+	SharedDir string
 }
 
 // Disk is a block device to "cable" to a node.
@@ -217,6 +220,11 @@ func SeedWith(dir string, p Profile, o Options) error {
 	}
 	if o.Simulator != "" {
 		if err := sim.Install(dir, o.Simulator); err != nil {
+			return err
+		}
+	}
+	if o.SharedDir != "" {
+		if err := sim.LinkShared(dir, o.SharedDir); err != nil {
 			return err
 		}
 	}

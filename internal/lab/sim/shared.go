@@ -1,0 +1,62 @@
+package sim
+
+// Cluster-wide state. A GPFS, Ceph or pacemaker cluster keeps one state
+// that every member node sees (the CIB, the GPFS configuration, the Ceph
+// maps); in the lab each node has its own root, so the nodes of one lab
+// share a folder outside their roots, reached through a link in each root.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// SharedLink is the root-relative link to the lab-wide shared folder
+// (fakenode.Options.SharedDir). A root without it keeps its "cluster"
+// state to itself, under DataDir/shared: a cluster of one node.
+const SharedLink = "/.hpcstorage-sim/shared"
+
+// LinkShared points root's SharedLink at dir (created if missing).
+func LinkShared(root, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("shared state: %w", err)
+	}
+	link := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(SharedLink, "/")))
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		return fmt.Errorf("shared state: %w", err)
+	}
+	_ = os.Remove(link)
+	if err := os.Symlink(dir, link); err != nil {
+		return fmt.Errorf("shared state: %w", err)
+	}
+	return nil
+}
+
+// Shared returns the host folder of one cluster's state (name: "gpfs",
+// "ceph", "pacemaker"...), created if missing, locked against the other
+// nodes' simulators until unlock is called. The folder is outside the
+// root on purpose, so it is used with the os package, not e.Root.
+func (e *Env) Shared(name string) (dir string, unlock func(), err error) {
+	if name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
+		return "", nil, fmt.Errorf("shared state: bad name %q", name)
+	}
+	base := filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(SharedLink, "/")))
+	if _, err := os.Stat(base); err != nil {
+		base = filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(DataDir, "/")), "shared")
+	}
+	dir = filepath.Join(base, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, fmt.Errorf("shared state: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", nil, fmt.Errorf("shared state: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return "", nil, fmt.Errorf("shared state: lock %s: %w", dir, err)
+	}
+	return dir, func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
