@@ -488,6 +488,12 @@ func rbdUnmap(e *Env, a cephArgs, w []string) int {
 	if len(w) == 0 {
 		return e.fail(22, "unmap requires either image name or device path")
 	}
+	// The cluster's lock also serialises the client's mapping table.
+	c, err := e.openCeph()
+	if err != nil {
+		return e.fail(1, "unmap failed: %v", err)
+	}
+	defer c.close()
 	maps := e.loadMappings()
 	i := -1
 	if strings.HasPrefix(w[0], "/dev/") {
@@ -520,15 +526,13 @@ func rbdUnmap(e *Env, a cephArgs, w []string) int {
 	for _, p := range []string{"/dev/" + dev, "/sys/block/" + dev, "/sys/bus/rbd/devices/" + strconv.Itoa(m.ID), "/dev/rbd/" + m.Pool + "/" + m.Image} {
 		_ = removeAllIn(e, p)
 	}
-	// The cluster forgets the watch (best effort: the kernel does not need
-	// the cluster to unmap).
-	if c, err := e.openCeph(); err == nil {
-		if img := c.image(m.Pool, m.Image); img != nil {
-			w := e.hostname() + ":" + dev
-			img.Watchers = slices.DeleteFunc(img.Watchers, func(x string) bool { return x == w })
-			_ = c.save()
+	// The cluster forgets the watch.
+	if img := c.image(m.Pool, m.Image); img != nil {
+		w := e.hostname() + ":" + dev
+		img.Watchers = slices.DeleteFunc(img.Watchers, func(x string) bool { return x == w })
+		if err := c.save(); err != nil {
+			return e.fail(1, "unmap failed: %v", err)
 		}
-		c.close()
 	}
 	return 0
 }
