@@ -616,6 +616,9 @@ func (c *cephCluster) reconcile() {
 				have = append(have, d.Host)
 				return false
 			}
+			if d.Type == "mon" {
+				c.st.MonEpoch++
+			}
 			return true
 		})
 		for _, h := range hosts {

@@ -156,3 +156,48 @@ func TestDriveSelectionAgreesWithCeph(t *testing.T) {
 		})
 	}
 }
+
+// The specs `ceph orch ls --export --format json` prints are what Ceph's
+// ServiceSpec classes load, validate and print back unchanged: an export
+// re-applies as is.
+func TestExportedSpecsRoundTripInCeph(t *testing.T) {
+	pythonCeph(t)
+	l := cluster(t, 1, 0)
+	l.apply(r4Specs)
+	l.apply("service_type: osd\nservice_id: split\nplacement:\n  hosts: [osd1]\nosds_per_device: 2\nencrypted: true\ndata_devices:\n  rotational: 0\n  size: '3TB:4TB'\n  limit: 4\n")
+	export := l.ok("mon1", "ceph", "orch", "ls", "--export", "--format", "json")
+	const roundTrip = `
+import json, sys
+from ceph.deployment.service_spec import ServiceSpec
+out = []
+for d in json.load(sys.stdin):
+    s = ServiceSpec.from_json(d)
+    s.validate()
+    out.append(s.to_json())
+print(json.dumps(out))
+`
+	cmd := exec.Command("/usr/bin/python3", "-c", roundTrip)
+	cmd.Stdin = strings.NewReader(export)
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("Ceph refused the export: %s\n%s", ee.Stderr, export)
+		}
+		t.Fatal(err)
+	}
+	var ours, ceph []map[string]any
+	if err := json.Unmarshal([]byte(export), &ours); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(out, &ceph); err != nil {
+		t.Fatal(err)
+	}
+	if len(ours) != 5 {
+		t.Fatalf("export has %d specs, want 5 (mon, mgr, crash, osd.r4-nvme, osd.split)", len(ours))
+	}
+	a, _ := json.Marshal(ours)
+	b, _ := json.Marshal(ceph)
+	if string(a) != string(b) {
+		t.Errorf("export differs from Ceph's reading of it:\nsim:  %s\nceph: %s", a, b)
+	}
+}
