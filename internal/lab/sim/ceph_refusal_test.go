@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // cluster is a bootstrapped lab with its hosts added (mon1..3, osd1..n).
@@ -347,6 +348,27 @@ func TestRBDRefusals(t *testing.T) {
 	t.Run("image exists", func(t *testing.T) {
 		l.refused("mon1", 17, "rbd: create error: (17) File exists", "rbd", "create", "vols/a", "--size", "1024")
 	})
+	t.Run("features repeated, long device forms", func(t *testing.T) {
+		l.ok("mon1", "rbd", "create", "vols/f", "--size", "1024", "--image-feature", "layering", "--image-feature", "exclusive-lock")
+		var info struct {
+			Features []string `json:"features"`
+		}
+		l.jsonOut(&info, "mon1", "rbd", "info", "vols/f", "--format", "json")
+		if !slices.Equal(info.Features, []string{"layering", "exclusive-lock"}) {
+			t.Errorf("features %v", info.Features)
+		}
+		l.ok("mon1", "ceph", "auth", "get-or-create", "client.c2", "mon", "profile rbd", "osd", "profile rbd pool=vols", "-o", "/root/c2.keyring")
+		l.write("client02", "etc/ceph/ceph.conf", l.read("mon1", "etc/ceph/ceph.conf"))
+		l.write("client02", "etc/ceph/ceph.client.c2.keyring", l.read("mon1", "root/c2.keyring"))
+		if out := l.ok("client02", "rbd", "device", "map", "vols/f", "--id", "c2"); out != "/dev/rbd0\n" {
+			t.Errorf("device map printed %q", out)
+		}
+		if out := l.ok("client02", "rbd", "device", "list", "--format", "json"); !strings.Contains(out, `"name":"f"`) {
+			t.Errorf("device list = %s", out)
+		}
+		l.ok("client02", "rbd", "device", "unmap", "/dev/rbd/vols/f")
+		l.ok("mon1", "rbd", "rm", "vols/f")
+	})
 	t.Run("feature dependency", func(t *testing.T) {
 		l.refused("mon1", 22, "cannot use object-map without exclusive-lock", "rbd", "create", "vols/b", "--size", "1024", "--image-feature", "layering,object-map")
 	})
@@ -382,6 +404,16 @@ func TestRBDRefusals(t *testing.T) {
 			t.Errorf("map printed %q", out)
 		}
 		l.refused("mon1", 16, "rbd: delete error: (16) Device or resource busy", "rbd", "rm", "vols/a")
+		// A client power cycle loses its mappings; its watch expires.
+		if err := sim.PowerOff(l.roots["client01"]); err != nil {
+			t.Fatal(err)
+		}
+		if out := l.ok("client01", "rbd", "showmapped", "--format", "json"); out != "[]\n" {
+			t.Errorf("showmapped after power-off = %q", out)
+		}
+		if out := l.ok("client01", "rbd", "map", "vols/a", "--id", "c1"); out != "/dev/rbd0\n" {
+			t.Errorf("map after reboot printed %q", out)
+		}
 		l.refused("client01", 22, "rbd: vols/b: not a mapped image or snapshot", "rbd", "unmap", "vols/b")
 		l.ok("client01", "rbd", "unmap", "vols/a")
 		if _, err := os.Stat(filepath.Join(l.roots["client01"], "dev/rbd0")); !os.IsNotExist(err) {

@@ -72,11 +72,12 @@ func rbdTool(e *Env, args []string) int {
 		a.format = "plain"
 	}
 	w := a.words
+	if w[0] == "device" && len(w) > 1 {
+		// rbd device map|unmap|list are the long forms.
+		w = append([]string{map[string]string{"map": "map", "unmap": "unmap", "list": "showmapped", "ls": "showmapped"}[w[1]]}, w[2:]...)
+	}
 	switch w[0] {
-	case "showmapped", "device":
-		if w[0] == "device" && (len(w) < 2 || w[1] != "list") {
-			break
-		}
+	case "showmapped":
 		return rbdShowmapped(e, a)
 	case "unmap":
 		return rbdUnmap(e, a, w[1:])
@@ -102,7 +103,7 @@ func rbdTool(e *Env, args []string) int {
 	case w[0] == "map":
 		return c.rbdMap(a, w[1:])
 	}
-	return e.fail(22, "error: unknown option '%s'", strings.Join(w, " "))
+	return e.fail(22, "error: unknown option '%s'", strings.Join(a.words, " "))
 }
 
 // imageSpec splits [POOL/]IMG (with -p/--pool as the pool's default).
@@ -374,6 +375,7 @@ func (c *cephCluster) rbdRm(a cephArgs, w []string) int {
 	if img == nil {
 		return code
 	}
+	c.pruneWatchers(pool, img)
 	if len(img.Watchers) > 0 {
 		fmt.Fprintln(e.Stderr, "rbd: error: image still has watchers")
 		fmt.Fprintln(e.Stderr, "This means the image is still open or the client using it crashed. Try again after closing/unmapping it or waiting 30s for the crashed client to timeout.")
@@ -424,6 +426,7 @@ func (c *cephCluster) rbdMap(a cephArgs, w []string) int {
 			fmt.Fprintf(e.Stderr, "rbd: warning: image already mapped as /dev/rbd%d\n", m.ID)
 		}
 	}
+	e.dropStaleDevices(used)
 	id := 0
 	for used[id] {
 		id++
@@ -455,6 +458,7 @@ func (c *cephCluster) rbdMap(a cephArgs, w []string) int {
 		_ = e.Root.Remove(link)
 		_ = symlinkIn(e, link, "../../"+dev)
 	}
+	c.pruneWatchers(pool, img)
 	img.Watchers = append(img.Watchers, e.hostname()+":"+dev)
 	if code := c.commit(); code != 0 {
 		return code
@@ -535,4 +539,43 @@ func rbdUnmap(e *Env, a cephArgs, w []string) int {
 		}
 	}
 	return 0
+}
+
+// pruneWatchers drops the watches of clients that no longer map the image
+// (a client rebooted: its volatile mapping table is gone, and the OSDs
+// expire its watch, as they do after 30 s).
+func (c *cephCluster) pruneWatchers(pool string, img *rbdImg) {
+	img.Watchers = slices.DeleteFunc(img.Watchers, func(w string) bool {
+		host, dev, _ := strings.Cut(w, ":")
+		r := c.nodeRoot(host)
+		if r == nil {
+			return true
+		}
+		defer r.Close()
+		data, _ := r.ReadFile(rbdMappedFile)
+		var maps []rbdMapping
+		_ = jsonUnmarshal(data, &maps)
+		for _, m := range maps {
+			if "rbd"+strconv.Itoa(m.ID) == dev && m.Pool == pool && m.Image == img.Name {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// dropStaleDevices removes rbd device nodes a power cycle left behind (the
+// kernel's table is gone; the files of a fake root are not).
+func (e *Env) dropStaleDevices(used map[int]bool) {
+	ents, _ := e.Root.ReadDir("/sys/block")
+	for _, ent := range ents {
+		n, ok := strings.CutPrefix(ent.Name(), "rbd")
+		id, err := strconv.Atoi(n)
+		if !ok || err != nil || used[id] {
+			continue
+		}
+		for _, p := range []string{"/sys/block/rbd" + n, "/dev/rbd" + n, "/sys/bus/rbd/devices/" + n} {
+			_ = removeAllIn(e, p)
+		}
+	}
 }
