@@ -639,6 +639,14 @@ func (c *cephCluster) reconcile() {
 			}
 		}
 	}
+	// The mgr's devicehealth module creates its pool once OSDs exist
+	// (Pacific: device_health_metrics, one PG, the default size).
+	if len(c.st.OSDs) > 0 && c.pool(deviceHealthPool) == nil {
+		id := max(c.st.NextPG, 1)
+		c.st.NextPG = id + 1
+		c.st.Pools = append(c.st.Pools, cephPool{ID: id, Name: deviceHealthPool, Created: now, Size: poolDefaultSize,
+			MinSize: poolDefaultSize - poolDefaultSize/2, PGNum: 1, Autoscale: "on", Application: map[string]string{"mgr_devicehealth": ""}})
+	}
 	// The admin hosts get the client configuration.
 	for _, h := range c.st.Hosts {
 		if slices.Contains(h.Labels, cephLabelAdmin) {

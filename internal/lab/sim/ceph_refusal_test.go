@@ -301,7 +301,8 @@ func TestCephPoolRefusals(t *testing.T) {
 		// Size 3 (the default) on 2 OSD hosts: undersized PGs, still active.
 		l.ok("mon1", "ceph", "osd", "pool", "application", "enable", "p", "rbd")
 		c := l.healthChecks()
-		if c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 32 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
+		// p's 32 PGs and the one of the mgr's device_health_metrics pool.
+		if c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 33 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
 			t.Errorf("size 3 on 2 hosts: %+v", c)
 		}
 		l.ok("mon1", "ceph", "osd", "pool", "set", "p", "min_size", "3")
@@ -309,6 +310,10 @@ func TestCephPoolRefusals(t *testing.T) {
 			t.Errorf("min_size 3 on 2 hosts: %+v", c)
 		}
 		l.ok("mon1", "ceph", "osd", "pool", "set", "p", "size", "2")
+		if c := l.healthChecks(); c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 1 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
+			t.Errorf("size 2 on 2 hosts, device_health_metrics at 3: %+v", c)
+		}
+		l.ok("mon1", "ceph", "osd", "pool", "set", "device_health_metrics", "size", "2")
 		if c := l.healthChecks(); len(c) != 0 {
 			t.Errorf("size 2 on 2 hosts: %+v", c)
 		}
@@ -324,7 +329,7 @@ func TestCephPoolRefusals(t *testing.T) {
 		l.ok("mon1", "ceph", "osd", "pool", "rm", "p", "p", "--yes-i-really-really-mean-it")
 		var pools []string
 		l.jsonOut(&pools, "mon1", "ceph", "osd", "pool", "ls", "-f", "json")
-		if len(pools) != 0 {
+		if !slices.Equal(pools, []string{"device_health_metrics"}) {
 			t.Errorf("pools after rm: %v", pools)
 		}
 	})

@@ -165,6 +165,7 @@ const (
 	cephStateFile       = "cluster.json"
 	cephSSHPrivKeyFile  = "ssh_identity_key"
 	cephLabelAdmin      = "_admin"
+	deviceHealthPool    = "device_health_metrics"
 	cephErrnoEPERM      = 1
 	cephErrnoENOENT     = 2
 	cephErrnoEBUSY      = 16

@@ -312,8 +312,12 @@ func TestCephR4Sequence(t *testing.T) {
 	l.ok("mon1", "rbd", "pool", "init", "rbd-r4")
 	var pools []map[string]any
 	l.jsonOut(&pools, "mon1", "ceph", "osd", "pool", "ls", "detail", "-f", "json")
-	if len(pools) != 1 || pools[0]["size"] != 2.0 || pools[0]["min_size"] != 1.0 || pools[0]["pg_num"] != 1024.0 ||
-		pools[0]["application_metadata"].(map[string]any)["rbd"] == nil {
+	// The mgr's device_health_metrics pool came with the first OSDs.
+	if len(pools) != 2 || pools[0]["pool_name"] != "device_health_metrics" || pools[0]["pool_id"] != 1.0 {
+		t.Fatalf("pool ls detail = %v", pools)
+	}
+	if p := pools[1]; p["size"] != 2.0 || p["min_size"] != 1.0 || p["pg_num"] != 1024.0 || p["flags_names"] != "hashpspool,selfmanaged_snaps" ||
+		p["application_metadata"].(map[string]any)["rbd"] == nil {
 		t.Fatalf("pool ls detail = %v", pools)
 	}
 	l.jsonOut(&health, "mon1", "ceph", "health", "detail", "-f", "json")
@@ -396,7 +400,7 @@ func TestCephR4Sequence(t *testing.T) {
 		QuorumNames []string `json:"quorum_names"`
 	}
 	l.jsonOut(&status, "mon1", "ceph", "status", "-f", "json")
-	if status.OSDMap.NumOSDs != 88 || status.PGMap.NumPGs != 1024 || len(status.QuorumNames) != 3 {
+	if status.OSDMap.NumOSDs != 88 || status.PGMap.NumPGs != 1024+1 || len(status.QuorumNames) != 3 {
 		t.Errorf("status = %+v", status)
 	}
 }
