@@ -433,3 +433,29 @@ func TestRBDRefusals(t *testing.T) {
 	}
 	_ = json.Valid
 }
+
+// The provider wraps one-time commands in sh -c scripts: the simulated
+// shell runs ceph and rbd in the same cluster, and their refusals stop the
+// script with their exit status.
+func TestCephThroughShell(t *testing.T) {
+	l := cluster(t, 1, 0)
+	once := `M="$0"; "$@" && mkdir -p "${M%/*}" && : > "$M"`
+	l.ok("mon1", "sh", "-c", once, "/var/lib/x/.done/create", "ceph", "osd", "pool", "create", "vols", "64")
+	if _, err := os.Stat(filepath.Join(l.roots["mon1"], "var/lib/x/.done/create")); err != nil {
+		t.Errorf("marker after a successful command: %v", err)
+	}
+	l.refused("mon1", 1, "pool deletion is disabled", "sh", "-c", once, "/var/lib/x/.done/rm", "ceph", "osd", "pool", "rm", "vols", "vols", "--yes-i-really-really-mean-it")
+	if _, err := os.Stat(filepath.Join(l.roots["mon1"], "var/lib/x/.done/rm")); !os.IsNotExist(err) {
+		t.Errorf("marker after a refused command: %v", err)
+	}
+	l.ok("mon1", "sh", "-c", `for i in 1 2 3; do rbd create "$1/img$i" --size 1024 || exit $?; done`, "sh", "vols")
+	var imgs []string
+	l.jsonOut(&imgs, "mon1", "rbd", "ls", "--format", "json", "vols")
+	if !slices.Equal(imgs, []string{"img1", "img2", "img3"}) {
+		t.Errorf("images created by the loop: %v", imgs)
+	}
+	pub := l.ok("mon1", "sh", "-c", `while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done < "$1"`, "sh", "/etc/ceph/ceph.pub")
+	if !strings.HasPrefix(pub, "ssh-ed25519 ") || pub != l.read("mon1", "etc/ceph/ceph.pub") {
+		t.Errorf("ceph.pub through sh = %q", pub)
+	}
+}
