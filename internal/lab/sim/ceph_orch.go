@@ -694,10 +694,26 @@ func (c *cephCluster) createOSDs(s cephSpec, host string) {
 	if err != nil {
 		return
 	}
+	// db_devices are chosen among the devices data did not take, as
+	// DriveSelection does; ceph-volume batch spreads the new OSDs' DB
+	// volumes over them.
+	var dbs []cephDevice
+	if fdb := s.filter("db_devices"); fdb != nil {
+		var rest []cephDevice
+		for _, d := range devs {
+			if !slices.ContainsFunc(sel, func(x cephDevice) bool { return x.Path == d.Path }) {
+				rest = append(rest, d)
+			}
+		}
+		if dbs, err = selectDevices(fdb, logic, s.ID, rest, existing); err != nil {
+			return
+		}
+	}
 	class := "ssd"
 	if v, ok := s.Spec["crush_device_class"].(string); ok {
 		class = v
 	}
+	created := 0
 	for _, d := range sel {
 		if !d.Available {
 			continue // already an OSD of this spec
@@ -709,8 +725,14 @@ func (c *cephCluster) createOSDs(s cephSpec, host string) {
 			if _, ok := s.Spec["crush_device_class"]; !ok && d.HumanReadableType == "hdd" {
 				cl = "hdd"
 			}
-			c.st.OSDs = append(c.st.OSDs, cephOSD{ID: id, Host: host, Device: d.Path, UUID: newUUID(),
-				Block: randHex(6) + "-" + randHex(4) + "-" + randHex(4), Service: s.ID, Bytes: int64(d.SysAPI.Size) / int64(n), Class: cl})
+			o := cephOSD{ID: id, Host: host, Device: d.Path, UUID: newUUID(),
+				Block: randHex(6) + "-" + randHex(4) + "-" + randHex(4), Service: s.ID, Bytes: int64(d.SysAPI.Size) / int64(n), Class: cl}
+			if len(dbs) > 0 {
+				o.DBDevice = dbs[created%len(dbs)].Path
+				_ = writeMode(r, SigDir+"/"+path.Base(o.DBDevice), []byte("LVM2_member\n"), 0o644)
+			}
+			created++
+			c.st.OSDs = append(c.st.OSDs, o)
 			c.st.Daemons = append(c.st.Daemons, cephDaemon{Type: "osd", ID: strconv.Itoa(id), Host: host, Service: s.name(), Created: time.Now().UTC()})
 		}
 		c.st.OSDEpoch++

@@ -2,10 +2,13 @@ package sim_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 )
 
 // cephSelect runs Ceph's own DriveSelection (python3-ceph-common, the
@@ -199,5 +202,66 @@ print(json.dumps(out))
 	b, _ := json.Marshal(ceph)
 	if string(a) != string(b) {
 		t.Errorf("export differs from Ceph's reading of it:\nsim:  %s\nceph: %s", a, b)
+	}
+}
+
+// A hybrid node (HDD data, NVMe DB): Ceph's selection of data and DB
+// devices and the simulator's OSDs with their DB volumes agree.
+func TestDBDevicesAgreeWithCeph(t *testing.T) {
+	pythonCeph(t)
+	l := newCephLab(t, 1, 0, false)
+	for i := range 6 {
+		if err := fakenode.AddBlockDevice(l.roots["osd1"], fakenode.Disk{Name: fmt.Sprintf("sd%c", 'b'+i), SizeBytes: 16 * 1000 * 1000 * 1000 * 1000,
+			Rotational: true, WWN: fmt.Sprintf("5000c500%08x", i), Model: "ST16000NM002G", Vendor: "SEAGATE"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.bootstrap()
+	l.addHosts(1)
+	spec := "service_type: osd\nservice_id: hybrid\nplacement:\n  hosts: [osd1]\ndata_devices:\n  rotational: true\ndb_devices:\n  model: KCM6\n  limit: 2\n"
+	const sel = `
+import json, sys, yaml
+from ceph.deployment.service_spec import ServiceSpec
+from ceph.deployment.inventory import Device
+from ceph.deployment.drive_selection.selector import DriveSelection
+inp = json.load(sys.stdin)
+spec = ServiceSpec.from_json(yaml.safe_load(inp["spec"]))
+spec.validate()
+s = DriveSelection(spec, [Device.from_json(d) for d in inp["devices"]])
+print(json.dumps({"data": [d.path for d in s.data_devices()], "db": [d.path for d in s.db_devices()]}))
+`
+	in, _ := json.Marshal(map[string]any{"spec": spec, "devices": l.osd1Devices()})
+	cmd := exec.Command("/usr/bin/python3", "-c", sel)
+	cmd.Stdin = strings.NewReader(string(in))
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Ceph's DriveSelection: %v", err)
+	}
+	var want struct{ Data, DB []string }
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	l.apply(spec)
+	var devs deviceLs
+	l.jsonOut(&devs, "mon1", "ceph", "orch", "device", "ls", "osd1", "--format", "json")
+	var data, db []string
+	for _, d := range devs[0].Devices {
+		if len(d.LVs) == 0 {
+			continue
+		}
+		if strings.HasPrefix(d.Path, "/dev/sd") && d.Path != "/dev/sda" {
+			data = append(data, d.Path)
+		} else {
+			db = append(db, d.Path)
+		}
+	}
+	if !slices.Equal(data, want.Data) || !slices.Equal(db, want.DB) || len(data) != 6 || len(db) != 2 {
+		t.Fatalf("simulator: data %v db %v; Ceph: data %v db %v", data, db, want.Data, want.DB)
+	}
+	// Three DB volumes on each NVMe, spread as ceph-volume batch does.
+	for _, d := range devs[0].Devices {
+		if slices.Contains(db, d.Path) && len(d.LVs) != 3 {
+			t.Errorf("%s holds %d DB volumes, want 3", d.Path, len(d.LVs))
+		}
 	}
 }
