@@ -68,6 +68,16 @@ func (c *cephCluster) orch(a cephArgs, w []string) int {
 	return e.cephErr(cephErrnoEINVAL, "invalid command: orch %s", strings.Join(w, " "))
 }
 
+// persist saves a change that places no daemon (pools, auth, images).
+func (c *cephCluster) persist() int {
+	if err := c.save(); err != nil {
+		return c.e.cephErr(cephErrnoEINVAL, "%v", err)
+	}
+	return 0
+}
+
+// commit reconciles the placement after a change of hosts or specs, then
+// saves.
 func (c *cephCluster) commit() int {
 	c.reconcile()
 	if err := c.save(); err != nil {
@@ -604,6 +614,12 @@ func (c *cephCluster) reconcile() {
 			for _, h := range hosts {
 				c.createOSDs(s, h)
 			}
+			continue
+		}
+		// cephadm never removes the last monitor or manager (the
+		// monitors refuse ok-to-rm; the active mgr stays): a placement
+		// matching no host leaves them where they are.
+		if len(hosts) == 0 && (s.Type == "mon" || s.Type == "mgr") {
 			continue
 		}
 		// Keep the daemons on hosts still targeted, fill up to count.

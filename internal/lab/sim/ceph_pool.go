@@ -89,7 +89,7 @@ func (c *cephCluster) poolCreate(w []string) int {
 	c.st.Pools = append(c.st.Pools, cephPool{ID: id, Name: name, Created: time.Now().UTC(), Size: poolDefaultSize,
 		MinSize: poolDefaultSize - poolDefaultSize/2, PGNum: pg, Autoscale: "on", Application: map[string]string{}})
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "pool '%s' created\n", name)
@@ -156,7 +156,7 @@ func (c *cephCluster) poolSet(a cephArgs, w []string) int {
 		return e.cephErr(cephErrnoEINVAL, "unrecognized variable '%s'", v)
 	}
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "set pool %d %s to %s\n", p.ID, v, val)
@@ -262,7 +262,7 @@ func (c *cephCluster) poolAppEnable(a cephArgs, pool, app string) int {
 		}
 		p.Application[app] = ""
 		c.st.OSDEpoch++
-		if code := c.commit(); code != 0 {
+		if code := c.persist(); code != 0 {
 			return code
 		}
 	}
@@ -296,7 +296,7 @@ func (c *cephCluster) poolRm(a cephArgs, w []string) int {
 	c.st.Pools = keep
 	delete(c.st.Images, name)
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "pool '%s' removed\n", name)

@@ -459,3 +459,37 @@ func TestCephThroughShell(t *testing.T) {
 		t.Errorf("ceph.pub through sh = %q", pub)
 	}
 }
+
+// A mon spec whose label no host has leaves the monitors in place, as
+// cephadm never removes the last one; labelling hosts then moves them.
+func TestCephMonPlacementKeepsQuorum(t *testing.T) {
+	l := newCephLab(t, 0, 0, false)
+	l.bootstrap()
+	l.apply("service_type: mon\nplacement:\n  label: mon\n  count: 3\n")
+	mons := func() []string {
+		var d struct {
+			Mons []struct {
+				Name string `json:"name"`
+			} `json:"mons"`
+		}
+		l.jsonOut(&d, "mon1", "ceph", "mon", "dump", "-f", "json")
+		var out []string
+		for _, m := range d.Mons {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	if m := mons(); !slices.Equal(m, []string{"mon1"}) {
+		t.Fatalf("mons = %v, want mon1 kept", m)
+	}
+	l.ok("mon1", "ceph", "orch", "host", "add", "mon2", "10.40.0.2", "--labels", "mon")
+	l.ok("mon1", "ceph", "orch", "host", "add", "mon3", "10.40.0.3", "--labels", "mon")
+	if m := mons(); !slices.Equal(m, []string{"mon2", "mon3"}) {
+		t.Fatalf("mons = %v, want mon2, mon3 (mon1 has no mon label)", m)
+	}
+	// ceph.conf on the admin host follows the monitors.
+	if conf := l.read("mon1", "etc/ceph/ceph.conf"); !strings.Contains(conf, "10.40.0.2:6789") || strings.Contains(conf, monIP+":6789") {
+		t.Errorf("ceph.conf = %s", conf)
+	}
+	l.ok("mon1", "ceph", "status")
+}

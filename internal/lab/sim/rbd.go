@@ -204,7 +204,7 @@ func (c *cephCluster) rbdPoolInit(pool string) int {
 		p.Application["rbd"] = ""
 	}
 	p.RBDInit = true
-	return c.commit()
+	return c.persist()
 }
 
 func (c *cephCluster) rbdCreate(a cephArgs, w []string) int {
@@ -252,7 +252,7 @@ func (c *cephCluster) rbdCreate(a cephArgs, w []string) int {
 	}
 	now := time.Now().UTC()
 	c.st.Images[pool] = append(c.st.Images[pool], rbdImg{Name: name, ID: randHex(12), Size: sz, Features: sortFeatures(feats), Created: now, Modified: now})
-	return c.commit()
+	return c.persist()
 }
 
 // sortFeatures orders features as librbd lists them (by feature bit).
@@ -296,7 +296,7 @@ func (c *cephCluster) rbdResize(a cephArgs, w []string) int {
 	}
 	img.Size = sz
 	img.Modified = time.Now().UTC()
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintln(e.Stderr, "Resizing image: 100% complete...done.")
@@ -384,7 +384,7 @@ func (c *cephCluster) rbdRm(a cephArgs, w []string) int {
 	}
 	name := img.Name
 	c.st.Images[pool] = slices.DeleteFunc(c.st.Images[pool], func(i rbdImg) bool { return i.Name == name })
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintln(e.Stderr, "Removing image: 100% complete...done.")
@@ -460,7 +460,7 @@ func (c *cephCluster) rbdMap(a cephArgs, w []string) int {
 	}
 	c.pruneWatchers(pool, img)
 	img.Watchers = append(img.Watchers, e.hostname()+":"+dev)
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stdout, "/dev/%s\n", dev)
