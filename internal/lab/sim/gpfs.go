@@ -77,6 +77,9 @@ var gpfsTools = map[string]tool{
 	"mmnfs":         mmnfs,
 }
 
+// GPFSCommands lists the simulated mm commands, sorted.
+func GPFSCommands() []string { return sortedKeys(gpfsTools) }
+
 // GPFSStateFile is the cluster configuration in the shared gpfs folder.
 const GPFSStateFile = "cluster.json"
 
