@@ -207,6 +207,7 @@ func gpfsCmd(e *Env, needCluster bool, body func(g *gpfsRun) int) int {
 		}
 	}
 	g := &gpfsRun{e: e, dir: dir, st: st, host: host}
+	g.reconcileBoots()
 	if needCluster && (st.Cluster == nil || g.node(host) == nil) {
 		return e.gpfsFail("6027-1382 This node does not belong to a GPFS cluster.")
 	}
@@ -231,6 +232,77 @@ func (g *gpfsRun) saveNow() error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(g.dir, GPFSStateFile))
+}
+
+// DaemonMarker is the volatile file (under RunDir, which a lab power
+// cycle clears) that says the node's GPFS daemon runs.
+const DaemonMarker = RunDir + "/gpfs-daemon"
+
+// markDaemon writes or removes node's daemon marker in its root.
+func (g *gpfsRun) markDaemon(node string, up bool) {
+	ne, done := g.nodeEnv(node)
+	if ne == nil {
+		return
+	}
+	defer done()
+	if up {
+		_ = ne.write(DaemonMarker, []byte("mmfsd\n"))
+	} else {
+		_ = ne.Root.Remove(DaemonMarker)
+	}
+}
+
+// reconcileBoots applies what a power cycle did to an active node (its
+// daemon marker gone with RunDir): with autoload=yes GPFS started again at
+// boot, reading the configuration anew, and mounted the file systems with
+// -A yes; without autoload the daemon is down and nothing is mounted.
+func (g *gpfsRun) reconcileBoots() {
+	if g.st.Cluster == nil {
+		return
+	}
+	for _, n := range g.st.Nodes {
+		if !n.Active {
+			continue
+		}
+		ne, done := g.nodeEnv(n.Name)
+		if ne == nil {
+			continue
+		}
+		rebooted := !ne.exists(DaemonMarker)
+		done()
+		if !rebooted {
+			continue
+		}
+		g.dirty = true
+		for _, f := range g.st.FS {
+			f.Mounted = slices.DeleteFunc(f.Mounted, func(m string) bool { return m == n.Name })
+		}
+		if g.configValue("autoload", n.Name) != "yes" {
+			n.Active, n.Effective = false, nil
+			continue
+		}
+		g.startDaemon(n)
+		for _, f := range g.st.FS {
+			if f.AutoMount == "yes" {
+				f.Mounted = append(f.Mounted, n.Name)
+				g.showMount(n.Name, f, true)
+			}
+		}
+	}
+	if g.dirty {
+		_ = g.saveNow()
+		g.dirty = false
+	}
+}
+
+// startDaemon starts node's daemon: it reads the configuration.
+func (g *gpfsRun) startDaemon(n *gpfsNode) {
+	n.Active = true
+	n.Effective = map[string]string{}
+	for k := range gpfsAttrs {
+		n.Effective[k] = g.configValue(k, n.Name)
+	}
+	g.markDaemon(n.Name, true)
 }
 
 // gpfsFail prints "tool: message" and GPFS's closing line, exit 1.

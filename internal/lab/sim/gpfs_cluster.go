@@ -819,11 +819,7 @@ func mmstartup(e *Env, args []string) int {
 			if n.Active {
 				continue
 			}
-			n.Active = true
-			n.Effective = map[string]string{}
-			for k := range gpfsAttrs {
-				n.Effective[k] = g.configValue(k, name)
-			}
+			g.startDaemon(n)
 		}
 		g.dirty = true
 		fmt.Fprintf(e.Stdout, "%s: Starting GPFS ...\n", time.Now().UTC().Format("Mon Jan _2 15:04:05 UTC 2006"))
@@ -845,6 +841,7 @@ func mmshutdown(e *Env, args []string) int {
 			n := g.node(name)
 			n.Active = false
 			n.Effective = nil
+			g.markDaemon(name, false)
 			for _, fsys := range g.st.FS {
 				if slices.Contains(fsys.Mounted, name) {
 					fsys.Mounted = slices.DeleteFunc(fsys.Mounted, func(m string) bool { return m == name })

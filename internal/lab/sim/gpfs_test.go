@@ -647,3 +647,41 @@ func TestGPFSStateIsShared(t *testing.T) {
 		}
 	}
 }
+
+// TestGPFSPowerCycle: a node's power cycle (the lab's BMC reset) stops its
+// daemon; with autoload=yes GPFS comes back at boot and mounts the -A yes
+// file systems, without it the node stays down and unmounted.
+func TestGPFSPowerCycle(t *testing.T) {
+	l := newGPFSLab(t, "nsd1", "nsd2", "gw1")
+	l.cluster("nsd1", "nsd2", "gw1") // mmcrcluster -A: autoload=yes
+	l.withNSDs()
+	l.mm("nsd1", r5fs...)
+	l.mm("nsd1", "mmmount", "fs1", "-a")
+	cycle := func(node string) {
+		t.Helper()
+		if err := sim.PowerOff(l.nodes[node].dir); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(l.nodes[node].read("proc/mounts"), "gpfs") {
+			t.Fatalf("%s powered off still shows the mount", node)
+		}
+		if err := sim.Boot(l.nodes[node].dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle("nsd2")
+	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "nsd2"); r["state"] != "active" {
+		t.Errorf("nsd2 after a power cycle with autoload: %v", r)
+	}
+	if !strings.Contains(l.nodes["nsd2"].read("proc/mounts"), "fs1 /gpfs/fs1 gpfs") {
+		t.Errorf("fs1 (-A yes) not mounted again on nsd2: %q", l.nodes["nsd2"].read("proc/mounts"))
+	}
+	l.mm("nsd1", "mmchconfig", "autoload=no")
+	cycle("gw1")
+	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "gw1"); r["state"] != "down" {
+		t.Errorf("gw1 after a power cycle without autoload: %v", r)
+	}
+	if m := l.y("nsd1", "mmlsmount", "fs1", "-Y")["mmlsmount:"]; len(m) != 2 {
+		t.Errorf("mounted on %v after gw1's power cycle", m)
+	}
+}
