@@ -63,6 +63,7 @@ var gpfsTools = map[string]tool{
 	"mmlsnsd":       mmlsnsd,
 	"mmdelnsd":      mmdelnsd,
 	"mmcrfs":        mmcrfs,
+	"mmdelfs":       mmdelfs,
 	"mmlsfs":        mmlsfs,
 	"mmlsdisk":      mmlsdisk,
 	"mmadddisk":     mmadddisk,

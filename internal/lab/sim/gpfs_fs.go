@@ -31,6 +31,8 @@ package sim
 //     be the file system's), mounted or not.
 //   - mmdeldisk DEV "n1;n2": refuses a disk not in DEV and leaving no
 //     metadata or no data disk; the disks become free NSDs.
+//   - mmdelfs DEV: refused while DEV is mounted on any node; its disks
+//     become free NSDs and its NFS exports go.
 //   - mmchpolicy DEV FILE: RULE statements; refuses a file without rules
 //     and a rule naming a pool DEV does not have.
 //   - mmmount/mmumount DEV -a|-N nodes: mounts on nodes whose daemon is
@@ -821,6 +823,33 @@ func mmlsmount(e *Env, args []string) int {
 			}
 		}
 		fmt.Fprint(e.Stdout, b.String())
+		return 0
+	})
+}
+
+func mmdelfs(e *Env, args []string) int {
+	return gpfsCmd(e, true, func(g *gpfsRun) int {
+		f, _ := parseFlags(args)
+		if len(f.pos) != 1 {
+			return g.fail("6027-1268 Missing arguments.")
+		}
+		fsys, code := g.fsOrFail(f.pos[0])
+		if code != 0 {
+			return code
+		}
+		if len(fsys.Mounted) > 0 {
+			return g.fail("File system %s is mounted on %d node(s) (%s): unmount it first.", fsys.Name, len(fsys.Mounted), strings.Join(fsys.Mounted, ","))
+		}
+		for _, n := range g.fsDisks(fsys) {
+			n.FS, n.DiskID = "", 0
+		}
+		g.st.Exports = slices.DeleteFunc(g.st.Exports, func(x *gpfsExport) bool {
+			return x.Path == fsys.MountPoint || strings.HasPrefix(x.Path, fsys.MountPoint+"/")
+		})
+		g.st.FS = slices.DeleteFunc(g.st.FS, func(o *gpfsFS) bool { return o == fsys })
+		g.dirty = true
+		fmt.Fprintf(e.Stdout, "All data on the following disks of %s will be destroyed:\n", fsys.Name)
+		fmt.Fprintf(e.Stdout, "Completed deletion of file system /dev/%s.\n", fsys.Name)
 		return 0
 	})
 }

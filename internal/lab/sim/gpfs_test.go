@@ -560,6 +560,14 @@ func TestGPFSRefusals(t *testing.T) {
 				t.Errorf("data04 after mmdeldisk: %v", n)
 			}
 			l.mm("nsd1", "mmrestripefs", "fs1", "-b")
+			l.mm("nsd1", "mmmount", "fs1", "-a")
+			l.refused("nsd1", "File system fs1 is mounted on 3 node(s)", "mmdelfs", "fs1")
+			l.mm("nsd1", "mmumount", "fs1", "-a")
+			l.mm("nsd1", "mmdelfs", "fs1")
+			if n := l.y("nsd1", "mmlsnsd", "-Y")["mmlsnsd:nsd"]; len(n) != 6 || n[0]["fileSystem"] != "(free disk)" {
+				t.Errorf("NSDs after mmdelfs: %v", n)
+			}
+			l.refused("nsd1", "File system fs1 is not known", "mmlsfs", "fs1")
 		}},
 		{"mmchpolicy refuses unknown pools", false, false, func(t *testing.T, l *gpfsLab) {
 			l.mm("nsd1", r5fs...)
