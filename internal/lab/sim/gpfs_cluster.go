@@ -336,13 +336,13 @@ func mmchlicense(e *Env, args []string) int {
 func (g *gpfsRun) needServer(n *gpfsNode) string {
 	switch {
 	case n.Quorum:
-		return "quorum node"
+		return "a quorum node"
 	case n.Manager:
-		return "manager node"
+		return "a manager node"
 	case g.isNSDServer(n.Name):
-		return "NSD server"
+		return "an NSD server"
 	case n.CES:
-		return "CES node"
+		return "a CES node"
 	}
 	return ""
 }
@@ -808,7 +808,7 @@ func mmstartup(e *Env, args []string) int {
 			if n.License == "" {
 				bad = append(bad, fmt.Sprintf("%s has no GPFS license designation", name))
 			} else if why := g.needServer(n); why != "" && n.License != "server" {
-				bad = append(bad, fmt.Sprintf("%s is a %s and needs a server license, not %s", name, why, n.License))
+				bad = append(bad, fmt.Sprintf("%s is %s and needs a server license, not %s", name, why, n.License))
 			}
 		}
 		if len(bad) > 0 {

@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,10 +71,20 @@ func (l *gpfsLab) mm(node string, argv ...string) {
 	l.nodes[node].ok(argv...)
 }
 
-// refused wants argv on node to fail with msg in its output.
+// refused wants argv on node to fail with msg in its output: each
+// refusal is a test case of its own, named by the message.
 func (l *gpfsLab) refused(node, msg string, argv ...string) {
 	l.t.Helper()
-	l.nodes[node].refused(msg, argv...)
+	l.t.Run(msg, func(t *testing.T) {
+		err := l.nodes[node].run.Run(context.Background(), argv...)
+		if err == nil {
+			t.Errorf("%q on %s succeeded, want %q", argv, node, msg)
+		} else if !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q on %s: %v, want %q", argv, node, err, msg)
+		} else if !strings.Contains(err.Error(), "6027-1639 Command failed") && strings.HasPrefix(path.Base(argv[0]), "mm") {
+			t.Errorf("%q on %s: no closing 6027-1639 line: %v", argv, node, err)
+		}
+	})
 }
 
 // y runs a -Y query on node and parses it.
@@ -407,7 +419,7 @@ func TestGPFSRefusals(t *testing.T) {
 			l.mm("nsd1", "mmshutdown", "-N", "gw2")
 			l.write("nsd1", "root/s", fmt.Sprintf("%%nsd: device=/dev/disk/by-id/wwn-0x%s nsd=x1 servers=nsd1,gw2\n", vols[0].WWN))
 			l.mm("nsd1", "mmcrnsd", "-F", "/root/s")
-			l.refused("nsd1", "gw2 is a NSD server and needs a server license, not client", "mmstartup", "-N", "gw2")
+			l.refused("nsd1", "gw2 is an NSD server and needs a server license, not client", "mmstartup", "-N", "gw2")
 			// gw2 sees none of the arrays' volumes.
 			l.write("nsd1", "root/s", fmt.Sprintf("%%nsd: device=/dev/disk/by-id/wwn-0x%s nsd=x2 servers=gw2\n", vols[1].WWN))
 			l.refused("nsd1", "on node gw2: No such device", "mmcrnsd", "-F", "/root/s")
