@@ -52,6 +52,7 @@ var gpfsTools = map[string]tool{
 	"mmchlicense":   mmchlicense,
 	"mmchnode":      mmchnode,
 	"mmcrnodeclass": mmcrnodeclass,
+	"mmchnodeclass": mmchnodeclass,
 	"mmlsnodeclass": mmlsnodeclass,
 	"mmchconfig":    mmchconfig,
 	"mmlsconfig":    mmlsconfig,
@@ -383,7 +384,9 @@ func (g *gpfsRun) node(name string) *gpfsNode {
 
 // resolveNodes expands a -N list: "all", node names, node classes
 // (user-defined and the system classes GPFS keeps: quorumNodes,
-// managerNodes, nsdNodes, cesNodes, clientLicense, serverLicense).
+// nonQuorumNodes, managerNodes, clientNodes, nsdNodes, cesNodes,
+// clientLicense, serverLicense; gatewayNodes, cnfsNodes and fpoLicense
+// are empty here).
 func (g *gpfsRun) resolveNodes(list string) ([]string, error) {
 	var out []string
 	add := func(n string) {
@@ -435,6 +438,10 @@ func (g *gpfsRun) systemClass(name string) ([]string, bool) {
 		pick = func(n *gpfsNode) bool { return n.CES }
 	case "nsdnodes":
 		pick = func(n *gpfsNode) bool { return g.isNSDServer(n.Name) }
+	case "clientnodes":
+		pick = func(n *gpfsNode) bool { return !n.Manager }
+	case "gatewaynodes", "cnfsnodes", "fpolicense":
+		pick = func(*gpfsNode) bool { return false } // AFM gateways, CNFS, FPO: not simulated
 	case "clientlicense":
 		pick = func(n *gpfsNode) bool { return n.License == "client" }
 	case "serverlicense":

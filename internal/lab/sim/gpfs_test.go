@@ -258,6 +258,18 @@ func TestGPFSFullSequence(t *testing.T) {
 	if c := l.y("nsd2", "mmlsnodeclass", "-Y")["mmlsnodeclass:"]; len(c) != 1 || c[0]["nodeclassName"] != "nsdservers" || c[0]["members"] != "nsd1,nsd2" {
 		t.Errorf("mmlsnodeclass %v", c)
 	}
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "add", "-N", "gw1")
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "delete", "-N", "gw1")
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "replace", "-N", "nsd2,nsd1")
+	if c := l.y("nsd2", "mmlsnodeclass", "nsdservers", "-Y")["mmlsnodeclass:"]; len(c) != 1 || c[0]["members"] != "nsd2,nsd1" {
+		t.Errorf("mmlsnodeclass after mmchnodeclass replace: %v", c)
+	}
+	l.refused("nsd1", "nsdNodes is a system-defined node class", "mmcrnodeclass", "nsdNodes", "-N", "nsd1,nsd2")
+	l.refused("nsd1", "Node class nsdservers already exists", "mmcrnodeclass", "nsdservers", "-N", "nsd1")
+	l.refused("nsd1", "cannot be left empty", "mmchnodeclass", "nsdservers", "delete", "-N", "nsd1,nsd2")
+	l.refused("nsd1", "Node class nosuch does not exist", "mmchnodeclass", "nosuch", "add", "-N", "nsd1")
+	// A system class works with -N directly.
+	l.mm("nsd1", "mmchconfig", "workerThreads=1024", "-N", "nsdNodes")
 
 	l.withNSDs()
 	nsds := l.y("nsd2", "mmlsnsd", "-X", "-Y")["mmlsnsd:nsd"]
