@@ -254,8 +254,10 @@ func (g *gpfsRun) markDaemon(node string, up bool) {
 	}
 }
 
-// reconcileBoots applies what a power cycle did to an active node (its
-// daemon marker gone with RunDir): with autoload=yes GPFS started again at
+// reconcileBoots applies what happened on the nodes meanwhile: a GPFS
+// mount gone from a node's proc/mounts (umount) is unmounted there; a
+// power cycle of an active node (its daemon marker gone with RunDir):
+// with autoload=yes GPFS started again at
 // boot, reading the configuration anew, and mounted the file systems with
 // -A yes; without autoload the daemon is down and nothing is mounted.
 func (g *gpfsRun) reconcileBoots() {
@@ -271,8 +273,16 @@ func (g *gpfsRun) reconcileBoots() {
 			continue
 		}
 		rebooted := !ne.exists(DaemonMarker)
+		table, _ := ne.read("/proc/mounts")
 		done()
 		if !rebooted {
+			// umount(8) of a GPFS mount point unmounts it on that node.
+			for _, f := range g.st.FS {
+				if slices.Contains(f.Mounted, n.Name) && !strings.Contains(string(table), mountLine(f)) {
+					f.Mounted = slices.DeleteFunc(f.Mounted, func(m string) bool { return m == n.Name })
+					g.dirty = true
+				}
+			}
 			continue
 		}
 		g.dirty = true

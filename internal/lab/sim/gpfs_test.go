@@ -708,6 +708,12 @@ func TestGPFSPowerCycle(t *testing.T) {
 	if !strings.Contains(l.nodes["nsd2"].read("proc/mounts"), "fs1 /gpfs/fs1 gpfs") {
 		t.Errorf("fs1 (-A yes) not mounted again on nsd2: %q", l.nodes["nsd2"].read("proc/mounts"))
 	}
+	// umount(8) on a node unmounts the file system there.
+	l.mm("nsd2", "umount", "/gpfs/fs1")
+	if m := l.y("nsd1", "mmlsmount", "fs1", "-Y")["mmlsmount:"]; len(m) != 2 {
+		t.Errorf("after umount on nsd2, mounted on %v", m)
+	}
+	l.mm("nsd1", "mmmount", "fs1", "-a")
 	l.mm("nsd1", "mmchconfig", "autoload=no")
 	cycle("gw1")
 	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "gw1"); r["state"] != "down" {
