@@ -520,7 +520,7 @@ func yEnc(s string, slash bool) string {
 	return b.String()
 }
 
-// yLine writes one -Y line: cmd:rec:fields...: with fields encoded.
+// yHeader writes a -Y HEADER line, yData a data line (fields encoded).
 func yHeader(w *strings.Builder, cmd, rec string, fields ...string) {
 	w.WriteString(cmd + ":" + rec + ":HEADER:version:reserved:reserved:" + strings.Join(fields, ":") + ":\n")
 }
@@ -662,7 +662,8 @@ func (g *gpfsRun) fsOrFail(name string) (*gpfsFS, int) {
 	return f, 0
 }
 
-// hash16 is a stable 32-bit hex of s (cluster and volume identifiers).
+// hash32 and hash64 are stable hashes of s (cluster, volume and file
+// system identifiers).
 func hash32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))

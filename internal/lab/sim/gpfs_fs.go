@@ -255,7 +255,7 @@ func mmcrfs(e *Env, args []string) int {
 				}
 			}
 		}
-		if code := g.checkPools(disks, pools, bs, ""); code != 0 {
+		if code := g.checkPools(pools, bs); code != 0 {
 			return code
 		}
 		if !slices.ContainsFunc(disks, func(d fsDisk) bool { return d.pool == "system" && isMeta(d.usage) }) {
@@ -303,7 +303,7 @@ func mmcrfs(e *Env, args []string) int {
 
 // checkPools refuses a %pool stanza whose data block size is not the
 // file system's or whose layoutMap is unknown.
-func (g *gpfsRun) checkPools(disks []fsDisk, pools map[string]map[string]string, bs int64, _ string) int {
+func (g *gpfsRun) checkPools(pools map[string]map[string]string, bs int64) int {
 	for name, p := range pools {
 		if lm := p["layoutMap"]; lm != "" && lm != "scatter" && lm != "cluster" {
 			return g.fail("Incorrect layoutMap %s for pool %s (want cluster or scatter).", lm, name)
@@ -535,7 +535,7 @@ func mmadddisk(e *Env, args []string) int {
 		if err != nil {
 			return g.fail("%v", err)
 		}
-		if code := g.checkPools(disks, pools, fsys.BlockSize, fsys.Name); code != 0 {
+		if code := g.checkPools(pools, fsys.BlockSize); code != 0 {
 			return code
 		}
 		if fsys.MetaBlockSize != fsys.BlockSize {
