@@ -53,7 +53,7 @@ type gpfsAttr struct {
 var gpfsAttrs = map[string]gpfsAttr{
 	"pagepool":                     {"1G", "size", true},
 	"pagepoolMaxPhysMemPct":        {"75", "int", false},
-	"maxblocksize":                 {"1M", "size", false},
+	"maxblocksize":                 {"4M", "size", false}, // 5.x: the default -B is 4M as well
 	"maxMBpS":                      {"2048", "int", true},
 	"maxFilesToCache":              {"4000", "int", false},
 	"maxStatCache":                 {"1000", "int", false},

@@ -463,7 +463,7 @@ func TestGPFSRefusals(t *testing.T) {
 			l.mm("nsd1", "mmstartup", "-a")
 			l.withNSDs()
 			fs := append([]string{}, r5fs...)
-			l.refused("nsd1", "mmcrfs: 6027-1084 The specified block size (8M) exceeds the maximum allowed block size currently in effect (1M).", fs...)
+			l.refused("nsd1", "mmcrfs: 6027-1084 The specified block size (8M) exceeds the maximum allowed block size currently in effect (4M).", fs...)
 			l.mm("nsd1", "mmchconfig", "maxblocksize=8M")
 			l.refused("nsd1", "6027-1084", fs...) // not in effect until the daemons restart
 			l.mm("nsd1", "mmshutdown", "-a")
