@@ -24,37 +24,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 )
-
-// NodesDir is the node registry in a lab's shared folder: one link per
-// host name to that node's root.
-const NodesDir = "nodes"
-
-// RegisterNode records that host's root is dir in the lab's shared folder.
-func RegisterNode(sharedDir, host, dir string) error {
-	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
-		return fmt.Errorf("node registry: bad host name %q", host)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return fmt.Errorf("node registry: %w", err)
-	}
-	reg := filepath.Join(sharedDir, NodesDir)
-	if err := os.MkdirAll(reg, 0o755); err != nil {
-		return fmt.Errorf("node registry: %w", err)
-	}
-	link := filepath.Join(reg, host)
-	_ = os.Remove(link)
-	if err := os.Symlink(abs, link); err != nil {
-		return fmt.Errorf("node registry: %w", err)
-	}
-	return nil
-}
 
 // cephState is the whole cluster. Its zero value is "no cluster".
 type cephState struct {
@@ -287,12 +261,6 @@ func (c *cephCluster) auth(entity string) *cephAuth {
 	return nil
 }
 
-// hostname is the node's name as /etc/hostname says.
-func (e *Env) hostname() string {
-	data, _ := e.read("/etc/hostname")
-	return strings.TrimSpace(string(data))
-}
-
 // cephKey is a new CephX secret as ceph-authtool prints it: base64 of a
 // little-endian header (type 1 = AES, creation time, length 16) and 16
 // random bytes.
@@ -356,15 +324,6 @@ func (e *Env) printJSON(v any, pretty bool) {
 		data, _ = json.Marshal(v)
 	}
 	fmt.Fprintln(e.Stdout, string(data))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func jsonMarshal(v any) ([]byte, error)      { return json.MarshalIndent(v, "", " ") }

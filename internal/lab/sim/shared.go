@@ -60,3 +60,49 @@ func (e *Env) Shared(name string) (dir string, unlock func(), err error) {
 	}
 	return dir, func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
+
+// NodesDir is the node registry in a lab's shared folder: one link per
+// host name to that node's root, the lab's stand-in for a cluster tool's
+// SSH to the other nodes (cephadm's inventory, GPFS's NSD servers).
+const NodesDir = "nodes"
+
+// RegisterNode records that host's root is dir in the lab's shared folder
+// (replacing the link atomically, so a reader never finds none).
+func RegisterNode(sharedDir, host, dir string) error {
+	if host == "" || strings.ContainsAny(host, "/\\") || host == "." || host == ".." {
+		return fmt.Errorf("node registry: bad host name %q", host)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("node registry: %w", err)
+	}
+	reg := filepath.Join(sharedDir, NodesDir)
+	if err := os.MkdirAll(reg, 0o755); err != nil {
+		return fmt.Errorf("node registry: %w", err)
+	}
+	link := filepath.Join(reg, host)
+	if cur, err := os.Readlink(link); err == nil && cur == abs {
+		return nil
+	}
+	tmp := link + ".new"
+	_ = os.Remove(tmp)
+	if err := os.Symlink(abs, tmp); err != nil {
+		return fmt.Errorf("node registry: %w", err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		return fmt.Errorf("node registry: %w", err)
+	}
+	return nil
+}
+
+// hostname is the node's name: etc/hostname, short form.
+func (e *Env) hostname() string {
+	b, _ := e.read("/etc/hostname")
+	h := strings.TrimSpace(string(b))
+	if h == "" {
+		b, _ = e.read("/proc/sys/kernel/hostname")
+		h = strings.TrimSpace(string(b))
+	}
+	h, _, _ = strings.Cut(h, ".")
+	return h
+}
