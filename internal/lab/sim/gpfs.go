@@ -193,7 +193,7 @@ func gpfsCmd(e *Env, needCluster bool, body func(g *gpfsRun) int) int {
 		return e.gpfsFail("%v", err)
 	}
 	defer unlock()
-	host := e.hostname()
+	host := e.shortHostname()
 	_ = RegisterNode(filepath.Dir(dir), host, e.Root.Dir())
 	st := &gpfsState{}
 	data, err := os.ReadFile(filepath.Join(dir, GPFSStateFile))

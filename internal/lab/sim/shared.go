@@ -95,7 +95,8 @@ func RegisterNode(sharedDir, host, dir string) error {
 	return nil
 }
 
-// hostname is the node's name: etc/hostname, short form.
+// hostname is the node's name as etc/hostname (or the kernel) says, in
+// full: cephadm refuses a fully qualified one.
 func (e *Env) hostname() string {
 	b, _ := e.read("/etc/hostname")
 	h := strings.TrimSpace(string(b))
@@ -103,6 +104,11 @@ func (e *Env) hostname() string {
 		b, _ = e.read("/proc/sys/kernel/hostname")
 		h = strings.TrimSpace(string(b))
 	}
-	h, _, _ = strings.Cut(h, ".")
+	return h
+}
+
+// shortHostname is the hostname without its domain (GPFS node names).
+func (e *Env) shortHostname() string {
+	h, _, _ := strings.Cut(e.hostname(), ".")
 	return h
 }
