@@ -37,6 +37,13 @@ func NodeItems() []protocol.Item {
 	return []protocol.Item{{File: &protocol.File{Path: LocalConf, Content: &c, Mode: "0644", Owner: "root", Group: "root"}}}
 }
 
+// LVMFloor is R2's lvm2 floor (RHEL 7.6; lvm2 carries epoch 7 there).
+var LVMFloor = protocol.PackageVersion{Name: "lvm2", Min: "7:2.02.180-10.el7_6.2",
+	Why: "the first 128 KB of a physical volume can be corrupted"}
+
+// FloorItem checks the lvm2 floor before anything is changed.
+func FloorItem() protocol.Item { f := LVMFloor; return protocol.Item{PackageVersion: &f} }
+
 // VolumeGroup is the shared volume group with its one logical volume and
 // file system.
 type VolumeGroup struct {
@@ -163,6 +170,30 @@ for step in vg lv fs; do
 done
 vgchange --activate n "$1"
 `
+
+// usedScript refuses, read-only (so at plan time too), devices that hold a
+// signature while the volume group does not exist yet; a device not there
+// yet (its map comes with this apply) is checked again by the creation.
+const usedScript = `vg=$1; shift
+if vgs --foreign --noheadings -o vg_name "$vg" >/dev/null 2>&1; then exit 0; fi
+for d in "$@"; do
+  [ -e "$d" ] || continue
+  sig=$(blkid -p -o value -s TYPE "$d" 2>/dev/null || true)
+  if [ -n "$sig" ]; then
+    echo "$d already holds a $sig signature (another volume group or file system): refusing to create $vg over it; set wipe = true to erase it"
+    exit 1
+  fi
+done
+`
+
+// UsedProbe is the read-only refusal of used devices (none with Wipe).
+func (v VolumeGroup) UsedProbe() (protocol.Item, bool) {
+	if v.Wipe {
+		return protocol.Item{}, false
+	}
+	return protocol.Item{Command: &protocol.Command{Name: "unused-" + v.Name, ReadOnly: true,
+		Argv: append([]string{"/bin/sh", "-c", usedScript, "unused-" + v.Name, v.Name}, v.Devices...)}}, true
+}
 
 // CreateItem creates the volume group, logical volume and file system once:
 // it does not run when the volume group exists on any node (a foreign
