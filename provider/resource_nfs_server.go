@@ -123,7 +123,9 @@ func (m *nfsServerModel) known() bool {
 	return !m.Threads.IsUnknown() && !m.IdmapDomain.IsUnknown() && !m.PackageFloors.IsUnknown()
 }
 
-func (m *nfsServerModel) floors() bool { return m.PackageFloors.IsNull() || m.PackageFloors.ValueBool() }
+func (m *nfsServerModel) floors() bool {
+	return m.PackageFloors.IsNull() || m.PackageFloors.ValueBool()
+}
 
 func (m *nfsServerModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 	s := nfsd.Server{Threads: intOr(m.Threads, nfsd.DefaultThreads), IdmapDomain: m.IdmapDomain.ValueString()}
