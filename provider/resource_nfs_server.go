@@ -86,6 +86,16 @@ func (r *nfsServerResource) Update(ctx context.Context, req resource.UpdateReque
 	r.readThreads(ctx, &resp.State, &resp.Diagnostics)
 }
 
+// ModifyPlan: an apply reads the thread count again, so a planned change
+// leaves it unknown.
+func (r *nfsServerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.nodeService.ModifyPlan(ctx, req, resp)
+	if resp.Diagnostics.HasError() || resp.Plan.Raw.IsNull() || req.State.Raw.IsNull() || resp.Plan.Raw.Equal(req.State.Raw) {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("running_threads"), types.Int64Unknown())...)
+}
+
 // readThreads sets running_threads from the node (one read-only query).
 func (r *nfsServerResource) readThreads(ctx context.Context, state *tfsdk.State, diags *diag.Diagnostics) {
 	if diags.HasError() || state.Raw.IsNull() {

@@ -118,10 +118,10 @@ func FloorItems() []protocol.Item {
 
 // ThreadsProbe is the read-only query whose output ParseThreads reads:
 // the running thread count, or "stopped" where nfsd does not run (the
-// passive node).
+// passive node). Shell built-ins only (read, echo): no other program.
 func ThreadsProbe() protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: "nfsd-threads", ReadOnly: true,
-		Argv: []string{"/bin/sh", "-c", `if [ -r "$1" ]; then cat "$1"; else echo stopped; fi`, "nfsd-threads", ThreadsProc}}}
+		Argv: []string{"/bin/sh", "-c", `if [ -e "$1" ]; then read -r n < "$1"; echo "$n"; else echo stopped; fi`, "nfsd-threads", ThreadsProc}}}
 }
 
 // ParseThreads reads the probe's output: running is false where nfsd does
