@@ -327,7 +327,7 @@ func TestR2NodesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: nodeProviderFactories,
-				Steps: []resource.TestStep{{Config: base + tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
+				Steps:                    []resource.TestStep{{Config: base + tc.config, PlanOnly: true, ExpectError: regexp.MustCompile(tc.want)}},
 			})
 			if err := untouched(); err != nil {
 				t.Error(err)
