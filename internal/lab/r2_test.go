@@ -180,10 +180,19 @@ func TestR2MultipathAndHALVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append([]string{"sh"}, item.Command.Argv[1:]...)
-	out := mustSim(t, nfs1, argv...)
+	// A run killed right after vgcreate: the guard sees the unfinished
+	// creation and the next run resumes it.
+	out := mustSim(t, nfs1, append([]string{"pvcreate", "--yes"}, vg.Devices...)...)
+	out += mustSim(t, nfs1, vg.VGCreateArgv()...)
 	if !strings.Contains(out, `Volume group "vg_nfs" successfully created with system ID nfs1`) {
-		t.Errorf("creation:\n%s", out)
+		t.Errorf("vgcreate:\n%s", out)
+	}
+	if _, _, code := simRun(t, nfs2, item.Command.Unless...); code == 0 {
+		t.Fatal("the guard holds for a creation cut short")
+	}
+	out = mustSim(t, nfs1, append([]string{"sh"}, item.Command.Argv[1:]...)...)
+	if !strings.Contains(out, `Logical volume "lv_nfs" created.`) || strings.Contains(out, "successfully created") {
+		t.Errorf("resumed creation:\n%s", out)
 	}
 	// Created once: the guard holds on both nodes (foreign included).
 	for _, root := range roots {

@@ -58,6 +58,7 @@ type lvmVG struct {
 	ExtentBytes int64    `json:"extent_bytes"`
 	PVs         []string `json:"pvs"` // WWNs, in order
 	LVs         []*lvmLV `json:"lvs"`
+	Tags        []string `json:"tags,omitempty"`
 }
 
 type lvmLV struct {
@@ -75,7 +76,21 @@ const lvmFile = "lvm.json"
 // alignment).
 const pvMetadataBytes = 1 << 20
 
-var reLVMName = regexp.MustCompile(`^[A-Za-z0-9+_.][A-Za-z0-9+_.-]{0,126}$`)
+var (
+	reLVMName = regexp.MustCompile(`^[A-Za-z0-9+_.][A-Za-z0-9+_.-]{0,126}$`)
+	reLVMTag  = regexp.MustCompile(`^[A-Za-z0-9_+.\-/=!:&#@]+$`)
+)
+
+// checkTags refuses a tag LVM would not take.
+func (e *Env) checkTags(a lvmArgs) int {
+	for _, k := range []string{"addtag", "deltag"} {
+		if t, ok := a.opts[k]; ok && (len(t) > 1024 || !reLVMTag.MatchString(t)) {
+			fmt.Fprintf(e.Stderr, "  Invalid tag: %s\n", t)
+			return 3
+		}
+	}
+	return 0
+}
 
 // withLVM runs f on the shared LVM metadata, saving it when f returns 0.
 func (e *Env) withLVM(f func(st *lvmState) int) int {
@@ -259,7 +274,7 @@ var lvmValued = map[string]string{"-o": "o", "--options": "o", "--reportformat":
 	"--separator": "separator", "--config": "config", "--systemid": "systemid", "-s": "extent",
 	"--physicalextentsize": "extent", "-i": "stripes", "--stripes": "stripes", "-I": "stripesize", "--stripesize": "stripesize",
 	"-l": "extents", "--extents": "extents", "-L": "size", "--size": "size", "-n": "name", "--name": "name", "--type": "type",
-	"-a": "activate", "--activate": "activate", "-S": "select", "--select": "select", "-O": "sort", "--sort": "sort"}
+	"-a": "activate", "--activate": "activate", "-S": "select", "--select": "select", "-O": "sort", "--sort": "sort", "--addtag": "addtag", "--deltag": "deltag"}
 
 func parseLVM(args []string) (lvmArgs, error) {
 	a := lvmArgs{opts: map[string]string{}, flags: map[string]int{}}
@@ -472,12 +487,18 @@ func vgcreate(e *Env, args []string) int {
 	if !set {
 		sid = e.localSystemID()
 	}
+	if code := e.checkTags(a); code != 0 {
+		return code
+	}
 	return e.withLVM(func(st *lvmState) int {
 		if st.VGs[name] != nil {
 			fmt.Fprintf(e.Stderr, "  A volume group called %s already exists.\n", name)
 			return 5
 		}
 		vg := &lvmVG{UUID: lvmUUID(), SystemID: sid, ExtentBytes: extent}
+		if t := a.opts["addtag"]; t != "" {
+			vg.Tags = []string{t}
+		}
 		for _, dev := range devs {
 			id, _, code := e.lvmDevice(dev)
 			if code != 0 {
@@ -731,7 +752,11 @@ func vgchange(e *Env, args []string) int {
 	}
 	act, hasAct := a.opts["activate"]
 	sid, hasSID := a.opts["systemid"]
-	if !hasAct && !hasSID {
+	addTag, delTag := a.opts["addtag"], a.opts["deltag"]
+	if code := e.checkTags(a); code != 0 {
+		return code
+	}
+	if !hasAct && !hasSID && addTag == "" && delTag == "" {
 		fmt.Fprintln(e.Stderr, "  Need one or more command options.")
 		return 3
 	}
@@ -764,8 +789,16 @@ func vgchange(e *Env, args []string) int {
 			if e.foreign(vg, a) {
 				return e.refuseForeign(n, vg)
 			}
-			if hasSID {
-				vg.SystemID = sid
+			if hasSID || addTag != "" || delTag != "" {
+				if hasSID {
+					vg.SystemID = sid
+				}
+				if addTag != "" && !slices.Contains(vg.Tags, addTag) {
+					vg.Tags = append(vg.Tags, addTag)
+				}
+				if delTag != "" {
+					vg.Tags = slices.DeleteFunc(vg.Tags, func(t string) bool { return t == delTag })
+				}
 				fmt.Fprintf(e.Stdout, "  Volume group \"%s\" successfully changed\n", n)
 			}
 			for _, lv := range vg.LVs {
@@ -821,7 +854,8 @@ var lvmColumns = map[string]struct {
 }{
 	"vg": {[]string{"vg_name", "pv_count", "lv_count", "snap_count", "vg_attr", "vg_size", "vg_free"},
 		map[string]string{"vg_name": "VG", "pv_count": "#PV", "lv_count": "#LV", "snap_count": "#SN", "vg_attr": "Attr",
-			"vg_size": "VSize", "vg_free": "VFree", "vg_systemid": "System ID", "vg_uuid": "VG UUID", "vg_extent_size": "Ext"}},
+			"vg_size": "VSize", "vg_free": "VFree", "vg_systemid": "System ID", "vg_uuid": "VG UUID", "vg_extent_size": "Ext",
+			"vg_tags": "VG Tags"}},
 	"pv": {[]string{"pv_name", "vg_name", "pv_fmt", "pv_attr", "pv_size", "pv_free"},
 		map[string]string{"pv_name": "PV", "vg_name": "VG", "pv_fmt": "Fmt", "pv_attr": "Attr", "pv_size": "PSize",
 			"pv_free": "PFree", "pv_uuid": "PV UUID"}},
@@ -891,9 +925,14 @@ func (e *Env) lvmReportCmd(kind string, args []string) int {
 	slices.Sort(vgNames)
 	if kind != "pv" {
 		for p := range names {
-			vgn, _, _ := strings.Cut(p, "/")
-			if st.VGs[vgn] == nil {
+			vgn, lvn, isLV := strings.Cut(p, "/")
+			vg := st.VGs[vgn]
+			switch {
+			case vg == nil:
 				fmt.Fprintf(e.Stderr, "  Volume group \"%s\" not found\n  Cannot process volume group %s\n", vgn, vgn)
+				code = 5
+			case isLV && !slices.ContainsFunc(vg.LVs, func(lv *lvmLV) bool { return lv.Name == lvn }):
+				fmt.Fprintf(e.Stderr, "  Failed to find logical volume \"%s\"\n", p)
 				code = 5
 			}
 		}
@@ -928,7 +967,7 @@ func (e *Env) lvmReportCmd(kind string, args []string) int {
 			}
 			rows = append(rows, map[string]string{"vg_name": n, "pv_count": strconv.Itoa(len(vg.PVs)), "lv_count": strconv.Itoa(len(vg.LVs)),
 				"snap_count": "0", "vg_attr": "wz--n-", "vg_size": size(sizeB), "vg_free": size(freeB), "vg_systemid": vg.SystemID,
-				"vg_uuid": vg.UUID, "vg_extent_size": size(vg.ExtentBytes)})
+				"vg_uuid": vg.UUID, "vg_extent_size": size(vg.ExtentBytes), "vg_tags": strings.Join(vg.Tags, ",")})
 		}
 	case "lv":
 		for _, n := range vgNames {
