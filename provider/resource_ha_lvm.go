@@ -54,7 +54,9 @@ func haLVMSchema() schema.Schema {
 			"RAID set's full stripe, `segment_size_bytes` × `data_drives`) and XFS aligned to it (`su` = that stripe, " +
 			"`sw` = the number of volumes); then the volume group is deactivated, left for the cluster to activate " +
 			"where it runs the NFS group.\n\nCreated once: when the volume group exists (on any node, foreign ones " +
-			"included) nothing is created or formatted again, whatever the attributes say. A device that already holds " +
+			"included) nothing is created or formatted again, whatever the attributes say. Until its file system is made " +
+			"the volume group carries the LVM tag `" + halvm.CreatingTag + "`: a creation cut short (a killed run) is " +
+			"resumed by the next apply, step by step, and never started over. A device that already holds " +
 			"a signature (another volume group, a file system, a partition table) fails the plan, naming it, unless " +
 			"`wipe = true`; a device whose map is not there yet at plan time is checked again on the node right before " +
 			"`pvcreate`.\n\nDestroy puts back `lvmlocal.conf` only: it **never** removes the volume group, the logical " +
