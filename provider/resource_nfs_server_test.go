@@ -9,6 +9,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
 // loose matches a phrase as Terraform prints it (wrapped at any space).
@@ -74,4 +78,45 @@ func TestR2PackageFloors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestR2NodesImport: R2's node resources applied, forgotten and imported
+// again by id plan no change (the node's record gives the attributes back).
+func TestR2NodesImport(t *testing.T) {
+	r := startR2Lab(t)
+	conf := r.r2NodesConfig("")
+	forget := r.providerBlock()
+	var imports strings.Builder
+	var noop []plancheck.PlanCheck
+	for i, n := range []string{"nfs1", "nfs2"} {
+		host := r.node(n).Host
+		for typ, owner := range map[string]string{"hpcstorage_multipath.mp": "multipath", "hpcstorage_ha_lvm.lvm": "ha-lvm-vg_nfs",
+			"hpcstorage_nfs_server.nfs": "nfs-server"} {
+			addr := fmt.Sprintf("%s[%d]", typ, i)
+			fmt.Fprintf(&imports, "import {\n  to = %s\n  id = \"%s/%s\"\n}\n", addr, host, owner)
+			noop = append(noop, plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop))
+			if i == 0 {
+				forget += fmt.Sprintf("removed {\n  from = %s\n  lifecycle { destroy = false }\n}\n", typ)
+			}
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: conf},
+			{Config: forget},
+			{
+				Config: conf + imports.String(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             noop,
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("hpcstorage_ha_lvm.lvm[0]", tfjsonpath.New("create"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue("hpcstorage_multipath.mp[1]", tfjsonpath.New("volumes").AtMapKey("nfs_vol3"),
+						knownvalue.StringExact(r.vols["nfs_vol3"])),
+				},
+			},
+		},
+	})
 }
