@@ -214,7 +214,7 @@ func Up(cfg Config) (*Lab, error) {
 				SharedDir: filepath.Join(dir, SharedDir)}); err != nil {
 				return err
 			}
-			return seedDesign(cfg.Design, root)
+			return seedDesign(cfg.Design, plan[i].role, root)
 		},
 	})
 	if err != nil {

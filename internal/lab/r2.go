@@ -70,9 +70,10 @@ func pathsFor(design string) int {
 	return 1
 }
 
-// seedDesign adds what a design's node has beyond its profile.
-func seedDesign(design, root string) error {
-	if design != "r2" {
+// seedDesign adds what a design's server has beyond its profile (clients
+// keep theirs).
+func seedDesign(design, role, root string) error {
+	if design != "r2" || role == RoleClient {
 		return nil
 	}
 	return seedR2(root)
