@@ -304,6 +304,14 @@ func TestR2NodesBadInput(t *testing.T) {
   host    = %q
   volumes = merge(local.vols, { nfs_vol9 = %q })
 }`, nfs2, only1), `(?s)Attribute volumes\["nfs_vol9"\]:.*volume nfs_vol9 \(WWN\s+` + only1 + `\)\s+is\s+not\s+visible\s+on\s+this\s+node`},
+		{"bad wwn", fmt.Sprintf(`resource "hpcstorage_multipath" "x" {
+  host    = %q
+  volumes = { nfs_vol1 = "600c0ff0" }
+}`, nfs2), `(?s)Attribute volumes\["nfs_vol1"\]:.*wwn\s+"600c0ff0":\s+want\s+the\s+volume's\s+NAA\s+WWN`},
+		{"bad idmap domain", fmt.Sprintf(`resource "hpcstorage_nfs_server" "x" {
+  host         = %q
+  idmap_domain = "hpc example"
+}`, nfs2), `(?s)Attribute idmap_domain:.*"hpc example":\s+want\s+a\s+DNS\s+domain`},
 		{"two creators", fmt.Sprintf(`resource "hpcstorage_ha_lvm" "x" {
   count              = 2
   host               = local.hosts[count.index]
