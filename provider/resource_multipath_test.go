@@ -146,7 +146,8 @@ func TestR2NodesEndToEnd(t *testing.T) {
 					statecheck.ExpectKnownValue("hpcstorage_ha_lvm.lvm[0]", tfjsonpath.New("stripe_size_bytes"), knownvalue.Int64Exact(4<<20)),
 					statecheck.ExpectKnownValue("hpcstorage_ha_lvm.lvm[1]", tfjsonpath.New("mkfs_command"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringExact("mkfs.xfs"), knownvalue.StringExact("-q"), knownvalue.StringExact("-d"),
-						knownvalue.StringExact("su=4096k,sw=8"), knownvalue.StringExact("/dev/vg_nfs/lv_nfs")})),
+						knownvalue.StringExact("su=4096k,sw=8"), knownvalue.StringExact("-l"), knownvalue.StringExact("su=256k"),
+						knownvalue.StringExact("/dev/vg_nfs/lv_nfs")})),
 					statecheck.ExpectKnownValue("hpcstorage_nfs_server.nfs[0]", tfjsonpath.New("running_threads"), knownvalue.Int64Exact(0)),
 					stateCheck(func(*tfjson.State) error { return r.checkR2Nodes(t) }),
 				},

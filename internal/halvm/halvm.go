@@ -137,10 +137,17 @@ func (v VolumeGroup) LVCreateArgv() []string {
 }
 
 // MkfsArgv aligns XFS to the logical volume: su is its stripe, sw the
-// number of volumes.
+// number of volumes. The log's stripe unit follows the stripe up to
+// 256 KiB, XFS's maximum (mkfs.xfs otherwise warns and falls back to
+// 32 KiB).
 func (v VolumeGroup) MkfsArgv() []string {
-	return []string{"mkfs.xfs", "-q", "-d", "su=" + kib(v.StripeBytes()) + ",sw=" + strconv.Itoa(len(v.Devices)), v.DevicePath()}
+	logSU := min(v.StripeBytes(), maxLogStripe)
+	return []string{"mkfs.xfs", "-q", "-d", "su=" + kib(v.StripeBytes()) + ",sw=" + strconv.Itoa(len(v.Devices)),
+		"-l", "su=" + kib(logSU), v.DevicePath()}
 }
+
+// maxLogStripe is the largest XFS log stripe unit.
+const maxLogStripe = 256 << 10
 
 // CreatingTag marks a volume group whose creation has not finished (LVM
 // tags live in the volume group's metadata, so every node sees it): the

@@ -245,3 +245,41 @@ func TestR2MultipathAndHALVM(t *testing.T) {
 		t.Errorf("flush of a map in use: exit %d %s", code, errs)
 	}
 }
+
+// TestR2MkfsStripeRefusals: the simulated mkfs.xfs refuses what xfsprogs
+// refuses in -d su=,sw=, with its messages: the real mkfs.xfs (dry run on
+// a sparse file) is asked the same.
+func TestR2MkfsStripeRefusals(t *testing.T) {
+	mkfs, err := exec.LookPath("mkfs.xfs")
+	if err != nil {
+		t.Fatal("mkfs.xfs not found: apt-get install -y xfsprogs")
+	}
+	img := filepath.Join(t.TempDir(), "img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	_, dir, _ := startR2(t)
+	root := filepath.Join(dir, NodesDir, "nfs1")
+	for _, tc := range []struct{ d, want string }{
+		{"su=4096k", "both data su and data sw options must be specified"},
+		{"su=1000,sw=8", "stripe unit (1000) must be a multiple of the sector size (512)"},
+		{"su=4096k,sw=0", "stripe unit (4194304) is larger than the stripe width (0)"},
+	} {
+		if _, errs, code := simRun(t, root, "mkfs.xfs", "-q", "-d", tc.d, "/dev/sdb"); code != 1 || !strings.Contains(errs, tc.want) {
+			t.Errorf("-d %s: exit %d %q, want %q", tc.d, code, errs, tc.want)
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(mkfs, "-N", "-f", "-q", "-d", tc.d, img)
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("xfsprogs -d %s: %v %q, want %q", tc.d, err, stderr.String(), tc.want)
+		}
+	}
+	if _, errs, code := simRun(t, root, "mkfs.xfs", "-q", "-d", "su=4096k,sw=8", "-l", "su=4096k", "/dev/sdb"); code != 0 ||
+		!strings.Contains(errs, "log stripe unit adjusted to 32KiB") {
+		t.Errorf("log su above 256 KiB: exit %d %q", code, errs)
+	}
+}

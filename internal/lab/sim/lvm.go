@@ -1072,11 +1072,18 @@ func (e *Env) printReport(kind string, fields []string, heads map[string]string,
 	}
 }
 
-// checkXFSStripe follows mkfs.xfs's checks of -d su=,sw=: su a multiple
-// of 512, sw at least 1, both or neither.
+// checkXFSStripe follows mkfs.xfs's (xfsprogs 6.1) checks of -d su=,sw=:
+// both or neither, su a multiple of the 512-byte sector, sw at least 1
+// (else "stripe unit ... is larger than the stripe width (0)"); each
+// refusal prints the message, then the usage, exit 1. A log stripe unit
+// (-l su=) above 256 KiB is only warned about and falls back to 32 KiB.
 func (e *Env) checkXFSStripe(args []string) int {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(e.Stderr, format+"\nUsage: mkfs.xfs\n", a...)
+		return 1
+	}
 	for i, a := range args {
-		if a != "-d" || i+1 >= len(args) {
+		if (a != "-d" && a != "-l") || i+1 >= len(args) {
 			continue
 		}
 		var su, sw string
@@ -1089,21 +1096,24 @@ func (e *Env) checkXFSStripe(args []string) int {
 				sw = v
 			}
 		}
+		b, ok := parseLVMSize(su, 1)
+		if a == "-l" {
+			if ok && b > 256<<10 {
+				fmt.Fprintf(e.Stderr, "log stripe unit (%d bytes) is too large (maximum is 256KiB)\nlog stripe unit adjusted to 32KiB\n", b)
+			}
+			continue
+		}
 		if (su == "") != (sw == "") {
-			fmt.Fprintln(e.Stderr, "both data su and data sw options must be specified")
-			return 1
+			return usage("both data su and data sw options must be specified")
 		}
 		if su == "" {
 			continue
 		}
-		b, ok := parseLVMSize(su, 1)
 		if !ok || b%512 != 0 {
-			fmt.Fprintf(e.Stderr, "data su must be a multiple of the sector size (512)\n")
-			return 1
+			return usage("stripe unit (%s) must be a multiple of the sector size (512)", su)
 		}
 		if n, err := strconv.Atoi(sw); err != nil || n < 1 {
-			fmt.Fprintf(e.Stderr, "Illegal value %s for -d sw option. value is too small\n", sw)
-			return 1
+			return usage("stripe unit (%d) is larger than the stripe width (0)", b)
 		}
 	}
 	return 0
