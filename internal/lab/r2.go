@@ -9,6 +9,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -122,19 +123,10 @@ func seedR2(root string) error {
 func writeRPMDB(root string, pkgs map[string]string) error {
 	var b strings.Builder
 	b.WriteString("# hpcstorage fake rpm database: name<TAB>epoch:version-release<TAB>arch\n")
-	for _, n := range sortedNames(pkgs) {
+	for _, n := range slices.Sorted(maps.Keys(pkgs)) {
 		fmt.Fprintf(&b, "%s\t%s\tx86_64\n", n, pkgs[n])
 	}
 	return os.WriteFile(filepath.Join(root, filepath.FromSlash(fakenode.RPMDBPath)), []byte(b.String()), 0o644)
-}
-
-func sortedNames(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 var reEVR = regexp.MustCompile(`^([0-9]+:)?[A-Za-z0-9._+~]+-[A-Za-z0-9._+~]+$`)
