@@ -171,6 +171,15 @@ func TestR2MultipathAndHALVM(t *testing.T) {
 		}
 	}
 	nfs1, nfs2 := roots["nfs1"], roots["nfs2"]
+	// multipathd answers only while it runs.
+	if _, errs, code := simRun(t, nfs1, "multipathd", "show", "maps"); code != 1 || !strings.Contains(errs, "ux_socket_connect") {
+		t.Errorf("multipathd without its daemon: exit %d %q", code, errs)
+	}
+	mustSim(t, nfs1, "systemctl", "start", "multipathd")
+	if maps := mustSim(t, nfs1, "multipathd", "show", "maps"); !strings.HasPrefix(maps, "name sysfs uuid\nnfs_vol1 dm-") ||
+		strings.Count(maps, "\n") != 9 || !strings.Contains(maps, " 3"+wwns[7]+"\n") {
+		t.Errorf("multipathd show maps:\n%s", maps)
+	}
 	sd, _ := os.Readlink(filepath.Join(nfs1, "dev/disk/by-id/wwn-0x"+wwns[0]))
 	if _, errs, code := simRun(t, nfs1, "pvcreate", "/dev/"+filepath.Base(sd)); code != 5 || !strings.Contains(errs, "excluded by a filter") {
 		t.Errorf("pvcreate on a multipath path: exit %d %s", code, errs)
@@ -210,6 +219,12 @@ func TestR2MultipathAndHALVM(t *testing.T) {
 	}
 	if lv := rep.Report[0].LV[0]; lv["lv_name"] != "lv_nfs" || lv["stripes"] != "8" || lv["stripe_size"] != "4194304" || lv["lv_attr"][4] != '-' {
 		t.Errorf("lv %v: want lv_nfs, 8 stripes of 4 MiB, inactive", lv)
+	}
+	pvs := mustSim(t, nfs1, "pvs", "--noheadings", "-o", "pv_name,vg_name")
+	for i := 1; i <= 8; i++ {
+		if !regexp.MustCompile(fmt.Sprintf(`(?m)^  /dev/mapper/nfs_vol%d +vg_nfs$`, i)).MatchString(pvs) {
+			t.Errorf("pvs lacks volume %d:\n%s", i, pvs)
+		}
 	}
 	// Again: LVM refuses a second VG of that name and a PV of a VG.
 	if _, errs, code := simRun(t, nfs1, append([]string{"vgcreate", "vg_nfs"}, vg.Devices...)...); code != 5 || !strings.Contains(errs, "already exists") {
