@@ -352,6 +352,9 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
 		NewBenchmarkResource,
+		NewMultipathResource,
+		NewHALVMResource,
+		NewNFSServerResource,
 	}
 }
 

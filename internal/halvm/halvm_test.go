@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -25,10 +26,10 @@ func r2() VolumeGroup {
 func TestR2Commands(t *testing.T) {
 	v := r2()
 	for got, want := range map[string]string{
-		strings.Join(v.VGCreateArgv(), " "): "vgcreate --physicalextentsize 4096k vg_nfs /dev/mapper/nfs_vol1 /dev/mapper/nfs_vol2 /dev/mapper/nfs_vol3 " +
+		strings.Join(v.VGCreateArgv(), " "): "vgcreate --physicalextentsize 4096k --addtag hpcstorage_creating vg_nfs /dev/mapper/nfs_vol1 /dev/mapper/nfs_vol2 /dev/mapper/nfs_vol3 " +
 			"/dev/mapper/nfs_vol4 /dev/mapper/nfs_vol5 /dev/mapper/nfs_vol6 /dev/mapper/nfs_vol7 /dev/mapper/nfs_vol8",
 		strings.Join(v.LVCreateArgv(), " "): "lvcreate --yes --type striped --stripes 8 --stripesize 4096k --extents 100%FREE --name lv_nfs vg_nfs",
-		strings.Join(v.MkfsArgv(), " "):     "mkfs.xfs -q -d su=4096k,sw=8 /dev/vg_nfs/lv_nfs",
+		strings.Join(v.MkfsArgv(), " "):     "mkfs.xfs -q -d su=4096k,sw=8 -l su=256k /dev/vg_nfs/lv_nfs",
 	} {
 		if got != want {
 			t.Errorf("got  %s\nwant %s", got, want)
@@ -47,8 +48,24 @@ func TestR2Commands(t *testing.T) {
 	if _, err := protocol.ParseSpec(b); err != nil {
 		t.Fatalf("agent rejects the rendered spec: %v\n%s", err, b)
 	}
-	if u := strings.Join(item.Command.Unless, " "); u != "vgs --foreign --noheadings -o vg_name vg_nfs" {
-		t.Errorf("guard %q: the creation must not run where the volume group exists, on any node", u)
+	// The guard holds for a finished volume group (foreign ones too, so
+	// --foreign) and for one someone else made; it fails while there is
+	// none or its creation was cut short.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "vgs"), []byte("#!/bin/sh\necho \"$*\" > "+filepath.Join(bin, "args")+
+		"\n[ -n \"$VG_TAGS\" ] || exit 5\necho \"  $VG_TAGS\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for tags, holds := range map[string]bool{"": false, "hpcstorage_creating": false, "other,hpcstorage_creating": false, "x": true} {
+		g := item.Command.Unless
+		cmd := exec.Command(g[0], g[1:]...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "VG_TAGS="+tags)
+		if err := cmd.Run(); (err == nil) != holds {
+			t.Errorf("guard with tags %q: %v, want holds=%v", tags, err, holds)
+		}
+	}
+	if args, _ := os.ReadFile(filepath.Join(bin, "args")); strings.TrimSpace(string(args)) != "--foreign --noheadings -o vg_tags vg_nfs" {
+		t.Errorf("guard asks vgs %q", args)
 	}
 }
 
@@ -78,6 +95,49 @@ func TestLocalConfWithLVM(t *testing.T) {
 	cmd.Env = append(os.Environ(), "LVM_SYSTEM_DIR="+dir)
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != `system_id_source="uname"` {
 		t.Fatalf("lvmconfig: %v %q", err, out)
+	}
+}
+
+// xfsprogs' own mkfs.xfs, dry run (-N) on a sparse file the size of a
+// small LV, takes the rendered arguments as they are and lays out the
+// data section on the full stripe: sunit = 4 MiB, swidth = 8 of them (in
+// 4 KiB blocks), without adjusting anything.
+func TestMkfsWithXFSProgs(t *testing.T) {
+	mkfs, err := exec.LookPath("mkfs.xfs")
+	if err != nil {
+		mkfs = "/usr/sbin/mkfs.xfs"
+		if _, err := os.Stat(mkfs); err != nil {
+			t.Fatal("mkfs.xfs not found: apt-get install -y xfsprogs")
+		}
+	}
+	for _, tc := range []struct {
+		segment             int64
+		sunit, swidth, logs string
+	}{
+		{512 << 10, "sunit=1024", "swidth=8192 blks", "sunit=64 blks"}, // R2: 512 KiB x 8 data drives
+		{16 << 10, "sunit=32", "swidth=256 blks", "sunit=32 blks"},     // 128 KiB stripes: log su follows
+	} {
+		v := r2()
+		v.SegmentBytes = tc.segment
+		img := filepath.Join(t.TempDir(), "lv")
+		if err := os.WriteFile(img, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(img, 64<<30); err != nil {
+			t.Fatal(err)
+		}
+		argv := v.MkfsArgv()
+		args := append([]string{"-N"}, argv[2:len(argv)-1]...) // without -q, so it prints the layout
+		out, err := exec.Command(mkfs, append(args, img)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", mkfs, strings.Join(args, " "), err, out)
+		}
+		data := regexp.MustCompile(`(?m)^data\s+=.*\n\s+=\s+(sunit=\d+)\s+(swidth=\d+ blks)`).FindSubmatch(out)
+		logsec := regexp.MustCompile(`(?m)^log\s+=.*\n\s+=.*(sunit=\d+ blks)`).FindSubmatch(out)
+		if data == nil || string(data[1]) != tc.sunit || string(data[2]) != tc.swidth || logsec == nil || string(logsec[1]) != tc.logs ||
+			strings.Contains(string(out), "adjusted") {
+			t.Errorf("segment %d: want data %s %s, log %s, nothing adjusted:\n%s", tc.segment, tc.sunit, tc.swidth, tc.logs, out)
+		}
 	}
 }
 
@@ -119,10 +179,23 @@ func TestCreateScript(t *testing.T) {
 	}
 	want := "pvcreate --yes " + strings.Join(v.Devices, " ") + "\n" +
 		strings.Join(v.VGCreateArgv(), " ") + "\n" + strings.Join(v.LVCreateArgv(), " ") + "\n" +
-		strings.Join(v.MkfsArgv(), " ") + "\nvgchange --activate n vg_nfs\n"
+		"vgchange --activate y vg_nfs\n" + strings.Join(v.MkfsArgv(), " ") +
+		"\nvgchange --deltag hpcstorage_creating vg_nfs\nvgchange --activate n vg_nfs\n"
 	if got != want {
 		t.Fatalf("commands:\n%s\nwant:\n%s", got, want)
 	}
+	// A run cut short after vgcreate resumes: no second pvcreate or
+	// vgcreate, the rest as before.
+	if err := os.WriteFile(filepath.Join(bin, "vgs"), []byte("#!/bin/sh\necho '  vg_nfs'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err = runScript(v, "/dev/mapper/nfs_vol3")
+	resumed := strings.Join(v.LVCreateArgv(), " ") + "\n" + "vgchange --activate y vg_nfs\n" + strings.Join(v.MkfsArgv(), " ") +
+		"\nvgchange --deltag hpcstorage_creating vg_nfs\nvgchange --activate n vg_nfs\n"
+	if err != nil || got != resumed {
+		t.Fatalf("resume: %v\n%s\nwant:\n%s", err, got, resumed)
+	}
+	os.Remove(filepath.Join(bin, "vgs"))
 	got, err = runScript(v, "/dev/mapper/nfs_vol3")
 	if err == nil || !strings.Contains(got, "/dev/mapper/nfs_vol3 holds a xfs signature") || strings.Contains(got, "pvcreate") {
 		t.Fatalf("a used device is not refused: %v\n%s", err, got)

@@ -87,8 +87,12 @@ type Lab struct {
 	// fstypes are volumes that already carry a file system (wwn -> type,
 	// VolumeRequest.FSType): every node they are cabled to sees it.
 	fstypes map[string]string
-	errs    []error
-	closed  bool
+	// paths is how many sd devices a mapped volume gives a node (r2: 2,
+	// r2.go); morePaths node -> wwn -> the kernel names beyond the first.
+	paths     int
+	morePaths map[string]map[string][]string
+	errs      []error
+	closed    bool
 }
 
 // State is what `status` and `down` read from Dir/lab.json.
@@ -166,7 +170,8 @@ func Up(cfg Config) (*Lab, error) {
 			return nil, err
 		}
 	}
-	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
+	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}, paths: pathsFor(cfg.Design),
+		morePaths: map[string]map[string][]string{}}
 	type planned struct {
 		name, role, bmc string
 		disks           []fakenode.Disk // local drives (r4.go)
@@ -254,6 +259,20 @@ func Up(cfg Config) (*Lab, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// seedDesign adds a design's own pieces to a seeded node root (r2.go,
+// r4.go; r5 is seeded once every root is known, seedR5).
+func seedDesign(design, role, root string) error {
+	switch design {
+	case "r2":
+		if role != RoleClient {
+			return seedR2(root)
+		}
+	case "r4":
+		return seedR4(role, root)
+	}
+	return nil
 }
 
 // roleOf names a design server's role from its host name (r1: mgmt,
@@ -411,11 +430,15 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 		err = fakenode.AddBlockDevice(root, d)
 		if err == nil {
 			disks[wwn] = name
+			err = l.cableMore(root, ev, d)
 		}
 	case "unmapped":
 		if name, known := disks[wwn]; known {
 			err = fakenode.RemoveBlockDevice(root, name)
 			delete(disks, wwn)
+		}
+		if err == nil {
+			err = l.cableMore(root, ev, fakenode.Disk{})
 		}
 	}
 	if err != nil {

@@ -51,14 +51,11 @@ func NVMeDrives(host string, n int, size int64, model string) []fakenode.Disk {
 	return out
 }
 
-// seedDesign adds what a design's nodes have installed beyond their
+// seedR4 adds what r4 nodes have installed beyond their
 // profile: in r4, cephadm and podman on the servers (cephadm's
 // prerequisites), ceph-common on the clients (rbd, the rbdmap unit and its
 // default /etc/ceph/rbdmap).
-func seedDesign(design, role, root string) error {
-	if design != "r4" {
-		return nil
-	}
+func seedR4(role, root string) error {
 	if role == RoleClient {
 		if err := appendFile(filepath.Join(root, "var/lib/dpkg/status"),
 			"\nPackage: ceph-common\nStatus: install ok installed\nPriority: optional\nArchitecture: amd64\nVersion: 16.2.15-0ubuntu0.22.04.1\nDescription: ceph-common\n"); err != nil {

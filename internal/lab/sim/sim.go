@@ -82,6 +82,17 @@ func init() {
 		"cephadm": cephadm,
 		"ceph":    ceph,
 		"rbd":     rbdTool,
+		// R2 (multipath.go, lvm.go, nfsd.go).
+		"multipath":  multipathCmd,
+		"multipathd": multipathd,
+		"pvcreate":   pvcreate,
+		"vgcreate":   vgcreate,
+		"lvcreate":   lvcreate,
+		"vgchange":   vgchange,
+		"vgs":        vgs,
+		"pvs":        pvs,
+		"lvs":        lvs,
+		"rpc.nfsd":   rpcNFSD,
 	}
 	for _, t := range mkfsTypes {
 		tools["mkfs."+t] = mkfs
