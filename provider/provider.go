@@ -352,6 +352,10 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
 		NewBenchmarkResource,
+		NewGpfsClusterResource,
+		NewGpfsNSDsResource,
+		NewGpfsFilesystemResource,
+		NewGpfsGatewaysResource,
 	}
 }
 

@@ -196,13 +196,15 @@ func (f FileSystem) Validate() Problems {
 		if len(metaFG) == 0 {
 			ps.add("disks", "no NSD holds metadata: give the system pool metadataOnly or dataAndMetadata NSDs")
 		}
-		if f.MaxMeta > len(metaFG) && len(metaFG) > 0 {
-			ps.add("max_metadata_replicas", "%d metadata replicas need as many failure groups among the metadata NSDs; they have %d",
-				f.MaxMeta, len(metaFG))
+		// Replicas are written to distinct failure groups: the default
+		// count needs that many now (the maximum only bounds later changes).
+		if f.MetaRepl > len(metaFG) && len(metaFG) > 0 {
+			ps.add("metadata_replicas", "%d metadata replicas need as many failure groups among the metadata NSDs; they have %d",
+				f.MetaRepl, len(metaFG))
 		}
-		if f.MaxData > len(dataFG) && len(dataFG) > 0 {
-			ps.add("max_data_replicas", "%d data replicas need as many failure groups among the data NSDs; they have %d",
-				f.MaxData, len(dataFG))
+		if f.DataRepl > len(dataFG) && len(dataFG) > 0 {
+			ps.add("data_replicas", "%d data replicas need as many failure groups among the data NSDs; they have %d",
+				f.DataRepl, len(dataFG))
 		}
 	}
 	for i, p := range f.Pools {
@@ -231,4 +233,180 @@ func (f FileSystem) Validate() Problems {
 		}
 	}
 	return ps
+}
+
+// FSSeen is a file system as read back; Exists false when mmlsfs does not
+// know the device.
+type FSSeen struct {
+	Exists  bool
+	Attrs   map[string]string // mmlsfs -Y, by field name
+	Disks   []Disk            // mmlsdisk -Y
+	Mounted bool              // mmlsmount -Y lists a node
+	Policy  string            // mmlspolicy -L
+}
+
+// diskNames are the names of seen disks.
+func (s FSSeen) diskSet() map[string]Disk {
+	m := map[string]Disk{}
+	for _, d := range s.Disks {
+		m[d.Name] = d
+	}
+	return m
+}
+
+// NewDisks are the configured NSDs the file system does not have yet, in
+// configuration order.
+func (f FileSystem) NewDisks(seen FSSeen) []NSD {
+	have := seen.diskSet()
+	var out []NSD
+	for _, d := range f.Disks {
+		if _, ok := have[d.Name]; !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// FSSteps bring seen to f. A new file system is created from every NSD
+// (mmcrfs), gets its placement policy and is mounted everywhere. An
+// existing one gets ONE mmadddisk with exactly the NSDs it lacks (then
+// mmrestripefs -b when rebalance), never touching the others; NSDs in
+// remove are deleted with one mmdeldisk (GPFS migrates their data first).
+func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir string) []Step {
+	var steps []Step
+	policyFile := dir + "/policy"
+	if !seen.Exists {
+		sf := dir + "/mmcrfs.stanza"
+		steps = append(steps, Step{Name: "mmcrfs", Argv: f.MmcrfsArgv(sf), Files: map[string]string{sf: StanzaFile(f.Disks, f.Pools)}})
+		if f.Policy != "" {
+			steps = append(steps, Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+				Files: map[string]string{policyFile: f.Policy}})
+		}
+		return append(steps, Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}})
+	}
+	if add := f.NewDisks(seen); len(add) > 0 {
+		af := dir + "/mmadddisk.stanza"
+		steps = append(steps, Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}})
+		if rebalance {
+			steps = append(steps, Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}})
+		}
+	}
+	have := seen.diskSet()
+	var gone []string
+	for _, n := range sorted(remove) {
+		if _, ok := have[n]; ok {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		steps = append(steps, Step{Name: "mmdeldisk", Argv: MmdeldiskArgv(f.Device, gone)})
+	}
+	if f.Policy != "" && !samePolicy(f.Policy, seen.Policy) {
+		steps = append(steps, Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+			Files: map[string]string{policyFile: f.Policy}})
+	}
+	if !seen.Mounted {
+		steps = append(steps, Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}})
+	}
+	return steps
+}
+
+// newPools are the %pool stanzas of pools the file system has no disk in
+// yet (mmadddisk creates a pool from its stanza).
+func newPools(pools []Pool, seen FSSeen) []Pool {
+	have := map[string]bool{}
+	for _, d := range seen.Disks {
+		have[d.Pool] = true
+	}
+	var out []Pool
+	for _, p := range pools {
+		if !have[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// samePolicy compares a policy with what mmlspolicy -L prints: every rule
+// line of the policy must be there.
+func samePolicy(want, got string) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	g := norm(got)
+	for _, l := range strings.Split(want, "\n") {
+		if l = norm(l); l != "" && !strings.HasPrefix(l, "/*") && !strings.Contains(g, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// FSDrift lists what differs between f and seen: the mmcrfs settings,
+// missing or unexpected disks (usage, failure group, pool), the policy and
+// the mount.
+func (f FileSystem) FSDrift(seen FSSeen) map[string]string {
+	d := map[string]string{}
+	if !seen.Exists {
+		d["filesystem"] = "not found: mmlsfs does not know " + f.Device
+		return d
+	}
+	bs, _ := ParseSize(f.BlockSize)
+	for _, c := range []struct{ field, want string }{
+		{"blockSize", strconv.FormatInt(bs, 10)}, {"blockAllocationType", f.LayoutMap},
+		{"defaultMetadataReplicas", strconv.Itoa(f.MetaRepl)}, {"maxMetadataReplicas", strconv.Itoa(f.MaxMeta)},
+		{"defaultDataReplicas", strconv.Itoa(f.DataRepl)}, {"maxDataReplicas", strconv.Itoa(f.MaxData)},
+		{"defaultMountPoint", f.MountPoint},
+	} {
+		got, ok := seen.Attrs[c.field]
+		if ok && got != c.want && !(c.field == "blockSize" && sizeEq(got, c.want)) {
+			d["mmlsfs:"+c.field] = fmt.Sprintf("%s, want %s", got, c.want)
+		}
+	}
+	have := seen.diskSet()
+	want := map[string]bool{}
+	for _, n := range f.Disks {
+		want[n.Name] = true
+		g, ok := have[n.Name]
+		switch {
+		case !ok:
+			d["disk:"+n.Name] = "not in the file system"
+		case g.Usage() != n.Usage:
+			d["disk:"+n.Name] = fmt.Sprintf("usage %s, want %s", g.Usage(), n.Usage)
+		case g.Pool != poolOf(n):
+			d["disk:"+n.Name] = fmt.Sprintf("pool %s, want %s", g.Pool, poolOf(n))
+		case g.FailureGroup != strconv.Itoa(n.FailureGroup):
+			d["disk:"+n.Name] = fmt.Sprintf("failure group %s, want %d", g.FailureGroup, n.FailureGroup)
+		}
+	}
+	for _, g := range seen.Disks {
+		if !want[g.Name] {
+			d["disk:"+g.Name] = "in the file system, not configured"
+		}
+	}
+	if f.Policy != "" && !samePolicy(f.Policy, seen.Policy) {
+		d["policy"] = "the installed placement policy differs"
+	}
+	if !seen.Mounted {
+		d["mount"] = "not mounted on any node"
+	}
+	return d
+}
+
+func sizeEq(a, b string) bool {
+	x, err1 := ParseSize(a)
+	y, err2 := ParseSize(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// ParseMounted reads mmlsmount DEV -Y: true when a node has it mounted.
+func ParseMounted(out string) (bool, error) {
+	p, err := ParseY(out)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range p {
+		if t.Command == "mmlsmount" && len(t.Rows) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -324,8 +324,8 @@ func TestFileSystemRules(t *testing.T) {
 		{"m above M", func(f *FileSystem) { f.MetaRepl = 2 }, "metadata_replicas", "more than the maximum"},
 		{"R above 3", func(f *FileSystem) { f.MaxData = 4 }, "max_data_replicas", "want 1 to 3"},
 		{"r above R", func(f *FileSystem) { f.DataRepl, f.MaxData = 3, 2 }, "data_replicas", "more than the maximum"},
-		{"replicas above failure groups", func(f *FileSystem) { f.MaxMeta, f.MetaRepl = 2, 2 }, "max_metadata_replicas", "failure groups"},
-		{"data replicas above failure groups", func(f *FileSystem) { f.MaxData = 2 }, "max_data_replicas", "they have 1"},
+		{"replicas above failure groups", func(f *FileSystem) { f.MaxMeta, f.MetaRepl = 2, 2 }, "metadata_replicas", "failure groups"},
+		{"data replicas above failure groups", func(f *FileSystem) { f.MaxData, f.DataRepl = 3, 2 }, "data_replicas", "they have 1"},
 		{"no policy", func(f *FileSystem) { f.Policy = "" }, "placement_policy", "placement policy must say"},
 		{"policy to unknown pool", func(f *FileSystem) { f.Policy = "RULE 'x' SET POOL 'fast'" }, "placement_policy", "pool fast"},
 		{"usage", func(f *FileSystem) { f.Disks[0].Usage = "data" }, "disks[0].usage", "not one of"},
@@ -345,7 +345,7 @@ func TestFileSystemRules(t *testing.T) {
 	f.Disks = slices.Clone(f.Disks)
 	f.Disks = append(f.Disks, NSD{Name: "a2_md01", Usage: MetadataOnly, FailureGroup: 2, Pool: SystemPool},
 		NSD{Name: "a2_d01", Usage: DataOnly, FailureGroup: 2, Pool: "data"})
-	f.MetaRepl, f.MaxMeta, f.MaxData = 2, 2, 2
+	f.MetaRepl, f.MaxMeta, f.DataRepl, f.MaxData = 2, 2, 2, 2
 	if ps := f.Validate(); len(ps) != 0 {
 		t.Errorf("two failure groups: %v", ps)
 	}

@@ -148,3 +148,72 @@ func ValidateNSDs(nsds []NSD, clusterNodes []string) Problems {
 	}
 	return ps
 }
+
+// NormWWN is a WWN in the form udev links it (lower-case hex, no prefix).
+func NormWWN(w string) string {
+	w = strings.ToLower(strings.TrimSpace(w))
+	w = strings.TrimPrefix(w, "naa.")
+	return strings.TrimPrefix(w, "0x")
+}
+
+// WWNDevice is where udev links a volume by its WWN.
+func WWNDevice(wwn string) string { return "/dev/disk/by-id/wwn-0x" + NormWWN(wwn) }
+
+// OrderServers rotates each NSD's servers so that, among the NSDs served
+// by the same set of nodes, primaries alternate in list order.
+func OrderServers(nsds []NSD) []NSD {
+	out := slices.Clone(nsds)
+	seen := map[string]int{}
+	for i, n := range out {
+		key := strings.Join(sorted(n.Servers), ",")
+		out[i].Servers = AlternateServers(n.Servers, seen[key])
+		seen[key]++
+	}
+	return out
+}
+
+// NSDSteps create the NSDs mmlsnsd does not list (one mmcrnsd for all of
+// them, -v yes: GPFS refuses a disk that holds an NSD descriptor unless
+// wipe) and delete the dropped ones it still lists (one mmdelnsd).
+func NSDSteps(nsds []NSD, seen map[string]NSDInfo, dropped []string, dir string, wipe bool) []Step {
+	var steps []Step
+	var gone []string
+	for _, n := range sorted(dropped) {
+		if _, ok := seen[n]; ok {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		steps = append(steps, Step{Name: "mmdelnsd", Argv: []string{"mmdelnsd", strings.Join(gone, ";")}})
+	}
+	var missing []NSD
+	for _, n := range nsds {
+		if _, ok := seen[n.Name]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		f := dir + "/mmcrnsd.stanza"
+		v := "yes"
+		if wipe {
+			v = "no"
+		}
+		steps = append(steps, Step{Name: "mmcrnsd", Argv: []string{"mmcrnsd", "-F", f, "-v", v}, Files: map[string]string{f: StanzaFile(missing, nil)}})
+	}
+	return steps
+}
+
+// NSDDrift lists NSDs missing from mmlsnsd or served by other nodes.
+func NSDDrift(nsds []NSD, seen map[string]NSDInfo) map[string]string {
+	d := map[string]string{}
+	for _, n := range nsds {
+		got, ok := seen[n.Name]
+		switch {
+		case !ok:
+			d["nsd:"+n.Name] = "not found by mmlsnsd"
+		case !sameSet(got.Servers, n.Servers):
+			d["nsd:"+n.Name] = fmt.Sprintf("servers %s, want %s", strings.Join(got.Servers, ","), strings.Join(n.Servers, ","))
+		}
+	}
+	return d
+}
