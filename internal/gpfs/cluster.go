@@ -147,7 +147,7 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 		}
 		for k, v := range kv {
 			if err := CheckConfig(k, v); err != nil {
-				ps.add(fmt.Sprintf("config[%q][%q]", c, k), "%v", err)
+				ps.add(fmt.Sprintf("config[%q][%q]", c, k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 			}
 		}
 	}
