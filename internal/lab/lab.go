@@ -215,6 +215,10 @@ func Up(cfg Config) (*Lab, error) {
 	for _, n := range l.nodes.Nodes {
 		l.roots[n.Name] = n.Root
 	}
+	if err := seedR5(d.Name, dir, l.roots); err != nil { // r5.go
+		l.nodes.Close()
+		return nil, err
+	}
 	// Cable before serving, so no mapping can be missed.
 	d.OnMapping(l.onMapping)
 	d.OnPower(l.onPower)

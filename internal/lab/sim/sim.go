@@ -82,6 +82,10 @@ func init() {
 	for _, t := range mkfsTypes {
 		tools["mkfs."+t] = mkfs
 	}
+	// Spectrum Scale (gpfs*.go): the mm commands.
+	for n, t := range gpfsTools {
+		tools[n] = t
+	}
 }
 
 // Tools lists the simulated program names, sorted.
