@@ -9,11 +9,14 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
@@ -52,7 +55,7 @@ func (a gpfsAdmin) run(owner string) nodeRun {
 // when it exits non-zero (a cluster or file system that does not exist
 // yet); ok is false on a transport failure (a diagnostic says why).
 func (a gpfsAdmin) query(ctx context.Context, diags *diag.Diagnostics, argv ...string) (out, failed string, ok bool) {
-	item := protocol.Item{Command: &protocol.Command{Name: strings.Join(argv, " "), Argv: argv, ReadOnly: true}}
+	item := protocol.Item{Command: &protocol.Command{Name: commandName(strings.Join(argv, " ")), Argv: mmArgv(argv), ReadOnly: true}}
 	res, ok := a.run(gpfsQueryOwner).exec(ctx, []protocol.Item{item}, true, diags)
 	if !ok {
 		return "", "", false
@@ -103,22 +106,50 @@ func gpfsFile(p, content string) protocol.Item {
 
 // gpfsCommand is a command item; name makes its id unique in the spec.
 func gpfsCommand(name string, argv ...string) protocol.Item {
-	return protocol.Item{Command: &protocol.Command{Name: name, Argv: argv}}
+	return protocol.Item{Command: &protocol.Command{Name: commandName(name), Argv: mmArgv(argv)}}
+}
+
+// gpfsStep is a step's command item, guarded: by its read-only -Y query
+// and the expressions its output matches once the step took effect, or,
+// for a Once step, by a marker file the command writes after succeeding
+// (a fresh one each time the step is decided, from what was just read).
+func gpfsStep(s gpfs.Step) protocol.Item {
+	it := gpfsCommand(s.Name, s.Argv...)
+	if !s.Once {
+		it.Command.Unless, it.Command.UnlessMatch = mmArgv(s.Unless), s.Match
+		return it
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%q\x00%d", s.Name, s.Argv, time.Now().UnixNano())))
+	marker := gpfsPath("once", hex.EncodeToString(sum[:12]))
+	it.Command.Argv = append([]string{"/bin/sh", "-c", `m=$1; shift; "$@" && mkdir -p "${m%/*}" && : >"$m"`, "gpfs-once", marker},
+		it.Command.Argv...)
+	it.Command.Creates = marker
+	return it
+}
+
+// commandName makes an item id suffix of a step name ("mmchconfig
+// nsdNodes" -> "mmchconfig_nsdNodes"): letters, digits, . _ + - only.
+func commandName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._+-", r) {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// mmBin is where Spectrum Scale installs its commands; it is not on the
+// PATH of a non-login shell, so commands are run by their full path.
+const mmBin = "/usr/lpp/mmfs/bin/"
+
+func mmArgv(argv []string) []string {
+	if len(argv) == 0 || !strings.HasPrefix(argv[0], "mm") {
+		return argv
+	}
+	return append([]string{mmBin + argv[0]}, argv[1:]...)
 }
 
 func gpfsPath(parts ...string) string { return path.Join(append([]string{gpfsDir}, parts...)...) }
-
-// commandLines are the commands of a spec, one a line, for the plan's
-// computed attributes and for tests.
-func commandLines(items []protocol.Item) []string {
-	var out []string
-	for _, it := range items {
-		if it.Command != nil {
-			out = append(out, runner.Quote(it.Command.Argv))
-		}
-	}
-	return out
-}
 
 // gpfsProblems reports the rules a configuration breaks on their
 // attributes: refusals as errors, advice as warnings.

@@ -79,11 +79,11 @@ func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Validators: []validator.Map{mapvalidator.SizeAtLeast(1)}},
 			"node_classes": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
 				MarkdownDescription: "User node classes (`mmcrnodeclass`), by name, with their member nodes; `config` sets " +
-					"values per class (R5: `nsdNodes` for the NSD servers)."},
+					"values per class (R5: `nsdServers` for the NSD servers; system classes such as `nsdNodes` or `cesNodes` are GPFS's own and cannot be defined here)."},
 			"config": schema.MapAttribute{Optional: true, ElementType: types.MapType{ElemType: types.StringType},
 				MarkdownDescription: "`mmchconfig` values by scope: `all` (cluster-wide, no `-N`), a node class of " +
 					"`node_classes` or a node name; each a map of attribute to value, e.g. `{ all = { maxblocksize = \"8M\" }, " +
-					"nsdNodes = { pagepool = \"16G\" } }`. Keys are case-sensitive and checked against: " +
+					"nsdServers = { pagepool = \"16G\" } }`; a system node class (`cesNodes`) is a scope too. Keys are case-sensitive and checked against: " +
 					backtickList(gpfs.AttributeNames()) + "."},
 			"id":         nodeIDAttribute("The cluster name."),
 			"cluster_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GPFS's cluster id, as `mmlscluster -Y` prints it.", PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
@@ -214,13 +214,15 @@ func readCluster(ctx context.Context, a gpfsAdmin, withClasses bool, diags *diag
 	return seen, true
 }
 
+// stepItems turns steps into agent items: the files each reads, then the
+// command with its guard (see gpfsCommand).
 func stepItems(steps []gpfs.Step) []protocol.Item {
 	var items []protocol.Item
 	for _, s := range steps {
 		for _, f := range sortedKeysOf(s.Files) {
 			items = append(items, gpfsFile(f, s.Files[f]))
 		}
-		items = append(items, gpfsCommand(s.Name, s.Argv...))
+		items = append(items, gpfsStep(s))
 	}
 	return items
 }

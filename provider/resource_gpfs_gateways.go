@@ -30,6 +30,7 @@ type gpfsGatewaysModel struct {
 	SSH        types.Object `tfsdk:"ssh"`
 	Name       types.String `tfsdk:"name"`
 	Filesystem types.String `tfsdk:"filesystem"`
+	Nodes      types.List   `tfsdk:"nodes"`
 	Services   types.List   `tfsdk:"services"`
 	Exports    types.List   `tfsdk:"exports"`
 	Drift      types.Map    `tfsdk:"drift"`
@@ -51,19 +52,23 @@ func (r *gpfsGatewaysResource) Metadata(_ context.Context, req resource.Metadata
 
 func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The Spectrum Scale protocol gateways (CES): protocol services enabled on the cluster's CES " +
-			"nodes (`mmces service enable NFS|SMB`) and NFS exports of the file system (`mmnfs export add PATH --client " +
+		MarkdownDescription: "The Spectrum Scale protocol gateways (CES): the gateway nodes made CES nodes (`mmchnode " +
+			"--ces-enable`), protocol services enabled on them (`mmces service enable NFS|SMB`) and NFS exports of the file system (`mmnfs export add PATH --client " +
 			"\"SPEC(OPTIONS)\"`), so clients outside the fabric mount it (R5's gateways). Read back with `mmces service list " +
 			"-Y` and `mmnfs export list -Y`: a service disabled or an export changed by hand shows in `drift`. An export " +
 			"whose clients change is removed and added again; exports dropped from the configuration are removed. Destroy " +
 			"leaves services and exports in place (clients may be using them).\n\nThe CES nodes are the cluster's nodes with " +
-			"the `gateway` role; the CES shared root (`cesSharedRoot`) is set in the cluster's `config`.",
+			"the `gateway` role; the CES shared root (`cesSharedRoot`) is set in the cluster's `config` " +
+			"(the cluster's plan refuses gateway nodes without it).",
 		Attributes: map[string]schema.Attribute{
 			"host": nodeHostAttribute("the mm commands (the cluster's admin node)"),
 			"ssh":  sshResourceAttribute(),
 			"name": schema.StringAttribute{Required: true, MarkdownDescription: "A name for this gateway configuration."},
 			"filesystem": schema.StringAttribute{Optional: true, MarkdownDescription: "The exported file system's device " +
 				"(`hpcstorage_gpfs_filesystem.id`): orders the exports after it."},
+			"nodes": schema.ListAttribute{Required: true, ElementType: types.StringType,
+				MarkdownDescription: "The gateway nodes, made CES protocol nodes (`mmchnode --ces-enable`; needs the cluster's " +
+					"`cesSharedRoot`)."},
 			"services": schema.ListAttribute{Required: true, ElementType: types.StringType,
 				MarkdownDescription: "Protocol services to enable: " + backtickList(gpfs.CESServices) + "."},
 			"exports": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "NFS exports.",
@@ -88,10 +93,11 @@ func (r *gpfsGatewaysResource) Configure(_ context.Context, req resource.Configu
 }
 
 func (m *gpfsGatewaysModel) spec(ctx context.Context, diags *diag.Diagnostics) (gpfs.ProtocolsSpec, bool) {
-	if m.Services.IsUnknown() || m.Exports.IsUnknown() {
+	if m.Services.IsUnknown() || m.Exports.IsUnknown() || m.Nodes.IsUnknown() {
 		return gpfs.ProtocolsSpec{}, false
 	}
 	var s gpfs.ProtocolsSpec
+	diags.Append(m.Nodes.ElementsAs(ctx, &s.Nodes, false)...)
 	diags.Append(m.Services.ElementsAs(ctx, &s.Services, false)...)
 	var exports []gpfsExportModel
 	if !m.Exports.IsNull() {
@@ -119,7 +125,7 @@ func (m *gpfsGatewaysModel) owner() string { return "gpfs-gateways-" + m.Name.Va
 
 func readProtocols(ctx context.Context, a gpfsAdmin, withExports bool, diags *diag.Diagnostics) (gpfs.ProtocolsSeen, bool) {
 	var seen gpfs.ProtocolsSeen
-	out, failed, ok := a.query(ctx, diags, "mmces", "service", "list", "-Y")
+	out, failed, ok := a.query(ctx, diags, "mmlscluster", "-Y")
 	if !ok {
 		return seen, false
 	}
@@ -127,7 +133,20 @@ func readProtocols(ctx context.Context, a gpfsAdmin, withExports bool, diags *di
 		diags.AddError(gpfsKind+" Query Failed", fmt.Sprintf("Host %s: %s", a.host, failed))
 		return seen, false
 	}
-	var err error
+	cl, err := gpfs.ParseCluster(out)
+	if err != nil {
+		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmlscluster -Y: %v", a.host, err))
+		return seen, false
+	}
+	seen.CESNodes = cl.CESNodes
+	out, failed, ok = a.query(ctx, diags, "mmces", "service", "list", "-Y")
+	if !ok {
+		return seen, false
+	}
+	if failed != "" {
+		diags.AddError(gpfsKind+" Query Failed", fmt.Sprintf("Host %s: %s", a.host, failed))
+		return seen, false
+	}
 	if seen.Services, err = gpfs.ParseCESServices(out); err != nil {
 		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmces service list -Y: %v", a.host, err))
 		return seen, false

@@ -28,10 +28,10 @@ resource "hpcstorage_gpfs_cluster" "r5" {
     gw1  = ["gateway"]
     gw2  = ["gateway"]
   }
-  node_classes = { nsdNodes = ["nsd1", "nsd2"] }
+  node_classes = { nsdServers = ["nsd1", "nsd2"] }
   config = {
-    all      = { maxblocksize = "8M" }
-    nsdNodes = { pagepool = "16G" }
+    all      = { maxblocksize = "8M", cesSharedRoot = "/gpfs/fs1/.ces" }
+    nsdServers = { pagepool = "16G" }
   }
 }
 
@@ -62,6 +62,7 @@ resource "hpcstorage_gpfs_gateways" "r5" {
   host       = "127.0.0.1:1"
   name       = "r5"
   filesystem = hpcstorage_gpfs_filesystem.fs1.id
+  nodes      = ["gw1", "gw2"]
   services   = ["NFS", "SMB"]
   exports    = [{ path = "/gpfs/fs1", clients = [{ spec = "10.20.0.0/16", options = "Access_Type=RW,Squash=root_squash" }] }]
 }
@@ -133,10 +134,13 @@ func TestGpfsPlanRules(t *testing.T) {
 		{"data pool without a policy", []string{`placement_policy = "RULE 'default' SET POOL 'data'"`, ``},
 			`(?s)Attribute placement_policy.*data goes to pool`},
 		{"wrongly cased config key", []string{`pagepool = "16G"`, `pagePool = "16G"`},
-			`(?s)config\["nsdNodes"\]\["pagePool"\].*case-sensitive, write "pagepool"`},
+			`(?s)config\["nsdServers"\]\["pagePool"\].*case-sensitive, write "pagepool"`},
 		{"misspelt config key", []string{`pagepool = "16G"`, `workerThread = "512"`},
-			`(?s)config\["nsdNodes"\]\["workerThread"\].*did you mean "workerThreads"`},
+			`(?s)config\["nsdServers"\]\["workerThread"\].*did you mean "workerThreads"`},
 		{"unknown role", []string{`gw1  = ["gateway"]`, `gw1  = ["gatway"]`}, `(?s)nodes\["gw1"\]\.roles.*did you mean "gateway"`},
+		{"gateways without cesSharedRoot", []string{`, cesSharedRoot = "/gpfs/fs1/.ces"`, ``}, `(?s)config\["all"\].*need cesSharedRoot`},
+		{"system node class", []string{`node_classes = { nsdServers = ["nsd1", "nsd2"] }`, `node_classes = { nsdNodes = ["nsd1", "nsd2"] }`},
+			`(?s)node_classes\["nsdNodes"\].*GPFS defines itself`},
 		{"export needs NFS", []string{`services   = ["NFS", "SMB"]`, `services   = ["SMB"]`}, `(?s)Attribute services.*NFS service`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,11 +154,11 @@ func TestGpfsPlanRules(t *testing.T) {
 
 func TestGpfsAttrPath(t *testing.T) {
 	for in, want := range map[string]path.Path{
-		"nsds[3].usage":                  path.Root("nsds").AtListIndex(3).AtName("usage"),
-		`config["nsdNodes"]["pagePool"]`: path.Root("config").AtMapKey("nsdNodes").AtMapKey("pagePool"),
-		`nodes["gw1"].roles`:             path.Root("nodes").AtMapKey("gw1").AtName("roles"),
-		"block_size":                     path.Root("block_size"),
-		"pools[0].block_size":            path.Root("pools").AtListIndex(0).AtName("block_size"),
+		"nsds[3].usage":                    path.Root("nsds").AtListIndex(3).AtName("usage"),
+		`config["nsdServers"]["pagePool"]`: path.Root("config").AtMapKey("nsdServers").AtMapKey("pagePool"),
+		`nodes["gw1"].roles`:               path.Root("nodes").AtMapKey("gw1").AtName("roles"),
+		"block_size":                       path.Root("block_size"),
+		"pools[0].block_size":              path.Root("pools").AtListIndex(0).AtName("block_size"),
 	} {
 		if got := gpfsAttrPath(in); !got.Equal(want) {
 			t.Errorf("%s = %s, want %s", in, got, want)

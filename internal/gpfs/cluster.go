@@ -124,6 +124,14 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 			quorum++
 		}
 	}
+	gateways := false
+	for _, n := range nodes {
+		gateways = gateways || n.Has(RoleGateway)
+	}
+	if _, ok := config[AllNodes]["cesSharedRoot"]; gateways && !ok {
+		ps.add(fmt.Sprintf("config[%q]", AllNodes), "gateway nodes need cesSharedRoot (the CES shared folder, e.g. /gpfs/fs1/.ces): "+
+			"GPFS makes no protocol node without it")
+	}
 	if len(nodes) > 0 && quorum == 0 {
 		ps.add("nodes", "no quorum node: give at least one node the quorum role")
 	}
@@ -132,8 +140,12 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 	}
 	for c, members := range classes {
 		at := fmt.Sprintf("node_classes[%q]", c)
-		if c == AllNodes || !validName(c, "-") {
-			ps.add(at, "%q is not a node class name (letters, digits, dashes, underscores; %q means every node)", c, AllNodes)
+		switch {
+		case IsSystemClass(c):
+			ps.add(at, "%s is a node class GPFS defines itself (its members follow the nodes' roles): name yours otherwise, e.g. %sServers",
+				c, strings.TrimSuffix(c, "Nodes"))
+		case !validName(c, "-"):
+			ps.add(at, "%q is not a node class name (letters, digits, dashes, underscores)", c)
 		}
 		for _, m := range members {
 			if !names[m] {
@@ -142,8 +154,9 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 		}
 	}
 	for c, kv := range config {
-		if c != AllNodes && classes[c] == nil && !names[c] {
-			ps.add(fmt.Sprintf("config[%q]", c), "%q is neither a node class of node_classes, nor a node, nor %q", c, AllNodes)
+		if classes[c] == nil && !names[c] && !IsSystemClass(c) {
+			ps.add(fmt.Sprintf("config[%q]", c), "%q is neither a node class of node_classes, a system node class (%s), nor a node",
+				c, strings.Join(SystemClasses, ", "))
 		}
 		for k, v := range kv {
 			if err := CheckConfig(k, v); err != nil {
@@ -156,6 +169,23 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 
 // AllNodes is the config scope without -N (cluster-wide).
 const AllNodes = "all"
+
+// SystemClasses are the node classes GPFS defines (mmcrnodeclass refuses
+// their names; mmchconfig -N takes them).
+var SystemClasses = []string{"all", "aixNodes", "cesNodes", "clientLicense", "clientNodes", "cloudGatewayNodes", "cnfsNodes",
+	"gatewayNodes", "linuxNodes", "managerNodes", "mountNodes", "nonAixNodes", "nonCesNodes", "nonCnfsNodes", "nonLinuxNodes",
+	"nonManagerNodes", "nonQuorumNodes", "nonWindowsNodes", "nsdNodes", "quorumNodes", "serverLicense", "windowsNodes"}
+
+// IsSystemClass reports whether name is a system node class (GPFS compares
+// them case-insensitively).
+func IsSystemClass(name string) bool {
+	for _, c := range SystemClasses {
+		if strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
+}
 
 func didYouMean(got string, options []string) string {
 	return suggest.DidYouMean(got, options, 3)

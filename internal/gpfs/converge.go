@@ -13,6 +13,12 @@ type Step struct {
 	Name  string
 	Argv  []string
 	Files map[string]string
+	// Unless is the read-only query and Match the regular expressions its
+	// output matches once the step took effect (guards.go).
+	Unless []string
+	Match  []string
+	// Once steps have no such query: they run a single time.
+	Once bool
 }
 
 // ClusterSpec is the cluster as configured.
@@ -112,7 +118,8 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 	var added []Node
 	if !seen.Exists {
 		f := spec.Dir + "/nodes"
-		steps = append(steps, Step{Name: "mmcrcluster", Argv: MmcrclusterArgv(f, spec.Name), Files: map[string]string{f: NodeFile(spec.Nodes)}})
+		q, m := guardCluster(spec.Name)
+		steps = append(steps, guarded(Step{Name: "mmcrcluster", Argv: MmcrclusterArgv(f, spec.Name), Files: map[string]string{f: NodeFile(spec.Nodes)}}, q, m))
 		added = spec.Nodes
 		have = map[string]bool{}
 		running = false
@@ -128,8 +135,8 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		}
 		if len(gone) > 0 {
 			list := strings.Join(gone, ",")
-			steps = append(steps, Step{Name: "mmshutdown " + list, Argv: []string{"mmshutdown", "-N", list}},
-				Step{Name: "mmdelnode", Argv: []string{"mmdelnode", "-N", list}})
+			steps = append(steps, once(Step{Name: "mmshutdown " + list, Argv: []string{"mmshutdown", "-N", list}}),
+				once(Step{Name: "mmdelnode", Argv: []string{"mmdelnode", "-N", list}}))
 		}
 		for _, n := range sortedNodes(spec.Nodes) {
 			if !have[n.Name] {
@@ -138,24 +145,26 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		}
 		if len(added) > 0 {
 			f := spec.Dir + "/added-nodes"
-			steps = append(steps, Step{Name: "mmaddnode", Argv: []string{"mmaddnode", "-N", f}, Files: map[string]string{f: NodeFile(added)}})
+			q, m := guardNodes(added)
+			steps = append(steps, guarded(Step{Name: "mmaddnode", Argv: []string{"mmaddnode", "-N", f}, Files: map[string]string{f: NodeFile(added)}}, q, m))
 		}
 	}
 	lic := Licences(added)
 	for _, l := range []string{"server", "client"} {
 		if len(lic[l]) > 0 {
-			steps = append(steps, Step{Name: "mmchlicense " + l, Argv: MmchlicenseArgv(l, lic[l])})
+			steps = append(steps, once(Step{Name: "mmchlicense " + l, Argv: MmchlicenseArgv(l, lic[l])}))
 		}
 	}
 	for _, c := range sortedKeys(spec.Classes) {
 		if _, ok := seen.Classes[c]; ok && seen.Exists {
 			if !sameSet(seen.Classes[c], spec.Classes[c]) {
-				steps = append(steps, Step{Name: "mmchnodeclass " + c, Argv: []string{"mmchnodeclass", c, "replace", "-N",
-					strings.Join(sorted(spec.Classes[c]), ",")}})
+				steps = append(steps, once(Step{Name: "mmchnodeclass " + c, Argv: []string{"mmchnodeclass", c, "replace", "-N",
+					strings.Join(sorted(spec.Classes[c]), ",")}}))
 			}
 			continue
 		}
-		steps = append(steps, Step{Name: "mmcrnodeclass " + c, Argv: []string{"mmcrnodeclass", c, "-N", strings.Join(sorted(spec.Classes[c]), ",")}})
+		q, m := guardClass(c)
+		steps = append(steps, guarded(Step{Name: "mmcrnodeclass " + c, Argv: []string{"mmcrnodeclass", c, "-N", strings.Join(sorted(spec.Classes[c]), ",")}}, q, m))
 	}
 	// Values to change, by scope; keys that need the daemons down apart.
 	down := map[string]map[string]string{}
@@ -176,14 +185,23 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		}
 	}
 	if len(down) > 0 && running {
-		steps = append(steps, Step{Name: "mmshutdown", Argv: []string{"mmshutdown", "-a"}})
+		// Not needed once the values are in (a re-run after a kill); the
+		// values that need it are cluster-wide (maxblocksize).
+		s := once(Step{Name: "mmshutdown", Argv: []string{"mmshutdown", "-a"}})
+		if kv, ok := down[AllNodes]; ok && len(down) == 1 {
+			q, m := guardConfig(AllNodes, kv)
+			s = guarded(s, q, m)
+		}
+		steps = append(steps, s)
 		running = false
 	}
 	for _, scope := range sortedKeys(down) {
-		steps = append(steps, Step{Name: "mmchconfig " + scope + " (daemons down)", Argv: mmchconfig(scope, down[scope], false)})
+		q, m := guardConfig(scope, down[scope])
+		steps = append(steps, guarded(Step{Name: "mmchconfig " + scope + " (daemons down)", Argv: mmchconfig(scope, down[scope], false)}, q, m))
 	}
 	for _, scope := range sortedKeys(live) {
-		steps = append(steps, Step{Name: "mmchconfig " + scope, Argv: mmchconfig(scope, live[scope], running)})
+		q, m := guardConfig(scope, live[scope])
+		steps = append(steps, guarded(Step{Name: "mmchconfig " + scope, Argv: mmchconfig(scope, live[scope], running)}, q, m))
 	}
 	// Start every daemon that is not up.
 	var stopped []string
@@ -194,9 +212,11 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 	}
 	switch {
 	case !running || len(stopped) == len(spec.Nodes):
-		steps = append(steps, Step{Name: "mmstartup", Argv: []string{"mmstartup", "-a"}})
+		q, m := guardActive(nodeNames(spec.Nodes))
+		steps = append(steps, guarded(Step{Name: "mmstartup", Argv: []string{"mmstartup", "-a"}}, q, m))
 	case len(stopped) > 0:
-		steps = append(steps, Step{Name: "mmstartup " + strings.Join(stopped, ","), Argv: []string{"mmstartup", "-N", strings.Join(stopped, ",")}})
+		q, m := guardActive(stopped)
+		steps = append(steps, guarded(Step{Name: "mmstartup " + strings.Join(stopped, ","), Argv: []string{"mmstartup", "-N", strings.Join(stopped, ",")}}, q, m))
 	}
 	return steps, nil
 }
@@ -226,5 +246,13 @@ func sortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+func nodeNames(nodes []Node) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Name
+	}
 	return out
 }

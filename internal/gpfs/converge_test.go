@@ -1,6 +1,7 @@
 package gpfs
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -10,8 +11,8 @@ func r5ClusterSpec() ClusterSpec {
 	return ClusterSpec{Name: "r5", Dir: "/d",
 		Nodes: []Node{{Name: "nsd1", Roles: srv}, {Name: "nsd2", Roles: srv}, {Name: "mgmt", Roles: []string{RoleQuorum}},
 			{Name: "gw1", Roles: []string{RoleGateway}}, {Name: "gw2", Roles: []string{RoleGateway}}},
-		Classes: map[string][]string{"nsdNodes": {"nsd1", "nsd2"}},
-		Config:  map[string]map[string]string{AllNodes: {"maxblocksize": "8M"}, "nsdNodes": {"pagepool": "16G"}}}
+		Classes: map[string][]string{"nsdServers": {"nsd1", "nsd2"}},
+		Config:  map[string]map[string]string{AllNodes: {"maxblocksize": "8M", "cesSharedRoot": "/gpfs/fs1/.ces"}, "nsdServers": {"pagepool": "16G"}}}
 }
 
 func lines(steps []Step) string {
@@ -65,9 +66,9 @@ func TestClusterStepsFresh(t *testing.T) {
 	}
 	want := "mmcrcluster -N /d/nodes -C r5 -r /usr/bin/ssh -R /usr/bin/scp -A\n" +
 		"mmchlicense server --accept -N gw1,gw2,mgmt,nsd1,nsd2\n" +
-		"mmcrnodeclass nsdNodes -N nsd1,nsd2\n" +
-		"mmchconfig maxblocksize=8M\n" +
-		"mmchconfig pagepool=16G -N nsdNodes\n" +
+		"mmcrnodeclass nsdServers -N nsd1,nsd2\n" +
+		"mmchconfig cesSharedRoot=/gpfs/fs1/.ces,maxblocksize=8M\n" +
+		"mmchconfig pagepool=16G -N nsdServers\n" +
 		"mmstartup -a"
 	if got := lines(steps); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
@@ -92,13 +93,13 @@ func TestClusterStepsDrift(t *testing.T) {
 	spec := r5ClusterSpec()
 	seen := seenFrom(t, spec)
 	// pagepool changed by hand on the NSD servers.
-	seen.Config["pagepool"] = map[string]string{"nsdNodes": "8G"}
+	seen.Config["pagepool"] = map[string]string{"nsdServers": "8G"}
 	d := ClusterDrift(spec, seen)
-	if d["config:nsdNodes:pagepool"] != "8G, want 16G" || len(d) != 1 {
+	if d["config:nsdServers:pagepool"] != "8G, want 16G" || len(d) != 1 {
 		t.Errorf("drift = %v", d)
 	}
 	steps, _ := ClusterSteps(spec, seen, nil)
-	if got := lines(steps); got != "mmchconfig pagepool=16G -N nsdNodes -i" {
+	if got := lines(steps); got != "mmchconfig pagepool=16G -N nsdServers -i" {
 		t.Errorf("steps = %s", got)
 	}
 	// maxblocksize needs every daemon down: shut down, change, start.
@@ -137,5 +138,57 @@ func TestClusterStepsNodes(t *testing.T) {
 	seen.Cluster.Name = "other"
 	if _, err := ClusterSteps(spec, seen, nil); err == nil || !strings.Contains(err.Error(), "cluster other") {
 		t.Errorf("other cluster: %v", err)
+	}
+}
+
+// TestGuards: every step but the Once ones carries a query whose output,
+// once the step took effect, matches all its expressions; checked on
+// -Y output as the converged cluster prints it.
+func TestGuards(t *testing.T) {
+	spec := r5ClusterSpec()
+	steps, _ := ClusterSteps(spec, ClusterSeen{}, nil)
+	done := map[string]string{
+		"mmlscluster": "mmlscluster:clusterSummary:HEADER:version:reserved:reserved:clusterName:clusterId:\n" +
+			"mmlscluster:clusterSummary:0:1:::r5:1:\n" +
+			"mmlscluster:clusterNode:HEADER:version:reserved:reserved:nodeNumber:daemonNodeName:\n" +
+			"mmlscluster:clusterNode:0:1:::1:nsd1.hpc.example:\nmmlscluster:clusterNode:0:1:::2:nsd2:\n",
+		"mmlsnodeclass": fixture(t, "mmlsnodeclass.Y"),
+		"mmlsconfig":    fixture(t, "mmlsconfig.Y"),
+		"mmgetstate": "mmgetstate::HEADER:version:reserved:reserved:nodeName:nodeNumber:state:\n" +
+			"mmgetstate::0:1:::nsd1:1:active:\nmmgetstate::0:1:::nsd2:2:active:\nmmgetstate::0:1:::mgmt:3:active:\n" +
+			"mmgetstate::0:1:::gw1:4:active:\nmmgetstate::0:1:::gw2:5:active:\n",
+	}
+	for _, s := range steps {
+		if s.Once {
+			if s.Argv[0] != "mmchlicense" {
+				t.Errorf("%s is Once", s.Name)
+			}
+			continue
+		}
+		out, ok := done[s.Unless[0]]
+		if !ok || len(s.Match) == 0 {
+			t.Fatalf("%s: guard %v %v", s.Name, s.Unless, s.Match)
+		}
+		for _, m := range s.Match {
+			if !regexp.MustCompile(m).MatchString(out) {
+				t.Errorf("%s: %s does not match the converged %s output", s.Name, m, s.Unless[0])
+			}
+		}
+	}
+	// Not done: pagepool 8G does not satisfy pagepool=16G.
+	q, m := guardConfig("nsdServers", map[string]string{"pagepool": "16G"})
+	if q[0] != "mmlsconfig" || regexp.MustCompile(m[0]).MatchString("mmlsconfig::0:1:::pagepool:8G:nsdServers:\n") ||
+		!regexp.MustCompile(m[0]).MatchString("mmlsconfig::0:1:::pagepool:16384M:gwNodes,nsdServers:\n") {
+		t.Errorf("pagepool guard %s", m[0])
+	}
+	f := r5FS()
+	for _, s := range f.FSSteps(FSSeen{}, nil, false, "/d") {
+		if s.Once || len(s.Unless) == 0 {
+			t.Errorf("%s has no guard", s.Name)
+		}
+	}
+	_, m = guardExport(NFSExport{Path: "/gpfs/fs1", Clients: []NFSClient{{Spec: "10.20.0.0/16"}}})
+	if !regexp.MustCompile(m[0]).MatchString(fixture(t, "mmnfs-export.Y")) {
+		t.Errorf("export guard %s", m[0])
 	}
 }

@@ -277,18 +277,26 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 	policyFile := dir + "/policy"
 	if !seen.Exists {
 		sf := dir + "/mmcrfs.stanza"
-		steps = append(steps, Step{Name: "mmcrfs", Argv: f.MmcrfsArgv(sf), Files: map[string]string{sf: StanzaFile(f.Disks, f.Pools)}})
+		q, m := guardFS(f.Device)
+		steps = append(steps, guarded(Step{Name: "mmcrfs", Argv: f.MmcrfsArgv(sf), Files: map[string]string{sf: StanzaFile(f.Disks, f.Pools)}}, q, m))
 		if f.Policy != "" {
-			steps = append(steps, Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
-				Files: map[string]string{policyFile: f.Policy}})
+			q, m := guardPolicy(f.Device, f.Policy)
+			steps = append(steps, guarded(Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+				Files: map[string]string{policyFile: f.Policy}}, q, m))
 		}
-		return append(steps, Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}})
+		q, m = guardMounted(f.Device)
+		return append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
 	}
 	if add := f.NewDisks(seen); len(add) > 0 {
 		af := dir + "/mmadddisk.stanza"
-		steps = append(steps, Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}})
+		var names []string
+		for _, d := range add {
+			names = append(names, d.Name)
+		}
+		q, m := guardDisks(f.Device, names)
+		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
 		if rebalance {
-			steps = append(steps, Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}})
+			steps = append(steps, once(Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}}))
 		}
 	}
 	have := seen.diskSet()
@@ -299,14 +307,16 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 		}
 	}
 	if len(gone) > 0 {
-		steps = append(steps, Step{Name: "mmdeldisk", Argv: MmdeldiskArgv(f.Device, gone)})
+		steps = append(steps, once(Step{Name: "mmdeldisk", Argv: MmdeldiskArgv(f.Device, gone)}))
 	}
 	if f.Policy != "" && !samePolicy(f.Policy, seen.Policy) {
-		steps = append(steps, Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
-			Files: map[string]string{policyFile: f.Policy}})
+		q, m := guardPolicy(f.Device, f.Policy)
+		steps = append(steps, guarded(Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+			Files: map[string]string{policyFile: f.Policy}}, q, m))
 	}
 	if !seen.Mounted {
-		steps = append(steps, Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}})
+		q, m := guardMounted(f.Device)
+		steps = append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
 	}
 	return steps
 }

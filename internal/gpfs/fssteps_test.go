@@ -76,20 +76,20 @@ func TestFSStepsExpansion(t *testing.T) {
 }
 
 func TestProtocols(t *testing.T) {
-	spec := ProtocolsSpec{Services: []string{"NFS", "SMB"}, Exports: []NFSExport{{Path: "/gpfs/fs1",
+	spec := ProtocolsSpec{Nodes: []string{"gw1", "gw2"}, Services: []string{"NFS", "SMB"}, Exports: []NFSExport{{Path: "/gpfs/fs1",
 		Clients: []NFSClient{{Spec: "10.20.0.0/16", Options: "Access_Type=RW,Squash=root_squash"}, {Spec: "*", Options: "Access_Type=RO"}}}}}
 	if ps := ValidateProtocols(spec); len(ps) != 0 {
 		t.Fatal(ps)
 	}
 	steps := ProtocolsSteps(spec, ProtocolsSeen{}, nil)
-	want := "mmces service enable NFS\nmmces service enable SMB\n" +
+	want := "mmchnode --ces-enable -N gw1,gw2\nmmces service enable NFS\nmmces service enable SMB\n" +
 		"mmnfs export add /gpfs/fs1 --client 10.20.0.0/16(Access_Type=RW,Squash=root_squash);*(Access_Type=RO)"
 	if got := lines(steps); got != want {
 		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
 	}
 	svc, _ := ParseCESServices(fixture(t, "mmces-service.Y"))
 	ex, _ := ParseExports(fixture(t, "mmnfs-export.Y"))
-	seen := ProtocolsSeen{Services: svc, Exports: ex}
+	seen := ProtocolsSeen{CESNodes: []string{"gw1", "gw2"}, Services: svc, Exports: ex}
 	if d := ProtocolsDrift(spec, seen); len(d) != 0 {
 		t.Errorf("drift against the fixtures: %v", d)
 	}
@@ -103,7 +103,7 @@ func TestProtocols(t *testing.T) {
 	bad := ProtocolsSpec{Services: []string{"nfs"}, Exports: []NFSExport{{Path: "gpfs", Clients: nil}}}
 	ps := ValidateProtocols(bad)
 	for _, w := range []struct{ attr, msg string }{{"services[0]", `did you mean "NFS"?`}, {"exports[0].path", "absolute"},
-		{"exports[0].clients", "at least one"}, {"services", "need the NFS service"}} {
+		{"exports[0].clients", "at least one"}, {"services", "need the NFS service"}, {"nodes", "CES"}} {
 		if !hasProblem(ps, w.attr, w.msg, false) {
 			t.Errorf("missing %s: %s in %v", w.attr, w.msg, ps)
 		}

@@ -25,8 +25,8 @@ func TestParseYConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ key, scope, want string }{
-		{"maxblocksize", AllNodes, "8M"}, {"pagepool", "nsdNodes", "16G"}, {"pagepool", "gwNodes", "4G"},
-		{"pagepool", "mgmtNodes", "4G"}, {"verbsPorts", "nsdNodes", "mlx5_0/1 mlx5_1/1"}, {"clusterName", AllNodes, "r5.hpc.example"},
+		{"maxblocksize", AllNodes, "8M"}, {"pagepool", "nsdServers", "16G"}, {"pagepool", "gwNodes", "4G"},
+		{"pagepool", "mgmtNodes", "4G"}, {"verbsPorts", "nsdServers", "mlx5_0/1 mlx5_1/1"}, {"clusterName", AllNodes, "r5.hpc.example"},
 	} {
 		if got, ok := c.Value(tc.key, tc.scope); !ok || got != tc.want {
 			t.Errorf("%s for %s = %q, %v; want %q", tc.key, tc.scope, got, ok, tc.want)
@@ -48,7 +48,7 @@ func TestParseYCluster(t *testing.T) {
 	if c.Name != "r5.hpc.example" || c.ID != "7261945327163512402" || len(c.Nodes) != 5 {
 		t.Fatalf("cluster = %+v", c)
 	}
-	if n := c.Nodes[0]; ShortName(n.DaemonName) != "nsd1" || n.Designation != "quorumManager" {
+	if n := c.Nodes[0]; ShortName(n.DaemonName) != "nsd1" || n.Designation != "quorumManager" || len(c.CESNodes) != 0 {
 		t.Errorf("first node = %+v", n)
 	}
 	st, err := ParseStates(fixture(t, "mmgetstate.Y"))
@@ -62,7 +62,7 @@ func TestParseYCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(nc["nsdNodes"], []string{"nsd1", "nsd2"}) || len(nc) != 2 {
+	if !reflect.DeepEqual(nc["nsdServers"], []string{"nsd1", "nsd2"}) || len(nc) != 2 {
 		t.Errorf("node classes = %v", nc)
 	}
 }
@@ -233,15 +233,16 @@ func hasProblem(ps Problems, attr, msg string, warning bool) bool {
 
 func TestClusterRules(t *testing.T) {
 	nodes := []Node{{Name: "nsd1", Roles: []string{RoleQuorum, RoleManager}}, {Name: "nsd2", Roles: []string{RoleQuorum, RoleManager}}}
-	ps := ValidateCluster("r5", nodes, map[string][]string{"nsdNodes": {"nsd1", "nsd2", "nsd9"}},
-		map[string]map[string]string{"nsdNodes": {"pagePool": "16G"}, "gwNodes": {"pagepool": "4G"}})
+	ps := ValidateCluster("r5", nodes, map[string][]string{"nsdServers": {"nsd1", "nsd2", "nsd9"}, "nsdNodes": {"nsd1"}},
+		map[string]map[string]string{"nsdServers": {"pagePool": "16G"}, "gwNodes": {"pagepool": "4G"}})
 	for _, w := range []struct {
 		attr, msg string
 		warning   bool
 	}{
 		{"nodes", "odd number", true},
-		{`node_classes["nsdNodes"]`, "nsd9 is not a node", false},
-		{`config["nsdNodes"]["pagePool"]`, `write "pagepool"`, false},
+		{`node_classes["nsdServers"]`, "nsd9 is not a node", false},
+		{`node_classes["nsdNodes"]`, "GPFS defines itself", false},
+		{`config["nsdServers"]["pagePool"]`, `write "pagepool"`, false},
 		{`config["gwNodes"]`, "neither a node class", false},
 	} {
 		if !hasProblem(ps, w.attr, w.msg, w.warning) {

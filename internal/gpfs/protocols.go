@@ -31,14 +31,28 @@ func (e NFSExport) ClientArg() string {
 
 // ProtocolsSpec is what the CES resource configures.
 type ProtocolsSpec struct {
+	// Nodes are the CES (protocol) nodes: mmchnode --ces-enable.
+	Nodes    []string
 	Services []string // "NFS", "SMB"
 	Exports  []NFSExport
 }
 
-// ProtocolsSeen is mmces service list -Y and mmnfs export list -Y.
+// ProtocolsSeen is the cesNode section of mmlscluster -Y, mmces service
+// list -Y and mmnfs export list -Y.
 type ProtocolsSeen struct {
+	CESNodes []string
 	Services []string
 	Exports  []Export
+}
+
+func (s ProtocolsSpec) missingNodes(seen ProtocolsSeen) []string {
+	var out []string
+	for _, n := range s.Nodes {
+		if !slices.Contains(seen.CESNodes, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func (s ProtocolsSeen) clients(p string) []string {
@@ -62,6 +76,9 @@ func (e NFSExport) specs() []string {
 // ValidateProtocols checks service names, export paths and clients.
 func ValidateProtocols(s ProtocolsSpec) Problems {
 	var ps Problems
+	if len(s.Nodes) == 0 {
+		ps.add("nodes", "name the CES (protocol gateway) nodes")
+	}
 	for i, svc := range s.Services {
 		if !slices.Contains(CESServices, svc) {
 			ps.add(fmt.Sprintf("services[%d]", i), "%q is not one of %s%s", svc, strings.Join(CESServices, ", "), didYouMean(svc, CESServices))
@@ -95,6 +112,9 @@ func ValidateProtocols(s ProtocolsSpec) Problems {
 // other clients.
 func ProtocolsDrift(s ProtocolsSpec, seen ProtocolsSeen) map[string]string {
 	d := map[string]string{}
+	for _, n := range s.missingNodes(seen) {
+		d["ces_node:"+n] = "not a CES node"
+	}
 	for _, svc := range s.Services {
 		if !slices.Contains(seen.Services, svc) {
 			d["service:"+svc] = "not enabled"
@@ -116,14 +136,23 @@ func ProtocolsDrift(s ProtocolsSpec, seen ProtocolsSeen) map[string]string {
 // those whose clients differ, and add the missing ones.
 func ProtocolsSteps(s ProtocolsSpec, seen ProtocolsSeen, dropped []string) []Step {
 	var steps []Step
+	if add := s.missingNodes(seen); len(add) > 0 {
+		var m []string
+		for _, n := range add {
+			m = append(m, `(?m)^mmlscluster:cesNode:0:1:::[0-9]+:`+nodeName(n)+`:`)
+		}
+		steps = append(steps, guarded(Step{Name: "mmchnode --ces-enable", Argv: []string{"mmchnode", "--ces-enable", "-N", strings.Join(add, ",")}},
+			[]string{"mmlscluster", "-Y"}, m))
+	}
 	for _, svc := range s.Services {
 		if !slices.Contains(seen.Services, svc) {
-			steps = append(steps, Step{Name: "mmces service enable " + svc, Argv: []string{"mmces", "service", "enable", svc}})
+			q, m := guardService(svc)
+			steps = append(steps, guarded(Step{Name: "mmces service enable " + svc, Argv: []string{"mmces", "service", "enable", svc}}, q, m))
 		}
 	}
 	for _, p := range sorted(dropped) {
 		if len(seen.clients(p)) > 0 {
-			steps = append(steps, Step{Name: "mmnfs export remove " + p, Argv: []string{"mmnfs", "export", "remove", p}})
+			steps = append(steps, once(Step{Name: "mmnfs export remove " + p, Argv: []string{"mmnfs", "export", "remove", p}}))
 		}
 	}
 	for _, e := range s.Exports {
@@ -132,9 +161,10 @@ func ProtocolsSteps(s ProtocolsSpec, seen ProtocolsSeen, dropped []string) []Ste
 			continue
 		}
 		if len(got) > 0 {
-			steps = append(steps, Step{Name: "mmnfs export remove " + e.Path, Argv: []string{"mmnfs", "export", "remove", e.Path}})
+			steps = append(steps, once(Step{Name: "mmnfs export remove " + e.Path, Argv: []string{"mmnfs", "export", "remove", e.Path}}))
 		}
-		steps = append(steps, Step{Name: "mmnfs export add " + e.Path, Argv: []string{"mmnfs", "export", "add", e.Path, "--client", e.ClientArg()}})
+		q, m := guardExport(e)
+		steps = append(steps, guarded(Step{Name: "mmnfs export add " + e.Path, Argv: []string{"mmnfs", "export", "add", e.Path, "--client", e.ClientArg()}}, q, m))
 	}
 	return steps
 }

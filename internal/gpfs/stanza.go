@@ -184,7 +184,7 @@ func NSDSteps(nsds []NSD, seen map[string]NSDInfo, dropped []string, dir string,
 		}
 	}
 	if len(gone) > 0 {
-		steps = append(steps, Step{Name: "mmdelnsd", Argv: []string{"mmdelnsd", strings.Join(gone, ";")}})
+		steps = append(steps, once(Step{Name: "mmdelnsd", Argv: []string{"mmdelnsd", strings.Join(gone, ";")}}))
 	}
 	var missing []NSD
 	for _, n := range nsds {
@@ -198,7 +198,12 @@ func NSDSteps(nsds []NSD, seen map[string]NSDInfo, dropped []string, dir string,
 		if wipe {
 			v = "no"
 		}
-		steps = append(steps, Step{Name: "mmcrnsd", Argv: []string{"mmcrnsd", "-F", f, "-v", v}, Files: map[string]string{f: StanzaFile(missing, nil)}})
+		var names []string
+		for _, n := range missing {
+			names = append(names, n.Name)
+		}
+		q, m := guardNSDs(names)
+		steps = append(steps, guarded(Step{Name: "mmcrnsd", Argv: []string{"mmcrnsd", "-F", f, "-v", v}, Files: map[string]string{f: StanzaFile(missing, nil)}}, q, m))
 	}
 	return steps
 }

@@ -126,6 +126,8 @@ type Cluster struct {
 	Name  string
 	ID    string
 	Nodes []ClusterNode
+	// CESNodes are the protocol nodes (cesNode section), short names.
+	CESNodes []string
 }
 
 // ParseCluster reads mmlscluster -Y.
@@ -141,6 +143,9 @@ func ParseCluster(out string) (Cluster, error) {
 	for _, r := range p.Table("mmlscluster", "clusterNode").Rows {
 		c.Nodes = append(c.Nodes, ClusterNode{Number: r["nodeNumber"], DaemonName: r["daemonNodeName"],
 			AdminName: r["adminNodeName"], Designation: r["designation"]})
+	}
+	for _, r := range p.Table("mmlscluster", "cesNode").Rows {
+		c.CESNodes = append(c.CESNodes, ShortName(r["daemonNodeName"]))
 	}
 	return c, nil
 }
@@ -177,7 +182,10 @@ func ParseNodeClasses(out string) (map[string][]string, error) {
 			continue
 		}
 		for _, r := range t.Rows {
-			name := r["nodeClass"]
+			name := r["nodeclassName"]
+			if name == "" {
+				name = r["nodeClass"]
+			}
 			if name == "" {
 				continue
 			}
@@ -304,8 +312,8 @@ func ParseDisks(out string) ([]Disk, error) {
 var CESServices = []string{"NFS", "SMB"}
 
 // ParseCESServices reads mmces service list -Y: the enabled services
-// (upper case). Rows name one service each ("service" and "state"
-// fields), or carry one column per service with its state.
+// (upper case). Rows name one service each ("serviceName" or "service",
+// and "state"), or carry one column per service with its state.
 func ParseCESServices(out string) ([]string, error) {
 	p, err := ParseY(out)
 	if err != nil {
@@ -321,8 +329,14 @@ func ParseCESServices(out string) ([]string, error) {
 			continue
 		}
 		for _, r := range t.Rows {
-			if s, ok := r["service"]; ok {
-				if on(r["state"]) && !contains(svc, strings.ToUpper(s)) {
+			s, ok := r["service"]
+			if !ok {
+				s, ok = r["serviceName"]
+			}
+			if ok {
+				// A row per enabled service; its state is the daemon's
+				// (running, stopped), "disabled" only where a release lists those.
+				if !strings.Contains(strings.ToLower(r["state"]), "disabled") && !contains(svc, strings.ToUpper(s)) {
 					svc = append(svc, strings.ToUpper(s))
 				}
 				continue

@@ -57,10 +57,16 @@ resource "hpcstorage_disk_group" "data" {
   drive_ids  = each.value.group.drive_ids
 }
 
+locals {
+  # The HDDs left over in each array's enclosures in use (none in the first
+  # ME4084 of the base module: its 4 spare bays hold the metadata SSDs).
+  spares = { for a in local.arrays : a => flatten([for k, e in local.enclosures : data.hpcstorage_array_layout.data[k].spare_drive_ids if e.array == a]) }
+}
+
 resource "hpcstorage_spare_drives" "array" {
-  for_each  = toset(local.arrays)
+  for_each  = { for a, ids in local.spares : a => ids if length(ids) > 0 }
   endpoint  = each.key
-  drive_ids = flatten([for k, e in local.enclosures : data.hpcstorage_array_layout.data[k].spare_drive_ids if e.array == each.key])
+  drive_ids = each.value
 }
 
 resource "hpcstorage_volume" "data" {
@@ -122,10 +128,10 @@ resource "hpcstorage_gpfs_cluster" "this" {
     { for g in var.gateways : g.name => ["gateway"] },
     var.management_server == null ? {} : { (var.management_server.name) = ["quorum"] },
   )
-  node_classes = { nsdNodes = local.servers }
+  node_classes = { nsdServers = local.servers }
   config = {
-    all      = { maxblocksize = var.block_size }
-    nsdNodes = { pagepool = var.pagepool }
+    all        = merge({ maxblocksize = var.block_size }, length(var.gateways) > 0 ? { cesSharedRoot = "${var.mount_point}/.ces" } : {})
+    nsdServers = { pagepool = var.pagepool }
   }
   depends_on = [hpcstorage_server.this]
 }
@@ -166,6 +172,7 @@ resource "hpcstorage_gpfs_gateways" "this" {
   host       = local.admin
   name       = var.cluster_name
   filesystem = hpcstorage_gpfs_filesystem.this.id
+  nodes      = [for g in var.gateways : g.name]
   services   = ["NFS", "SMB"]
   exports    = [{ path = var.mount_point, clients = var.nfs_clients }]
 }

@@ -12,10 +12,10 @@ resource "hpcstorage_gpfs_cluster" "r5" {
     gw1  = ["gateway"]
     gw2  = ["gateway"]
   }
-  node_classes = { nsdNodes = ["nsd1", "nsd2"] }
+  node_classes = { nsdServers = ["nsd1", "nsd2"] }
   config = {
-    all      = { maxblocksize = "8M" }
-    nsdNodes = { pagepool = "16G", workerThreads = "1024" }
+    all        = { maxblocksize = "8M", cesSharedRoot = "/gpfs/fs1/.ces" }
+    nsdServers = { pagepool = "16G", workerThreads = "1024" }
   }
 }
 

@@ -4,6 +4,7 @@ resource "hpcstorage_gpfs_gateways" "r5" {
   host       = "nsd1"
   name       = "r5"
   filesystem = "fs1" # hpcstorage_gpfs_filesystem.fs1.id
+  nodes      = ["gw1", "gw2"]
   services   = ["NFS", "SMB"]
   exports = [{
     path = "/gpfs/fs1"
