@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,6 +68,9 @@ func (r *r5Lab) mm(t *testing.T, node string, query bool, argv ...string) string
 func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(r.root(t, node), runner.LogPath))
+	if os.IsNotExist(err) {
+		return nil // no command ran on the node yet
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +87,9 @@ func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 	return out
 }
 
-func upR5(t *testing.T) *r5Lab {
+// upR5 starts an R5 lab and a copy of examples/r5 for it; mainTF, when
+// set, replaces the example's main.tf (the lab variable stays).
+func upR5(t *testing.T, mainTF ...string) *r5Lab {
 	t.Helper()
 	tfPath := terraformCLI(t)
 	needAgent(t)
@@ -101,6 +107,11 @@ func upR5(t *testing.T) *r5Lab {
 		}
 	}
 	cfg := filepath.Join(dir, "examples", "r5")
+	if len(mainTF) > 0 {
+		if err := os.WriteFile(filepath.Join(cfg, "main.tf"), []byte(mainTF[0]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}
@@ -290,6 +301,25 @@ func TestR5ModuleExample(t *testing.T) {
 	if v, _ := conf.Value("pagepool", "nsdServers"); !gpfs.SameValue("pagepool", "16G", v) {
 		t.Errorf("pagepool on nsdServers after the apply = %q", v)
 	}
+
+	// Taking an ME484 out would remove NSDs from the file system: refused
+	// at plan time unless allow_disk_removal.
+	_, err = r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=1"))
+	if msg := strings.Join(strings.Fields(fmt.Sprint(err)), " "); err == nil || !strings.Contains(msg, "Disk Removal Not Allowed") ||
+		!strings.Contains(msg, "a2_e01") || !strings.Contains(msg, "allow_disk_removal = true") {
+		t.Errorf("plan removing NSDs from the file system: %v", err)
+	}
+
+	// Destroy keeps the file system (no delete_on_destroy).
+	if err := r.tf.Destroy(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if attrs, err = gpfs.ParseFSAttrs(r.mm(t, "nsd1", true, "mmlsfs", "fs1", "-Y")); err != nil || attrs["blockSize"] != "8388608" {
+		t.Errorf("file system after destroy: %v %v", attrs, err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmdelfs"); len(got) != 0 {
+		t.Errorf("destroy ran mmdelfs: %v", got)
+	}
 }
 
 func mapsEqual(a, b map[string]int) bool {
@@ -302,4 +332,78 @@ func mapsEqual(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// gpfsMappingConfig is one ME4084 volume mapped to nsd1 only, and, with
+// nsd = true, an NSD served by nsd1 and nsd2 on it.
+const gpfsMappingConfig = `
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+
+variable "nsd" {
+  type    = bool
+  default = false
+}
+
+provider "hpcstorage" {
+  endpoints = { for name, ep in var.lab.endpoints : name => {
+    url            = ep.url
+    username       = ep.username
+    ca_certificate = var.lab.ca_certificate
+  } }
+  ssh = {
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
+  }
+}
+
+resource "hpcstorage_disk_group" "g" {
+  endpoint   = "me4084-2"
+  name       = "t_d01"
+  raid_level = "RAID6"
+  drive_ids  = [for i in range(10) : "0.${i}"]
+}
+
+resource "hpcstorage_volume" "v" {
+  endpoint           = "me4084-2"
+  disk_group         = hpcstorage_disk_group.g.name
+  name               = "t_d01"
+  segment_size_bytes = 524288
+  host_mappings      = [{ host = "nsd1", lun = 1 }]
+}
+
+resource "hpcstorage_gpfs_nsds" "t" {
+  count        = var.nsd ? 1 : 0
+  host         = var.lab.nodes["nsd1"].host
+  name         = "t"
+  server_hosts = { nsd1 = var.lab.nodes["nsd1"].host, nsd2 = var.lab.nodes["nsd2"].host }
+  nsds         = [{ name = "t_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+}
+`
+
+// TestGpfsNSDNotMapped: an NSD whose volume one of its servers does not
+// see fails the plan on its wwn, naming the server, before any mm command.
+func TestGpfsNSDNotMapped(t *testing.T) {
+	r := upR5(t, gpfsMappingConfig)
+	ctx := context.Background()
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri)); err != nil {
+		t.Fatalf("apply of the volume: %v", err)
+	}
+	_, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("nsd=true"))
+	if err == nil {
+		t.Fatal("the plan of an NSD served by a node that does not see its volume passed")
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	for _, want := range []string{"Volume Not Mapped To NSD Server", "nsds[0].wwn", "NSD t_d01: server nsd2"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("plan error lacks %q:\n%s", want, msg)
+		}
+	}
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) != 0 {
+		t.Errorf("mmcrnsd ran: %v", runs)
+	}
 }
