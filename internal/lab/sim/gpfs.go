@@ -52,6 +52,7 @@ var gpfsTools = map[string]tool{
 	"mmchlicense":   mmchlicense,
 	"mmchnode":      mmchnode,
 	"mmcrnodeclass": mmcrnodeclass,
+	"mmchnodeclass": mmchnodeclass,
 	"mmlsnodeclass": mmlsnodeclass,
 	"mmchconfig":    mmchconfig,
 	"mmlsconfig":    mmlsconfig,
@@ -63,6 +64,7 @@ var gpfsTools = map[string]tool{
 	"mmlsnsd":       mmlsnsd,
 	"mmdelnsd":      mmdelnsd,
 	"mmcrfs":        mmcrfs,
+	"mmdelfs":       mmdelfs,
 	"mmlsfs":        mmlsfs,
 	"mmlsdisk":      mmlsdisk,
 	"mmadddisk":     mmadddisk,
@@ -207,6 +209,7 @@ func gpfsCmd(e *Env, needCluster bool, body func(g *gpfsRun) int) int {
 		}
 	}
 	g := &gpfsRun{e: e, dir: dir, st: st, host: host}
+	g.reconcileBoots()
 	if needCluster && (st.Cluster == nil || g.node(host) == nil) {
 		return e.gpfsFail("6027-1382 This node does not belong to a GPFS cluster.")
 	}
@@ -231,6 +234,87 @@ func (g *gpfsRun) saveNow() error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(g.dir, GPFSStateFile))
+}
+
+// DaemonMarker is the volatile file (under RunDir, which a lab power
+// cycle clears) that says the node's GPFS daemon runs.
+const DaemonMarker = RunDir + "/gpfs-daemon"
+
+// markDaemon writes or removes node's daemon marker in its root.
+func (g *gpfsRun) markDaemon(node string, up bool) {
+	ne, done := g.nodeEnv(node)
+	if ne == nil {
+		return
+	}
+	defer done()
+	if up {
+		_ = ne.write(DaemonMarker, []byte("mmfsd\n"))
+	} else {
+		_ = ne.Root.Remove(DaemonMarker)
+	}
+}
+
+// reconcileBoots applies what happened on the nodes meanwhile: a GPFS
+// mount gone from a node's proc/mounts (umount) is unmounted there; a
+// power cycle of an active node (its daemon marker gone with RunDir):
+// with autoload=yes GPFS started again at
+// boot, reading the configuration anew, and mounted the file systems with
+// -A yes; without autoload the daemon is down and nothing is mounted.
+func (g *gpfsRun) reconcileBoots() {
+	if g.st.Cluster == nil {
+		return
+	}
+	for _, n := range g.st.Nodes {
+		if !n.Active {
+			continue
+		}
+		ne, done := g.nodeEnv(n.Name)
+		if ne == nil {
+			continue
+		}
+		rebooted := !ne.exists(DaemonMarker)
+		table, _ := ne.read("/proc/mounts")
+		done()
+		if !rebooted {
+			// umount(8) of a GPFS mount point unmounts it on that node.
+			for _, f := range g.st.FS {
+				if slices.Contains(f.Mounted, n.Name) && !strings.Contains(string(table), mountLine(f)) {
+					f.Mounted = slices.DeleteFunc(f.Mounted, func(m string) bool { return m == n.Name })
+					g.dirty = true
+				}
+			}
+			continue
+		}
+		g.dirty = true
+		for _, f := range g.st.FS {
+			f.Mounted = slices.DeleteFunc(f.Mounted, func(m string) bool { return m == n.Name })
+		}
+		if g.configValue("autoload", n.Name) != "yes" {
+			n.Active, n.Effective = false, nil
+			continue
+		}
+		g.startDaemon(n)
+		for _, f := range g.st.FS {
+			if f.AutoMount == "yes" {
+				f.Mounted = append(f.Mounted, n.Name)
+				g.showMount(n.Name, f, true)
+			}
+		}
+	}
+	if g.dirty {
+		_ = g.saveNow()
+		g.dirty = false
+	}
+}
+
+// startDaemon starts node's daemon: it reads the configuration.
+func (g *gpfsRun) startDaemon(n *gpfsNode) {
+	n.Active = true
+	n.Effective = map[string]string{}
+	for k := range gpfsAttrs {
+		n.Effective[k] = g.configValue(k, n.Name)
+	}
+	g.markDaemon(n.Name, true)
 }
 
 // gpfsFail prints "tool: message" and GPFS's closing line, exit 1.
@@ -310,7 +394,9 @@ func (g *gpfsRun) node(name string) *gpfsNode {
 
 // resolveNodes expands a -N list: "all", node names, node classes
 // (user-defined and the system classes GPFS keeps: quorumNodes,
-// managerNodes, nsdNodes, cesNodes, clientLicense, serverLicense).
+// nonQuorumNodes, managerNodes, clientNodes, nsdNodes, cesNodes,
+// clientLicense, serverLicense; gatewayNodes, cnfsNodes and fpoLicense
+// are empty here).
 func (g *gpfsRun) resolveNodes(list string) ([]string, error) {
 	var out []string
 	add := func(n string) {
@@ -362,6 +448,10 @@ func (g *gpfsRun) systemClass(name string) ([]string, bool) {
 		pick = func(n *gpfsNode) bool { return n.CES }
 	case "nsdnodes":
 		pick = func(n *gpfsNode) bool { return g.isNSDServer(n.Name) }
+	case "clientnodes":
+		pick = func(n *gpfsNode) bool { return !n.Manager }
+	case "gatewaynodes", "cnfsnodes", "fpolicense":
+		pick = func(*gpfsNode) bool { return false } // AFM gateways, CNFS, FPO: not simulated
 	case "clientlicense":
 		pick = func(n *gpfsNode) bool { return n.License == "client" }
 	case "serverlicense":
@@ -430,7 +520,7 @@ func yEnc(s string, slash bool) string {
 	return b.String()
 }
 
-// yLine writes one -Y line: cmd:rec:fields...: with fields encoded.
+// yHeader writes a -Y HEADER line, yData a data line (fields encoded).
 func yHeader(w *strings.Builder, cmd, rec string, fields ...string) {
 	w.WriteString(cmd + ":" + rec + ":HEADER:version:reserved:reserved:" + strings.Join(fields, ":") + ":\n")
 }
@@ -572,7 +662,8 @@ func (g *gpfsRun) fsOrFail(name string) (*gpfsFS, int) {
 	return f, 0
 }
 
-// hash16 is a stable 32-bit hex of s (cluster and volume identifiers).
+// hash32 and hash64 are stable hashes of s (cluster, volume and file
+// system identifiers).
 func hash32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))

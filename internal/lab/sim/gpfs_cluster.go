@@ -53,7 +53,7 @@ type gpfsAttr struct {
 var gpfsAttrs = map[string]gpfsAttr{
 	"pagepool":                     {"1G", "size", true},
 	"pagepoolMaxPhysMemPct":        {"75", "int", false},
-	"maxblocksize":                 {"1M", "size", false},
+	"maxblocksize":                 {"4M", "size", false}, // 5.x: the default -B is 4M as well
 	"maxMBpS":                      {"2048", "int", true},
 	"maxFilesToCache":              {"4000", "int", false},
 	"maxStatCache":                 {"1000", "int", false},
@@ -63,6 +63,9 @@ var gpfsAttrs = map[string]gpfsAttr{
 	"nsdMinWorkerThreads":          {"16", "int", false},
 	"nsdThreadsPerQueue":           {"3", "int", false},
 	"nsdSmallThreadRatio":          {"0", "int", false},
+	"nsdThreadsPerDisk":            {"3", "int", false},
+	"scatterBufferSize":            {"32K", "size", false},
+	"socketMaxListenConnections":   {"512", "int", false},
 	"nsdbufspace":                  {"30", "int", false},
 	"nsdMultiQueue":                {"256", "int", false},
 	"nsdInlineWriteMax":            {"1K", "size", false},
@@ -336,13 +339,13 @@ func mmchlicense(e *Env, args []string) int {
 func (g *gpfsRun) needServer(n *gpfsNode) string {
 	switch {
 	case n.Quorum:
-		return "quorum node"
+		return "a quorum node"
 	case n.Manager:
-		return "manager node"
+		return "a manager node"
 	case g.isNSDServer(n.Name):
-		return "NSD server"
+		return "an NSD server"
 	case n.CES:
-		return "CES node"
+		return "a CES node"
 	}
 	return ""
 }
@@ -407,7 +410,7 @@ func mmcrnodeclass(e *Env, args []string) int {
 			return g.fail("Incorrect node class name %s.", class)
 		}
 		if _, sys := g.systemClass(class); sys {
-			return g.fail("%s is a system-defined node class.", class)
+			return g.fail("%s is a system-defined node class (mmlsnodeclass --system): use it with -N as it is.", class)
 		}
 		if _, ok := g.st.Classes[class]; ok {
 			return g.fail("Node class %s already exists.", class)
@@ -415,21 +418,9 @@ func mmcrnodeclass(e *Env, args []string) int {
 		if g.node(class) != nil {
 			return g.fail("%s is the name of a node.", class)
 		}
-		var members []string
-		for _, item := range strings.Split(f.vals["-N"], ",") {
-			item, _, _ = strings.Cut(strings.TrimSpace(item), ".")
-			if item == "" {
-				continue
-			}
-			if g.node(item) == nil {
-				return g.fail("Incorrect node %s specified for command.", item)
-			}
-			if !slices.Contains(members, item) {
-				members = append(members, item)
-			}
-		}
-		if len(members) == 0 {
-			return g.fail("6027-1268 Missing arguments.")
+		members, err := g.classMembers(f.vals["-N"])
+		if err != nil {
+			return g.fail("%v", err)
 		}
 		if g.st.Classes == nil {
 			g.st.Classes = map[string][]string{}
@@ -440,11 +431,91 @@ func mmcrnodeclass(e *Env, args []string) int {
 	})
 }
 
+// classMembers reads a member list: node names only.
+func (g *gpfsRun) classMembers(list string) ([]string, error) {
+	var members []string
+	for _, item := range strings.Split(list, ",") {
+		item, _, _ = strings.Cut(strings.TrimSpace(item), ".")
+		if item == "" {
+			continue
+		}
+		if g.node(item) == nil {
+			return nil, fmt.Errorf("Incorrect node %s specified for command.", item)
+		}
+		if !slices.Contains(members, item) {
+			members = append(members, item)
+		}
+	}
+	if len(members) == 0 {
+		return nil, fmt.Errorf("6027-1268 Missing arguments.")
+	}
+	return members, nil
+}
+
+// mmchnodeclass CLASS add|delete|replace -N nodes changes a user-defined
+// class; deleting its last member is refused (mmdelnodeclass deletes a
+// class), as is a system-defined or missing class.
+func mmchnodeclass(e *Env, args []string) int {
+	return gpfsCmd(e, true, func(g *gpfsRun) int {
+		f, err := parseFlags(args, "-N")
+		if err != nil {
+			return g.fail("%v", err)
+		}
+		if len(f.pos) != 2 {
+			return g.fail("6027-1268 Missing arguments: mmchnodeclass CLASS add|delete|replace -N NODES.")
+		}
+		class, op := f.pos[0], f.pos[1]
+		if _, sys := g.systemClass(class); sys {
+			return g.fail("%s is a system-defined node class and cannot be changed.", class)
+		}
+		cur, ok := g.st.Classes[class]
+		if !ok {
+			return g.fail("Node class %s does not exist.", class)
+		}
+		members, err := g.classMembers(f.vals["-N"])
+		if err != nil {
+			return g.fail("%v", err)
+		}
+		switch op {
+		case "add":
+			for _, m := range members {
+				if !slices.Contains(cur, m) {
+					cur = append(cur, m)
+				}
+			}
+		case "delete":
+			for _, m := range members {
+				if !slices.Contains(cur, m) {
+					return g.fail("Node %s is not a member of node class %s.", m, class)
+				}
+			}
+			cur = slices.DeleteFunc(cur, func(m string) bool { return slices.Contains(members, m) })
+			if len(cur) == 0 {
+				return g.fail("Node class %s cannot be left empty: delete it with mmdelnodeclass.", class)
+			}
+		case "replace":
+			cur = members
+		default:
+			return g.fail("Incorrect operation %s (want add, delete or replace).", op)
+		}
+		g.st.Classes[class] = cur
+		g.dirty = true
+		return 0
+	})
+}
+
 func mmlsnodeclass(e *Env, args []string) int {
 	return gpfsCmd(e, true, func(g *gpfsRun) int {
 		f, _ := parseFlags(args)
 		var b strings.Builder
 		names := sortedKeys(g.st.Classes)
+		system := []string{"cesNodes", "clientLicense", "clientNodes", "managerNodes", "nonQuorumNodes", "nsdNodes", "quorumNodes", "serverLicense"}
+		switch {
+		case f.set["--system"]:
+			names = system
+		case f.set["--all"]:
+			names = append(names, system...)
+		}
 		if len(f.pos) > 0 {
 			names = f.pos
 		}
@@ -538,13 +609,18 @@ func mmchconfig(e *Env, args []string) int {
 		}
 		var nodes []string
 		if nl := f.vals["-N"]; nl != "" {
-			if _, err := g.resolveNodes(nl); err != nil {
-				return g.fail("%v", err)
-			}
+			// Classes are kept by name (an empty one, such as nsdNodes
+			// before the NSDs exist, is fine); nodes must be members.
 			for _, item := range strings.Split(nl, ",") {
-				if item = strings.TrimSpace(item); item != "" && !strings.EqualFold(item, "all") {
-					nodes = append(nodes, item)
+				if item = strings.TrimSpace(item); item == "" || strings.EqualFold(item, "all") {
+					continue
 				}
+				if _, sys := g.systemClass(item); !sys && g.st.Classes[item] == nil {
+					if _, err := g.resolveNodes(item); err != nil {
+						return g.fail("%v", err)
+					}
+				}
+				nodes = append(nodes, item)
 			}
 			slices.Sort(nodes)
 		}
@@ -808,7 +884,7 @@ func mmstartup(e *Env, args []string) int {
 			if n.License == "" {
 				bad = append(bad, fmt.Sprintf("%s has no GPFS license designation", name))
 			} else if why := g.needServer(n); why != "" && n.License != "server" {
-				bad = append(bad, fmt.Sprintf("%s is a %s and needs a server license, not %s", name, why, n.License))
+				bad = append(bad, fmt.Sprintf("%s is %s and needs a server license, not %s", name, why, n.License))
 			}
 		}
 		if len(bad) > 0 {
@@ -819,11 +895,7 @@ func mmstartup(e *Env, args []string) int {
 			if n.Active {
 				continue
 			}
-			n.Active = true
-			n.Effective = map[string]string{}
-			for k := range gpfsAttrs {
-				n.Effective[k] = g.configValue(k, name)
-			}
+			g.startDaemon(n)
 		}
 		g.dirty = true
 		fmt.Fprintf(e.Stdout, "%s: Starting GPFS ...\n", time.Now().UTC().Format("Mon Jan _2 15:04:05 UTC 2006"))
@@ -845,6 +917,7 @@ func mmshutdown(e *Env, args []string) int {
 			n := g.node(name)
 			n.Active = false
 			n.Effective = nil
+			g.markDaemon(name, false)
 			for _, fsys := range g.st.FS {
 				if slices.Contains(fsys.Mounted, name) {
 					fsys.Mounted = slices.DeleteFunc(fsys.Mounted, func(m string) bool { return m == name })

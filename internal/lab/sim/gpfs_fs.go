@@ -31,6 +31,8 @@ package sim
 //     be the file system's), mounted or not.
 //   - mmdeldisk DEV "n1;n2": refuses a disk not in DEV and leaving no
 //     metadata or no data disk; the disks become free NSDs.
+//   - mmdelfs DEV: refused while DEV is mounted on any node; its disks
+//     become free NSDs and its NFS exports go.
 //   - mmchpolicy DEV FILE: RULE statements; refuses a file without rules
 //     and a rule naming a pool DEV does not have.
 //   - mmmount/mmumount DEV -a|-N nodes: mounts on nodes whose daemon is
@@ -253,7 +255,7 @@ func mmcrfs(e *Env, args []string) int {
 				}
 			}
 		}
-		if code := g.checkPools(disks, pools, bs, ""); code != 0 {
+		if code := g.checkPools(pools, bs); code != 0 {
 			return code
 		}
 		if !slices.ContainsFunc(disks, func(d fsDisk) bool { return d.pool == "system" && isMeta(d.usage) }) {
@@ -301,7 +303,7 @@ func mmcrfs(e *Env, args []string) int {
 
 // checkPools refuses a %pool stanza whose data block size is not the
 // file system's or whose layoutMap is unknown.
-func (g *gpfsRun) checkPools(disks []fsDisk, pools map[string]map[string]string, bs int64, _ string) int {
+func (g *gpfsRun) checkPools(pools map[string]map[string]string, bs int64) int {
 	for name, p := range pools {
 		if lm := p["layoutMap"]; lm != "" && lm != "scatter" && lm != "cluster" {
 			return g.fail("Incorrect layoutMap %s for pool %s (want cluster or scatter).", lm, name)
@@ -533,7 +535,7 @@ func mmadddisk(e *Env, args []string) int {
 		if err != nil {
 			return g.fail("%v", err)
 		}
-		if code := g.checkPools(disks, pools, fsys.BlockSize, fsys.Name); code != 0 {
+		if code := g.checkPools(pools, fsys.BlockSize); code != 0 {
 			return code
 		}
 		if fsys.MetaBlockSize != fsys.BlockSize {
@@ -821,6 +823,33 @@ func mmlsmount(e *Env, args []string) int {
 			}
 		}
 		fmt.Fprint(e.Stdout, b.String())
+		return 0
+	})
+}
+
+func mmdelfs(e *Env, args []string) int {
+	return gpfsCmd(e, true, func(g *gpfsRun) int {
+		f, _ := parseFlags(args)
+		if len(f.pos) != 1 {
+			return g.fail("6027-1268 Missing arguments.")
+		}
+		fsys, code := g.fsOrFail(f.pos[0])
+		if code != 0 {
+			return code
+		}
+		if len(fsys.Mounted) > 0 {
+			return g.fail("File system %s is mounted on %d node(s) (%s): unmount it first.", fsys.Name, len(fsys.Mounted), strings.Join(fsys.Mounted, ","))
+		}
+		for _, n := range g.fsDisks(fsys) {
+			n.FS, n.DiskID = "", 0
+		}
+		g.st.Exports = slices.DeleteFunc(g.st.Exports, func(x *gpfsExport) bool {
+			return x.Path == fsys.MountPoint || strings.HasPrefix(x.Path, fsys.MountPoint+"/")
+		})
+		g.st.FS = slices.DeleteFunc(g.st.FS, func(o *gpfsFS) bool { return o == fsys })
+		g.dirty = true
+		fmt.Fprintf(e.Stdout, "All data on the following disks of %s will be destroyed:\n", fsys.Name)
+		fmt.Fprintf(e.Stdout, "Completed deletion of file system /dev/%s.\n", fsys.Name)
 		return 0
 	})
 }

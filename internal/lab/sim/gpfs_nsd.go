@@ -226,7 +226,28 @@ func namesOf(ns []*gpfsNSD) []string {
 
 func mmlsnsd(e *Env, args []string) int {
 	return gpfsCmd(e, true, func(g *gpfsRun) int {
-		f, _ := parseFlags(args)
+		f, err := parseFlags(args, "-d", "-f")
+		if err != nil {
+			return g.fail("%v", err)
+		}
+		nsds := g.st.NSDs
+		if d := f.vals["-d"]; d != "" {
+			nsds = nil
+			for _, name := range splitDiskList(d) {
+				n := g.nsd(name)
+				if n == nil {
+					return g.fail("Disk %s is not an NSD of this cluster.", name)
+				}
+				nsds = append(nsds, n)
+			}
+		}
+		if fsn := f.vals["-f"]; fsn != "" {
+			fsys, code := g.fsOrFail(fsn)
+			if code != 0 {
+				return code
+			}
+			nsds = slices.DeleteFunc(slices.Clone(nsds), func(n *gpfsNSD) bool { return n.FS != fsys.Name })
+		}
 		var b strings.Builder
 		fsName := func(n *gpfsNSD) string {
 			if n.FS == "" {
@@ -237,10 +258,12 @@ func mmlsnsd(e *Env, args []string) int {
 		switch {
 		case f.set["-Y"] && f.set["-X"]:
 			yHeader(&b, "mmlsnsd", "nsd", "fileSystem", "diskName", "volumeId", "serverList", "deviceType", "localDiskName", "remarks", "sizeMB")
-			for _, n := range g.st.NSDs {
+			for _, n := range nsds {
 				for _, s := range orSelf(n.Servers, g.host) {
 					local, typ := "", "generic"
-					if ne, done := g.nodeEnv(s); ne != nil {
+					if k, ok := strings.CutPrefix(n.Disk, s+":/dev/"); ok {
+						local = "/dev/" + k
+					} else if ne, done := g.nodeEnv(s); ne != nil {
 						if k := ne.findDisk(n.Disk); k != "" {
 							local = "/dev/" + k
 							if strings.HasPrefix(k, "dm-") {
@@ -254,12 +277,12 @@ func mmlsnsd(e *Env, args []string) int {
 			}
 		case f.set["-Y"]:
 			yHeader(&b, "mmlsnsd", "nsd", "fileSystem", "diskName", "volumeId", "serverList", "thinDisk")
-			for _, n := range g.st.NSDs {
+			for _, n := range nsds {
 				yData(&b, "mmlsnsd", "nsd", false, fsName(n), n.Name, n.VolumeID, strings.Join(n.Servers, ","), "")
 			}
 		default:
 			b.WriteString("\n File system   Disk name    NSD servers\n---------------------------------------------------------------------------\n")
-			for _, n := range g.st.NSDs {
+			for _, n := range nsds {
 				servers := strings.Join(n.Servers, ",")
 				if servers == "" {
 					servers = "(directly attached)"

@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,10 +71,20 @@ func (l *gpfsLab) mm(node string, argv ...string) {
 	l.nodes[node].ok(argv...)
 }
 
-// refused wants argv on node to fail with msg in its output.
+// refused wants argv on node to fail with msg in its output: each
+// refusal is a test case of its own, named by the message.
 func (l *gpfsLab) refused(node, msg string, argv ...string) {
 	l.t.Helper()
-	l.nodes[node].refused(msg, argv...)
+	l.t.Run(msg, func(t *testing.T) {
+		err := l.nodes[node].run.Run(context.Background(), argv...)
+		if err == nil {
+			t.Errorf("%q on %s succeeded, want %q", argv, node, msg)
+		} else if !strings.Contains(err.Error(), msg) {
+			t.Errorf("%q on %s: %v, want %q", argv, node, err, msg)
+		} else if !strings.Contains(err.Error(), "6027-1639 Command failed") && strings.HasPrefix(path.Base(argv[0]), "mm") {
+			t.Errorf("%q on %s: no closing 6027-1639 line: %v", argv, node, err)
+		}
+	})
 }
 
 // y runs a -Y query on node and parses it.
@@ -246,6 +258,18 @@ func TestGPFSFullSequence(t *testing.T) {
 	if c := l.y("nsd2", "mmlsnodeclass", "-Y")["mmlsnodeclass:"]; len(c) != 1 || c[0]["nodeclassName"] != "nsdservers" || c[0]["members"] != "nsd1,nsd2" {
 		t.Errorf("mmlsnodeclass %v", c)
 	}
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "add", "-N", "gw1")
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "delete", "-N", "gw1")
+	l.mm("nsd1", "mmchnodeclass", "nsdservers", "replace", "-N", "nsd2,nsd1")
+	if c := l.y("nsd2", "mmlsnodeclass", "nsdservers", "-Y")["mmlsnodeclass:"]; len(c) != 1 || c[0]["members"] != "nsd2,nsd1" {
+		t.Errorf("mmlsnodeclass after mmchnodeclass replace: %v", c)
+	}
+	l.refused("nsd1", "nsdNodes is a system-defined node class", "mmcrnodeclass", "nsdNodes", "-N", "nsd1,nsd2")
+	l.refused("nsd1", "Node class nsdservers already exists", "mmcrnodeclass", "nsdservers", "-N", "nsd1")
+	l.refused("nsd1", "cannot be left empty", "mmchnodeclass", "nsdservers", "delete", "-N", "nsd1,nsd2")
+	l.refused("nsd1", "Node class nosuch does not exist", "mmchnodeclass", "nosuch", "add", "-N", "nsd1")
+	// A system class works with -N directly.
+	l.mm("nsd1", "mmchconfig", "workerThreads=1024", "-N", "nsdNodes")
 
 	l.withNSDs()
 	nsds := l.y("nsd2", "mmlsnsd", "-X", "-Y")["mmlsnsd:nsd"]
@@ -407,7 +431,7 @@ func TestGPFSRefusals(t *testing.T) {
 			l.mm("nsd1", "mmshutdown", "-N", "gw2")
 			l.write("nsd1", "root/s", fmt.Sprintf("%%nsd: device=/dev/disk/by-id/wwn-0x%s nsd=x1 servers=nsd1,gw2\n", vols[0].WWN))
 			l.mm("nsd1", "mmcrnsd", "-F", "/root/s")
-			l.refused("nsd1", "gw2 is a NSD server and needs a server license, not client", "mmstartup", "-N", "gw2")
+			l.refused("nsd1", "gw2 is an NSD server and needs a server license, not client", "mmstartup", "-N", "gw2")
 			// gw2 sees none of the arrays' volumes.
 			l.write("nsd1", "root/s", fmt.Sprintf("%%nsd: device=/dev/disk/by-id/wwn-0x%s nsd=x2 servers=gw2\n", vols[1].WWN))
 			l.refused("nsd1", "on node gw2: No such device", "mmcrnsd", "-F", "/root/s")
@@ -439,7 +463,7 @@ func TestGPFSRefusals(t *testing.T) {
 			l.mm("nsd1", "mmstartup", "-a")
 			l.withNSDs()
 			fs := append([]string{}, r5fs...)
-			l.refused("nsd1", "mmcrfs: 6027-1084 The specified block size (8M) exceeds the maximum allowed block size currently in effect (1M).", fs...)
+			l.refused("nsd1", "mmcrfs: 6027-1084 The specified block size (8M) exceeds the maximum allowed block size currently in effect (4M).", fs...)
 			l.mm("nsd1", "mmchconfig", "maxblocksize=8M")
 			l.refused("nsd1", "6027-1084", fs...) // not in effect until the daemons restart
 			l.mm("nsd1", "mmshutdown", "-a")
@@ -560,6 +584,14 @@ func TestGPFSRefusals(t *testing.T) {
 				t.Errorf("data04 after mmdeldisk: %v", n)
 			}
 			l.mm("nsd1", "mmrestripefs", "fs1", "-b")
+			l.mm("nsd1", "mmmount", "fs1", "-a")
+			l.refused("nsd1", "File system fs1 is mounted on 3 node(s)", "mmdelfs", "fs1")
+			l.mm("nsd1", "mmumount", "fs1", "-a")
+			l.mm("nsd1", "mmdelfs", "fs1")
+			if n := l.y("nsd1", "mmlsnsd", "-Y")["mmlsnsd:nsd"]; len(n) != 6 || n[0]["fileSystem"] != "(free disk)" {
+				t.Errorf("NSDs after mmdelfs: %v", n)
+			}
+			l.refused("nsd1", "File system fs1 is not known", "mmlsfs", "fs1")
 		}},
 		{"mmchpolicy refuses unknown pools", false, false, func(t *testing.T, l *gpfsLab) {
 			l.mm("nsd1", r5fs...)
@@ -645,5 +677,49 @@ func TestGPFSStateIsShared(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(n.dir, ".hpcstorage-sim/data/shared")); err == nil {
 			t.Errorf("%s keeps cluster state in its root", name)
 		}
+	}
+}
+
+// TestGPFSPowerCycle: a node's power cycle (the lab's BMC reset) stops its
+// daemon; with autoload=yes GPFS comes back at boot and mounts the -A yes
+// file systems, without it the node stays down and unmounted.
+func TestGPFSPowerCycle(t *testing.T) {
+	l := newGPFSLab(t, "nsd1", "nsd2", "gw1")
+	l.cluster("nsd1", "nsd2", "gw1") // mmcrcluster -A: autoload=yes
+	l.withNSDs()
+	l.mm("nsd1", r5fs...)
+	l.mm("nsd1", "mmmount", "fs1", "-a")
+	cycle := func(node string) {
+		t.Helper()
+		if err := sim.PowerOff(l.nodes[node].dir); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(l.nodes[node].read("proc/mounts"), "gpfs") {
+			t.Fatalf("%s powered off still shows the mount", node)
+		}
+		if err := sim.Boot(l.nodes[node].dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cycle("nsd2")
+	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "nsd2"); r["state"] != "active" {
+		t.Errorf("nsd2 after a power cycle with autoload: %v", r)
+	}
+	if !strings.Contains(l.nodes["nsd2"].read("proc/mounts"), "fs1 /gpfs/fs1 gpfs") {
+		t.Errorf("fs1 (-A yes) not mounted again on nsd2: %q", l.nodes["nsd2"].read("proc/mounts"))
+	}
+	// umount(8) on a node unmounts the file system there.
+	l.mm("nsd2", "umount", "/gpfs/fs1")
+	if m := l.y("nsd1", "mmlsmount", "fs1", "-Y")["mmlsmount:"]; len(m) != 2 {
+		t.Errorf("after umount on nsd2, mounted on %v", m)
+	}
+	l.mm("nsd1", "mmmount", "fs1", "-a")
+	l.mm("nsd1", "mmchconfig", "autoload=no")
+	cycle("gw1")
+	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "gw1"); r["state"] != "down" {
+		t.Errorf("gw1 after a power cycle without autoload: %v", r)
+	}
+	if m := l.y("nsd1", "mmlsmount", "fs1", "-Y")["mmlsmount:"]; len(m) != 2 {
+		t.Errorf("mounted on %v after gw1's power cycle", m)
 	}
 }
