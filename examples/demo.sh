@@ -19,6 +19,11 @@
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
+# DESIGN=r5 runs examples/r5: the Spectrum Scale cluster, NSDs and 8 MiB
+# scatter file system on two ME4084s (the lab's mm simulators), prints the
+# NSD stanzas and the mmcrfs run, then expands the file system in place
+# with both arrays' ME484s (one mmadddisk with exactly the new NSDs).
+#
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
