@@ -80,7 +80,13 @@ func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var e runner.LogEntry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && len(e.Argv) > 0 && filepath.Base(e.Argv[0]) == tool {
+		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Argv) == 0 {
+			continue
+		}
+		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && e.Argv[3] == "gpfs-once" {
+			e.Argv = e.Argv[5:] // a Once step: the command the shell ran
+		}
+		if filepath.Base(e.Argv[0]) == tool {
 			out = append(out, e.Argv)
 		}
 	}
@@ -405,5 +411,92 @@ func TestGpfsNSDNotMapped(t *testing.T) {
 	}
 	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) != 0 {
 		t.Errorf("mmcrnsd ran: %v", runs)
+	}
+}
+
+// gpfsNodesConfig is a cluster alone, its nodes given by the variable nodes.
+const gpfsNodesConfig = `
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+
+variable "nodes" {
+  type = map(list(string))
+}
+
+provider "hpcstorage" {
+  ssh = {
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
+  }
+}
+
+resource "hpcstorage_gpfs_cluster" "c" {
+  host   = var.lab.nodes["nsd1"].host
+  name   = "r5"
+  nodes  = var.nodes
+  config = { all = { maxblocksize = "8M" } }
+}
+`
+
+// TestGpfsClusterNodes: nodes added to the configuration join with one
+// mmaddnode (and their licence), nodes removed leave with mmshutdown and
+// mmdelnode; an even number of quorum nodes is a warning, not an error.
+func TestGpfsClusterNodes(t *testing.T) {
+	r := upR5(t, gpfsNodesConfig)
+	ctx := context.Background()
+	first := `nodes={nsd1=["quorum","manager"],nsd2=["quorum","manager"],mgmt=["quorum"]}`
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var(first)); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	second := `nodes={nsd1=["quorum","manager"],nsd2=["quorum","manager"],gw1=["client"]}`
+	var plan strings.Builder
+	if _, err := r.tf.PlanJSON(ctx, &plan, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	var warnings []string
+	for _, line := range strings.Split(plan.String(), "\n") {
+		var m struct {
+			Type       string `json:"type"`
+			Diagnostic struct {
+				Severity string `json:"severity"`
+				Summary  string `json:"summary"`
+				Detail   string `json:"detail"`
+			} `json:"diagnostic"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "diagnostic" && m.Diagnostic.Severity == "warning" {
+			warnings = append(warnings, m.Diagnostic.Summary+": "+m.Diagnostic.Detail)
+		}
+	}
+	joined := strings.Join(warnings, "\n")
+	if !strings.Contains(joined, "2 quorum nodes: an odd number") || !strings.Contains(joined, "mmdelnode -N mgmt") {
+		t.Errorf("plan warnings:\n%s", joined)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil {
+		t.Fatalf("apply with gw1 in and mgmt out: %v", err)
+	}
+	cl, err := gpfs.ParseCluster(r.mm(t, "nsd1", true, "mmlscluster", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range cl.Nodes {
+		names = append(names, gpfs.ShortName(n.DaemonName))
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"gw1", "nsd1", "nsd2"}) {
+		t.Errorf("cluster nodes %v, want gw1 nsd1 nsd2", names)
+	}
+	if got := r.mmLog(t, "nsd1", "mmdelnode"); len(got) != 1 || strings.Join(got[0][1:], " ") != "-N mgmt" {
+		t.Errorf("mmdelnode runs: %v", got)
+	}
+	if got := r.mmLog(t, "nsd1", "mmaddnode"); len(got) != 1 {
+		t.Errorf("mmaddnode runs: %v", got)
+	}
+	if changes, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil || changes {
+		t.Errorf("plan after the change: changes %v, err %v", changes, err)
 	}
 }
