@@ -340,8 +340,8 @@ func mapsEqual(a, b map[string]int) bool {
 	return true
 }
 
-// gpfsMappingConfig is one ME4084 volume mapped to nsd1 only, and, with
-// nsd = true, an NSD served by nsd1 and nsd2 on it.
+// gpfsMappingConfig is one ME4084 volume mapped to nsd1 only (both: to
+// nsd2 too), and, with nsd = true, an NSD served by nsd1 and nsd2 on it.
 const gpfsMappingConfig = `
 terraform {
   required_providers {
@@ -352,6 +352,20 @@ terraform {
 variable "nsd" {
   type    = bool
   default = false
+}
+
+variable "both" {
+  type    = bool
+  default = false
+}
+
+variable "wipe" {
+  type    = bool
+  default = false
+}
+
+output "wwn" {
+  value = hpcstorage_volume.v.wwn
 }
 
 provider "hpcstorage" {
@@ -379,15 +393,24 @@ resource "hpcstorage_volume" "v" {
   disk_group         = hpcstorage_disk_group.g.name
   name               = "t_d01"
   segment_size_bytes = 524288
-  host_mappings      = [{ host = "nsd1", lun = 1 }]
+  host_mappings      = var.both ? [{ host = "nsd1", lun = 1 }, { host = "nsd2", lun = 1 }] : [{ host = "nsd1", lun = 1 }]
+}
+
+resource "hpcstorage_gpfs_cluster" "c" {
+  count = var.nsd ? 1 : 0
+  host  = var.lab.nodes["nsd1"].host
+  name  = "r5"
+  nodes = { nsd1 = ["quorum", "manager", "nsd_server"], nsd2 = ["quorum", "manager", "nsd_server"], mgmt = ["quorum"] }
 }
 
 resource "hpcstorage_gpfs_nsds" "t" {
-  count        = var.nsd ? 1 : 0
-  host         = var.lab.nodes["nsd1"].host
+  count         = var.nsd ? 1 : 0
+  cluster_nodes = hpcstorage_gpfs_cluster.c[0].node_names
+  host          = var.lab.nodes["nsd1"].host
   name         = "t"
   server_hosts = { nsd1 = var.lab.nodes["nsd1"].host, nsd2 = var.lab.nodes["nsd2"].host }
   nsds         = [{ name = "t_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+  wipe         = var.wipe
 }
 `
 
@@ -498,5 +521,40 @@ func TestGpfsClusterNodes(t *testing.T) {
 	}
 	if changes, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil || changes {
 		t.Errorf("plan after the change: changes %v, err %v", changes, err)
+	}
+}
+
+// TestGpfsNSDSignature: a volume that carries a file system fails the NSD
+// plan on wipe; with wipe = true the NSD is created (mmcrnsd -v no).
+func TestGpfsNSDSignature(t *testing.T) {
+	r := upR5(t, gpfsMappingConfig)
+	ctx := context.Background()
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true")); err != nil {
+		t.Fatalf("apply of the volume: %v", err)
+	}
+	out, err := r.tf.Output(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wwn string
+	if err := json.Unmarshal(out["wwn"].Value, &wwn); err != nil {
+		t.Fatal(err)
+	}
+	// Someone made a file system on it by hand.
+	r.mm(t, "nsd1", false, "mkfs.xfs", "-f", gpfs.WWNDevice(wwn))
+	_, err = r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true"))
+	msg := strings.Join(strings.Fields(fmt.Sprint(err)), " ")
+	if err == nil || !strings.Contains(msg, "Volume Already Has A Signature") || !strings.Contains(msg, "Attribute wipe") ||
+		!strings.Contains(msg, "xfs signature") {
+		t.Fatalf("plan of an NSD on a volume with a file system: %v", err)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true"), tfexec.Var("wipe=true")); err != nil {
+		t.Fatalf("apply with wipe: %v", err)
+	}
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) != 1 || strings.Join(runs[0][len(runs[0])-2:], " ") != "-v no" {
+		t.Errorf("mmcrnsd runs: %v, want one with -v no", runs)
+	}
+	if nsds, _ := gpfs.ParseNSDs(r.mm(t, "nsd1", true, "mmlsnsd", "-X", "-Y")); len(nsds) != 1 || nsds["t_d01"].Name == "" {
+		t.Errorf("NSDs after the apply: %v", nsds)
 	}
 }
