@@ -19,6 +19,11 @@
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
+# DESIGN=r5 runs examples/r5: the Spectrum Scale cluster, NSDs and 8 MiB
+# scatter file system on two ME4084s (the lab's mm simulators), prints the
+# NSD stanzas and the mmcrfs run, then expands the file system in place
+# with both arrays' ME484s (one mmadddisk with exactly the new NSDs).
+#
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
@@ -29,8 +34,8 @@ bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
 design=${DESIGN:-r1}
 case $design in
-r1 | r3) ;;
-*) echo "demo: DESIGN=$design: the demo runs r1 (default) or r3" >&2; exit 1 ;;
+r1 | r3 | r5) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default), r3 or r5" >&2; exit 1 ;;
 esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
@@ -60,6 +65,9 @@ section() { printf '\n=== %s\n' "$*"; }
 if [ "$design" = r3 ]; then
 	section "lab: R3 (3 building blocks of 2 file nodes, one EF600 each)"
 	"$bin/hpcstorage-lab" up --design r3 --dir "$lab" --detach
+elif [ "$design" = r5 ]; then
+	section "lab: R5 (management, NSD pair, 2 gateways, 4 x (ME4084 + ME484), ME4024)"
+	"$bin/hpcstorage-lab" up --design r5 --dir "$lab" --detach
 else
 	section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
 	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
@@ -145,6 +153,21 @@ LEGEND
 if [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo
+elif [ "$design" = r5 ]; then
+	section "Spectrum Scale: NSD stanzas (primaries alternate) and the mmcrfs run"
+	"$tf" -chdir="$cfg" output -raw nsds
+	"$tf" -chdir="$cfg" output -raw mmcrfs_command && echo
+
+	section "capacity expansion in place: the ME484s of both arrays (me484_count = 2)"
+	echo '{"me484_count": 2}' >"$cfg/expansion.auto.tfvars.json"
+	"$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/expand.log" 2>&1 || {
+		echo "demo: the expansion apply failed:" >&2
+		quiet <"$work/expand.log" | tail -40 >&2
+		exit 1
+	}
+	grep -E -e '^Plan:' -e '^Apply complete' "$work/expand.log"
+	echo "NSDs added with one mmadddisk:"
+	"$tf" -chdir="$cfg" output -json added_disks
 else
 	section "one storage target and one metadata target"
 	"$tf" -chdir="$cfg" output -raw first_targets && echo

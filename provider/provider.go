@@ -355,6 +355,10 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewMultipathResource,
 		NewHALVMResource,
 		NewNFSServerResource,
+		NewGpfsClusterResource,
+		NewGpfsNSDsResource,
+		NewGpfsFilesystemResource,
+		NewGpfsGatewaysResource,
 	}
 }
 

@@ -1,0 +1,422 @@
+package gpfs
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FileSystem is what mmcrfs creates.
+type FileSystem struct {
+	Device     string
+	BlockSize  string // -B, e.g. "8M"
+	LayoutMap  string // -j
+	MetaRepl   int    // -m
+	MaxMeta    int    // -M
+	DataRepl   int    // -r
+	MaxData    int    // -R
+	NumNodes   int    // -n
+	MountPoint string // -T
+	AutoMount  bool   // -A yes|no
+	Disks      []NSD  // stanza content (name, usage, failure group, pool)
+	Pools      []Pool
+	// Policy is the placement policy text ("" when none).
+	Policy string
+	// MaxBlockSize is the cluster's maxblocksize in bytes (0: unknown).
+	MaxBlockSize int64
+}
+
+// MmcrfsArgv creates the file system from a stanza file.
+func (f FileSystem) MmcrfsArgv(stanzaFile string) []string {
+	a := "no"
+	if f.AutoMount {
+		a = "yes"
+	}
+	return []string{"mmcrfs", f.Device, "-F", stanzaFile, "-B", f.BlockSize, "-j", f.LayoutMap,
+		"-m", strconv.Itoa(f.MetaRepl), "-M", strconv.Itoa(f.MaxMeta), "-r", strconv.Itoa(f.DataRepl),
+		"-R", strconv.Itoa(f.MaxData), "-n", strconv.Itoa(f.NumNodes), "-T", f.MountPoint, "-A", a}
+}
+
+// MmadddiskArgv adds the NSDs of a stanza file.
+func MmadddiskArgv(device, stanzaFile string, restripe bool) []string {
+	argv := []string{"mmadddisk", device, "-F", stanzaFile}
+	if restripe {
+		argv = append(argv, "-r")
+	}
+	return argv
+}
+
+// MmdeldiskArgv removes NSDs (GPFS migrates their data first).
+func MmdeldiskArgv(device string, nsds []string) []string {
+	return []string{"mmdeldisk", device, strings.Join(nsds, ";")}
+}
+
+// DataPools are the pools data goes to, sorted (system first when used).
+func (f FileSystem) DataPools() []string {
+	set := map[string]bool{}
+	for _, d := range f.Disks {
+		if d.Usage == DataOnly || d.Usage == DataAndMetadata || d.Usage == "" {
+			set[poolOf(d)] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] == SystemPool || out[j] != SystemPool && out[i] < out[j] })
+	return out
+}
+
+func poolOf(d NSD) string {
+	if d.Pool == "" {
+		return SystemPool
+	}
+	return d.Pool
+}
+
+// NeedsPolicy is true when data can go to a pool other than system: files
+// land in system unless a placement rule says otherwise, and a
+// metadata-only system pool cannot hold them.
+func (f FileSystem) NeedsPolicy() bool {
+	for _, p := range f.DataPools() {
+		if p != SystemPool {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultPolicy places every file in the first data pool other than
+// system (the pool all of R5's data LUNs are in).
+func (f FileSystem) DefaultPolicy() string {
+	for _, p := range f.DataPools() {
+		if p != SystemPool {
+			return PlacementPolicy(p)
+		}
+	}
+	return ""
+}
+
+// PlacementPolicy is a policy with one default placement rule.
+func PlacementPolicy(pool string) string {
+	return fmt.Sprintf("/* Written by hpcstorage: new files go to pool %s. */\nRULE 'default' SET POOL '%s'\n", pool, pool)
+}
+
+// policyPools lists the pools a policy's SET POOL rules name.
+func policyPools(policy string) []string {
+	var out []string
+	rest := policy
+	for {
+		i := strings.Index(strings.ToUpper(rest), "SET POOL")
+		if i < 0 {
+			return out
+		}
+		rest = strings.TrimLeft(rest[i+len("SET POOL"):], " \t")
+		if len(rest) > 0 && (rest[0] == '\'' || rest[0] == '"') {
+			q := rest[0]
+			if j := strings.IndexByte(rest[1:], q); j >= 0 {
+				out = append(out, rest[1:1+j])
+				rest = rest[2+j:]
+			}
+		}
+	}
+}
+
+// Validate checks the plan-time rules; attrs are the filesystem
+// resource's attribute names.
+func (f FileSystem) Validate() Problems {
+	var ps Problems
+	if !validName(f.Device, "") || f.Device[0] >= '0' && f.Device[0] <= '9' {
+		ps.add("device", "%q is not a file system device name (letters, digits, underscores)", f.Device)
+	}
+	bs, err := ParseSize(f.BlockSize)
+	if err != nil {
+		ps.add("block_size", "%v", err)
+	} else {
+		if !slices.Contains([]int64{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}, bs) {
+			ps.add("block_size", "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.BlockSize)
+		} else if f.MaxBlockSize > 0 && bs > f.MaxBlockSize {
+			ps.add("block_size", "block size %s is above the cluster's maxblocksize %s: mmcrfs would fail with 6027-1084 "+
+				"(set maxblocksize=%s in the cluster's config first; it restarts the daemons)", f.BlockSize,
+				FormatSize(f.MaxBlockSize), f.BlockSize)
+		}
+	}
+	if !slices.Contains(LayoutMaps, f.LayoutMap) {
+		ps.add("allocation", "%q is not one of %s", f.LayoutMap, strings.Join(LayoutMaps, ", "))
+	}
+	if !strings.HasPrefix(f.MountPoint, "/") {
+		ps.add("mount_point", "%q is not an absolute path", f.MountPoint)
+	}
+	repl := func(lo, hi int, loName, hiName string) {
+		switch {
+		case lo < 1 || lo > MaxReplicas:
+			ps.add(loName, "%d replicas: want 1 to %d", lo, MaxReplicas)
+		case hi < 1 || hi > MaxReplicas:
+			ps.add(hiName, "%d replicas: want 1 to %d", hi, MaxReplicas)
+		case lo > hi:
+			ps.add(loName, "%d default replicas is more than the maximum %s = %d", lo, hiName, hi)
+		}
+	}
+	repl(f.MetaRepl, f.MaxMeta, "metadata_replicas", "max_metadata_replicas")
+	repl(f.DataRepl, f.MaxData, "data_replicas", "max_data_replicas")
+	if f.NumNodes < 1 {
+		ps.add("num_nodes", "%d: want at least 1", f.NumNodes)
+	}
+	if len(f.Disks) == 0 {
+		ps.add("disks", "a file system needs at least one NSD")
+	}
+	seen := map[string]int{}
+	metaFG, dataFG := map[int]bool{}, map[int]bool{}
+	pools := map[string]bool{SystemPool: true}
+	for _, p := range f.Pools {
+		pools[p.Name] = true
+	}
+	for i, d := range f.Disks {
+		at := func(s string) string { return fmt.Sprintf("disks[%d].%s", i, s) }
+		if j, dup := seen[d.Name]; dup {
+			ps.add(at("nsd"), "NSD %s is listed twice (disks[%d])", d.Name, j)
+		}
+		seen[d.Name] = i
+		if !slices.Contains(Usages, d.Usage) {
+			ps.add(at("usage"), "usage %q is not one of %s%s", d.Usage, strings.Join(Usages, ", "), didYouMean(d.Usage, Usages))
+		}
+		if !pools[poolOf(d)] {
+			ps.add(at("pool"), "pool %s has no entry in pools (its block size and layout map)", poolOf(d))
+		}
+		if d.Usage != DataOnly {
+			metaFG[d.FailureGroup] = true
+		}
+		if d.Usage != MetadataOnly {
+			dataFG[d.FailureGroup] = true
+		}
+	}
+	if len(f.Disks) > 0 {
+		if len(metaFG) == 0 {
+			ps.add("disks", "no NSD holds metadata: give the system pool metadataOnly or dataAndMetadata NSDs")
+		}
+		// Replicas are written to distinct failure groups: the default
+		// count needs that many now (the maximum only bounds later changes).
+		if f.MetaRepl > len(metaFG) && len(metaFG) > 0 {
+			ps.add("metadata_replicas", "%d metadata replicas need as many failure groups among the metadata NSDs; they have %d",
+				f.MetaRepl, len(metaFG))
+		}
+		if f.DataRepl > len(dataFG) && len(dataFG) > 0 {
+			ps.add("data_replicas", "%d data replicas need as many failure groups among the data NSDs; they have %d",
+				f.DataRepl, len(dataFG))
+		}
+	}
+	for i, p := range f.Pools {
+		if p.Name == SystemPool {
+			continue
+		}
+		if pb, err := ParseSize(p.BlockSize); err != nil {
+			ps.add(fmt.Sprintf("pools[%d].block_size", i), "%v", err)
+		} else if f.MaxBlockSize > 0 && pb > f.MaxBlockSize {
+			ps.add(fmt.Sprintf("pools[%d].block_size", i), "block size %s is above the cluster's maxblocksize %s (6027-1084)",
+				p.BlockSize, FormatSize(f.MaxBlockSize))
+		}
+		if !slices.Contains(LayoutMaps, p.LayoutMap) {
+			ps.add(fmt.Sprintf("pools[%d].layout_map", i), "%q is not one of %s", p.LayoutMap, strings.Join(LayoutMaps, ", "))
+		}
+	}
+	if f.NeedsPolicy() {
+		if strings.TrimSpace(f.Policy) == "" {
+			ps.add("placement_policy", "data goes to pool(s) %s, not system: a placement policy must say which files go there "+
+				"(without one every file lands in system, which holds metadata only here)", strings.Join(f.DataPools(), ", "))
+		}
+	}
+	for _, p := range policyPools(f.Policy) {
+		if !pools[p] {
+			ps.add("placement_policy", "the policy places files in pool %s, which no NSD of this file system is in", p)
+		}
+	}
+	return ps
+}
+
+// FSSeen is a file system as read back; Exists false when mmlsfs does not
+// know the device.
+type FSSeen struct {
+	Exists  bool
+	Attrs   map[string]string // mmlsfs -Y, by field name
+	Disks   []Disk            // mmlsdisk -Y
+	Mounted bool              // mmlsmount -Y lists a node
+	Policy  string            // mmlspolicy -L
+}
+
+// diskNames are the names of seen disks.
+func (s FSSeen) diskSet() map[string]Disk {
+	m := map[string]Disk{}
+	for _, d := range s.Disks {
+		m[d.Name] = d
+	}
+	return m
+}
+
+// NewDisks are the configured NSDs the file system does not have yet, in
+// configuration order.
+func (f FileSystem) NewDisks(seen FSSeen) []NSD {
+	have := seen.diskSet()
+	var out []NSD
+	for _, d := range f.Disks {
+		if _, ok := have[d.Name]; !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// FSSteps bring seen to f. A new file system is created from every NSD
+// (mmcrfs), gets its placement policy and is mounted everywhere. An
+// existing one gets ONE mmadddisk with exactly the NSDs it lacks (then
+// mmrestripefs -b when rebalance), never touching the others; NSDs in
+// remove are deleted with one mmdeldisk (GPFS migrates their data first).
+func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir string) []Step {
+	var steps []Step
+	policyFile := dir + "/policy"
+	if !seen.Exists {
+		sf := dir + "/mmcrfs.stanza"
+		q, m := guardFS(f.Device)
+		steps = append(steps, guarded(Step{Name: "mmcrfs", Argv: f.MmcrfsArgv(sf), Files: map[string]string{sf: StanzaFile(f.Disks, f.Pools)}}, q, m))
+		if f.Policy != "" {
+			q, m := guardPolicy(f.Device, f.Policy)
+			steps = append(steps, guarded(Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+				Files: map[string]string{policyFile: f.Policy}}, q, m))
+		}
+		q, m = guardMounted(f.Device)
+		return append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
+	}
+	if add := f.NewDisks(seen); len(add) > 0 {
+		af := dir + "/mmadddisk.stanza"
+		var names []string
+		for _, d := range add {
+			names = append(names, d.Name)
+		}
+		q, m := guardDisks(f.Device, names)
+		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
+		if rebalance {
+			steps = append(steps, once(Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}}))
+		}
+	}
+	have := seen.diskSet()
+	var gone []string
+	for _, n := range sorted(remove) {
+		if _, ok := have[n]; ok {
+			gone = append(gone, n)
+		}
+	}
+	if len(gone) > 0 {
+		steps = append(steps, once(Step{Name: "mmdeldisk", Argv: MmdeldiskArgv(f.Device, gone)}))
+	}
+	if f.Policy != "" && !samePolicy(f.Policy, seen.Policy) {
+		q, m := guardPolicy(f.Device, f.Policy)
+		steps = append(steps, guarded(Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
+			Files: map[string]string{policyFile: f.Policy}}, q, m))
+	}
+	if !seen.Mounted {
+		q, m := guardMounted(f.Device)
+		steps = append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
+	}
+	return steps
+}
+
+// newPools are the %pool stanzas of pools the file system has no disk in
+// yet (mmadddisk creates a pool from its stanza).
+func newPools(pools []Pool, seen FSSeen) []Pool {
+	have := map[string]bool{}
+	for _, d := range seen.Disks {
+		have[d.Pool] = true
+	}
+	var out []Pool
+	for _, p := range pools {
+		if !have[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// samePolicy compares a policy with what mmlspolicy -L prints: every rule
+// line of the policy must be there.
+func samePolicy(want, got string) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	g := norm(got)
+	for _, l := range strings.Split(want, "\n") {
+		if l = norm(l); l != "" && !strings.HasPrefix(l, "/*") && !strings.Contains(g, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// FSDrift lists what differs between f and seen: the mmcrfs settings,
+// missing or unexpected disks (usage, failure group, pool), the policy and
+// the mount.
+func (f FileSystem) FSDrift(seen FSSeen) map[string]string {
+	d := map[string]string{}
+	if !seen.Exists {
+		d["filesystem"] = "not found: mmlsfs does not know " + f.Device
+		return d
+	}
+	bs, _ := ParseSize(f.BlockSize)
+	for _, c := range []struct{ field, want string }{
+		{"blockSize", strconv.FormatInt(bs, 10)}, {"blockAllocationType", f.LayoutMap},
+		{"defaultMetadataReplicas", strconv.Itoa(f.MetaRepl)}, {"maxMetadataReplicas", strconv.Itoa(f.MaxMeta)},
+		{"defaultDataReplicas", strconv.Itoa(f.DataRepl)}, {"maxDataReplicas", strconv.Itoa(f.MaxData)},
+		{"defaultMountPoint", f.MountPoint},
+	} {
+		got, ok := seen.Attrs[c.field]
+		if ok && got != c.want && !(c.field == "blockSize" && sizeEq(got, c.want)) {
+			d["mmlsfs:"+c.field] = fmt.Sprintf("%s, want %s", got, c.want)
+		}
+	}
+	have := seen.diskSet()
+	want := map[string]bool{}
+	for _, n := range f.Disks {
+		want[n.Name] = true
+		g, ok := have[n.Name]
+		switch {
+		case !ok:
+			d["disk:"+n.Name] = "not in the file system"
+		case g.Usage() != n.Usage:
+			d["disk:"+n.Name] = fmt.Sprintf("usage %s, want %s", g.Usage(), n.Usage)
+		case g.Pool != poolOf(n):
+			d["disk:"+n.Name] = fmt.Sprintf("pool %s, want %s", g.Pool, poolOf(n))
+		case g.FailureGroup != strconv.Itoa(n.FailureGroup):
+			d["disk:"+n.Name] = fmt.Sprintf("failure group %s, want %d", g.FailureGroup, n.FailureGroup)
+		}
+	}
+	for _, g := range seen.Disks {
+		if !want[g.Name] {
+			d["disk:"+g.Name] = "in the file system, not configured"
+		}
+	}
+	if f.Policy != "" && !samePolicy(f.Policy, seen.Policy) {
+		d["policy"] = "the installed placement policy differs"
+	}
+	if !seen.Mounted {
+		d["mount"] = "not mounted on any node"
+	}
+	return d
+}
+
+func sizeEq(a, b string) bool {
+	x, err1 := ParseSize(a)
+	y, err2 := ParseSize(b)
+	return err1 == nil && err2 == nil && x == y
+}
+
+// ParseMounted reads mmlsmount DEV -Y: true when a node has it mounted.
+func ParseMounted(out string) (bool, error) {
+	p, err := ParseY(out)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range p {
+		if t.Command == "mmlsmount" && len(t.Rows) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,421 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/gpfs"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*gpfsClusterResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*gpfsClusterResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*gpfsClusterResource)(nil)
+)
+
+// NewGpfsClusterResource is the hpcstorage_gpfs_cluster resource.
+func NewGpfsClusterResource() resource.Resource { return &gpfsClusterResource{} }
+
+type gpfsClusterResource struct{ nodes *nodeAccess }
+
+type gpfsClusterModel struct {
+	ID           types.String `tfsdk:"id"`
+	Host         types.String `tfsdk:"host"`
+	SSH          types.Object `tfsdk:"ssh"`
+	Name         types.String `tfsdk:"name"`
+	Nodes        types.Map    `tfsdk:"nodes"`
+	NodeClasses  types.Map    `tfsdk:"node_classes"`
+	Config       types.Map    `tfsdk:"config"`
+	ClusterID    types.String `tfsdk:"cluster_id"`
+	MaxBlockSize types.String `tfsdk:"max_block_size"`
+	NodeNames    types.List   `tfsdk:"node_names"`
+	Drift        types.Map    `tfsdk:"drift"`
+}
+
+func (r *gpfsClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_gpfs_cluster"
+}
+
+func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An IBM Spectrum Scale (GPFS) cluster: its nodes with their roles and licences, node classes, " +
+			"configuration by node class (`mmchconfig`), and running daemons. Every mm command runs on one admin node " +
+			"(`host`), which must reach the others over SSH as GPFS requires.\n\nEach plan and refresh reads the cluster back " +
+			"(`mmlscluster -Y`, `mmlsconfig -Y`, `mmgetstate -a -Y`, `mmlsnodeclass -Y`); what differs shows in `drift` and " +
+			"the next apply puts it back. An apply decides its commands from what it reads: `mmcrcluster` once (from a node " +
+			"file, ssh/scp, daemons started at boot), `mmaddnode` for nodes added, `mmshutdown`/`mmdelnode` for nodes removed " +
+			"from the configuration, `mmchlicense` for the nodes it brings in, `mmcrnodeclass`, `mmchconfig` per scope, and " +
+			"`mmstartup` for daemons that are down. `maxblocksize` needs every daemon down: the apply stops them, sets it and " +
+			"starts them again, before any file system that depends on it (file systems read `max_block_size`).\n\n" +
+			"Configuration keys are checked against a table of known attributes, with GPFS's case (`pagepool`, `maxMBpS`): a " +
+			"wrongly cased or misspelt key fails the plan with the key it is nearest to, instead of being stored and ignored.\n\n" +
+			"Destroy leaves the cluster as it is (deleting a cluster loses its file systems): it only removes the node files " +
+			"this resource wrote on the admin node.",
+		Attributes: map[string]schema.Attribute{
+			"host": nodeHostAttribute("the mm commands (the cluster's admin node)"),
+			"ssh":  sshResourceAttribute(),
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "Cluster name (`mmcrcluster -C`). Changing it replaces the resource.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthBetween(1, 115)}},
+			"nodes": schema.MapAttribute{Required: true, ElementType: types.ListType{ElemType: types.StringType},
+				MarkdownDescription: "Nodes by GPFS node name, each with its roles: " + backtickList(gpfs.Roles) + ". " +
+					"`quorum` and `manager` become the node file's designation (`nsd1:quorum-manager`); quorum, manager, NSD " +
+					"server and gateway (CES protocol) nodes get a server licence, others a client licence. An odd number of " +
+					"quorum nodes is recommended (the plan warns otherwise).",
+				Validators: []validator.Map{mapvalidator.SizeAtLeast(1)}},
+			"node_classes": schema.MapAttribute{Optional: true, ElementType: types.ListType{ElemType: types.StringType},
+				MarkdownDescription: "User node classes (`mmcrnodeclass`), by name, with their member nodes; `config` sets " +
+					"values per class (R5: `nsdServers` for the NSD servers; system classes such as `nsdNodes` or `cesNodes` are GPFS's own and cannot be defined here)."},
+			"config": schema.MapAttribute{Optional: true, ElementType: types.MapType{ElemType: types.StringType},
+				MarkdownDescription: "`mmchconfig` values by scope: `all` (cluster-wide, no `-N`), a node class of " +
+					"`node_classes` or a node name; each a map of attribute to value, e.g. `{ all = { maxblocksize = \"8M\" }, " +
+					"nsdServers = { pagepool = \"16G\" } }`; a system node class (`cesNodes`) is a scope too. Keys are case-sensitive and checked against: " +
+					backtickList(gpfs.AttributeNames()) + "."},
+			"id":         nodeIDAttribute("The cluster name."),
+			"cluster_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GPFS's cluster id, as `mmlscluster -Y` prints it.", PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"max_block_size": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The cluster's `maxblocksize` once applied (`config.all.maxblocksize`, else GPFS's default " +
+					gpfs.FormatSize(gpfs.DefaultMaxBlockSize) + "). File systems take it, so they are created after it is set and " +
+					"a larger block size fails their plan (GPFS would refuse it with 6027-1084)."},
+			"node_names": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The node names, sorted: NSDs check their servers against them."},
+			"drift": nodeDriftAttribute(),
+		},
+	}
+}
+
+func (r *gpfsClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+// spec converts the model; known is false while an input is unknown.
+func (m *gpfsClusterModel) spec(ctx context.Context, diags *diag.Diagnostics) (gpfs.ClusterSpec, bool) {
+	if m.Name.IsUnknown() || m.Nodes.IsUnknown() || m.NodeClasses.IsUnknown() || m.Config.IsUnknown() {
+		return gpfs.ClusterSpec{}, false
+	}
+	var nodes map[string][]string
+	classes := map[string][]string{}
+	config := map[string]map[string]string{}
+	diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
+	if !m.NodeClasses.IsNull() {
+		diags.Append(m.NodeClasses.ElementsAs(ctx, &classes, false)...)
+	}
+	if !m.Config.IsNull() {
+		diags.Append(m.Config.ElementsAs(ctx, &config, false)...)
+	}
+	if diags.HasError() {
+		return gpfs.ClusterSpec{}, false
+	}
+	s := gpfs.ClusterSpec{Name: m.Name.ValueString(), Classes: classes, Config: config, Dir: gpfsPath("cluster-" + m.Name.ValueString())}
+	for _, n := range sortedKeysOf(nodes) {
+		s.Nodes = append(s.Nodes, gpfs.Node{Name: n, Roles: nodes[n]})
+	}
+	return s, true
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// validate checks the spec; maxblocksize is cluster-wide only.
+func validateClusterSpec(s gpfs.ClusterSpec, diags *diag.Diagnostics) {
+	ps := gpfs.ValidateCluster(s.Name, s.Nodes, s.Classes, s.Config)
+	for scope, kv := range s.Config {
+		if _, ok := kv["maxblocksize"]; ok && scope != gpfs.AllNodes {
+			ps = append(ps, gpfs.Problem{Attr: fmt.Sprintf("config[%q][%q]", scope, "maxblocksize"),
+				Msg: "maxblocksize is cluster-wide: set it under config.all"})
+		}
+	}
+	gpfsProblems(diags, ps)
+}
+
+func (m *gpfsClusterModel) fill(s gpfs.ClusterSpec) {
+	m.ID = types.StringValue(s.Name)
+	mbs := gpfs.FormatSize(gpfs.DefaultMaxBlockSize)
+	if v, ok := s.Config[gpfs.AllNodes]["maxblocksize"]; ok {
+		mbs = v
+	}
+	m.MaxBlockSize = types.StringValue(mbs)
+	var names []string
+	for _, n := range s.Nodes {
+		names = append(names, n.Name)
+	}
+	m.NodeNames = stringList(names)
+}
+
+func (m *gpfsClusterModel) admin(nodes *nodeAccess) gpfsAdmin {
+	return newGPFSAdmin(nodes, m.Host, m.SSH)
+}
+
+func (m *gpfsClusterModel) owner() string { return "gpfs-cluster-" + m.Name.ValueString() }
+
+// readCluster runs the -Y queries; ok false on a transport or parse error.
+func readCluster(ctx context.Context, a gpfsAdmin, withClasses bool, diags *diag.Diagnostics) (gpfs.ClusterSeen, bool) {
+	var seen gpfs.ClusterSeen
+	out, failed, ok := a.query(ctx, diags, "mmlscluster", "-Y")
+	if !ok {
+		return seen, false
+	}
+	if failed != "" {
+		return seen, true // no cluster on this node yet
+	}
+	var err error
+	if seen.Cluster, err = gpfs.ParseCluster(out); err != nil {
+		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmlscluster -Y: %v", a.host, err))
+		return seen, false
+	}
+	seen.Exists = true
+	type q struct {
+		argv  []string
+		parse func(string) error
+	}
+	queries := []q{
+		{[]string{"mmlsconfig", "-Y"}, func(o string) (e error) { seen.Config, e = gpfs.ParseConfig(o); return }},
+		{[]string{"mmgetstate", "-a", "-Y"}, func(o string) (e error) { seen.States, e = gpfs.ParseStates(o); return }},
+	}
+	if withClasses {
+		queries = append(queries, q{[]string{"mmlsnodeclass", "-Y"}, func(o string) (e error) { seen.Classes, e = gpfs.ParseNodeClasses(o); return }})
+	}
+	for _, qq := range queries {
+		out, failed, ok := a.query(ctx, diags, qq.argv...)
+		if !ok {
+			return seen, false
+		}
+		if failed != "" {
+			diags.AddError(gpfsKind+" Query Failed", fmt.Sprintf("Host %s: %s", a.host, failed))
+			return seen, false
+		}
+		if err := qq.parse(out); err != nil {
+			diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: %s: %v", a.host, strings.Join(qq.argv, " "), err))
+			return seen, false
+		}
+	}
+	return seen, true
+}
+
+// stepItems turns steps into agent items: the files each reads, then the
+// command with its guard (see gpfsCommand).
+func stepItems(steps []gpfs.Step) []protocol.Item {
+	var items []protocol.Item
+	for _, s := range steps {
+		for _, f := range sortedKeysOf(s.Files) {
+			items = append(items, gpfsFile(f, s.Files[f]))
+		}
+		items = append(items, gpfsStep(s))
+	}
+	return items
+}
+
+// converge reads the cluster, runs what differs and reads it back.
+func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel, dropped []string, diags *diag.Diagnostics) bool {
+	s, ok := m.spec(ctx, diags)
+	if !ok {
+		return false
+	}
+	a := m.admin(r.nodes)
+	seen, ok := readCluster(ctx, a, len(s.Classes) > 0, diags)
+	if !ok {
+		return false
+	}
+	steps, err := gpfs.ClusterSteps(s, seen, dropped)
+	if err != nil {
+		addError(diags, path.Root("name"), "Cluster Mismatch", fmt.Sprintf("Host %s.", a.host), err)
+		return false
+	}
+	// The node file stays on the node (and in the owner's records) every run.
+	items := append([]protocol.Item{gpfsFile(s.Dir+"/nodes", gpfs.NodeFile(s.Nodes))}, stepItems(steps)...)
+	items = dedupeFiles(items)
+	if !a.apply(ctx, m.owner(), items, diags) {
+		return false
+	}
+	seen, ok = readCluster(ctx, a, len(s.Classes) > 0, diags)
+	if !ok {
+		return false
+	}
+	if d := gpfs.ClusterDrift(s, seen); len(d) > 0 {
+		// Daemons may take a moment to come up; anything else is a failure.
+		for k, v := range d {
+			if strings.HasPrefix(k, "state:") {
+				diags.AddWarning("GPFS Daemon Not Active Yet", fmt.Sprintf("Host %s: %s: %s. The next refresh shows it as drift if it stays so.", a.host, k, v))
+				delete(d, k)
+			}
+		}
+		if len(d) > 0 {
+			diags.AddError("Change Not Verified", fmt.Sprintf("Host %s: after apply the cluster still differs: %s", a.host, driftText(d)))
+			return false
+		}
+	}
+	m.fill(s)
+	m.ClusterID = types.StringValue(seen.Cluster.ID)
+	m.Drift = emptyDrift()
+	return true
+}
+
+// dedupeFiles keeps the last item for a path (an agent spec lists each
+// file once).
+func dedupeFiles(items []protocol.Item) []protocol.Item {
+	last := map[string]int{}
+	for i, it := range items {
+		if it.File != nil {
+			last[it.File.Path] = i
+		}
+	}
+	var out []protocol.Item
+	for i, it := range items {
+		if it.File != nil && last[it.File.Path] != i {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func driftText(d map[string]string) string {
+	var out []string
+	for _, k := range sortedKeysOf(d) {
+		out = append(out, k+": "+d[k])
+	}
+	return strings.Join(out, "; ")
+}
+
+func (r *gpfsClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, ok := state.spec(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readCluster(ctx, state.admin(r.nodes), len(s.Classes) > 0, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(gpfs.ClusterDrift(s, seen))
+	if seen.Exists {
+		state.ClusterID = types.StringValue(seen.Cluster.ID)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var before, after map[string][]string
+	resp.Diagnostics.Append(prior.Nodes.ElementsAs(ctx, &before, false)...)
+	resp.Diagnostics.Append(plan.Nodes.ElementsAs(ctx, &after, false)...)
+	var dropped []string
+	for n := range before {
+		if _, ok := after[n]; !ok {
+			dropped = append(dropped, n)
+		}
+	}
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete keeps the cluster (see the description) and removes the files.
+func (r *gpfsClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.admin(r.nodes).remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ModifyPlan checks the rules, fills the computed values known from the
+// configuration, and says which nodes a plan removes from the cluster.
+func (r *gpfsClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		if !req.State.Raw.IsNull() {
+			resp.Diagnostics.AddWarning("Cluster Kept", "Destroying hpcstorage_gpfs_cluster leaves the GPFS cluster running "+
+				"(its file systems depend on it); only the node files on the admin node are removed.")
+		}
+		return
+	}
+	var plan gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	s, ok := plan.spec(ctx, &resp.Diagnostics)
+	if ok {
+		validateClusterSpec(s, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		plan.fill(s)
+	}
+	if !req.State.Raw.IsNull() && ok {
+		var state gpfsClusterModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		var before map[string][]string
+		resp.Diagnostics.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
+		have := map[string]bool{}
+		for _, n := range s.Nodes {
+			have[n.Name] = true
+		}
+		for _, n := range sortedKeysOf(before) {
+			if !have[n] {
+				resp.Diagnostics.AddAttributeWarning(path.Root("nodes"), "Node Leaves The Cluster",
+					fmt.Sprintf("Node %s is no longer configured: the apply stops GPFS on it (mmshutdown -N %s) and removes it "+
+						"from the cluster (mmdelnode -N %s).", n, n, n))
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *gpfsClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsClusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := cfg.spec(ctx, &resp.Diagnostics); ok {
+		var quiet diag.Diagnostics // warnings are for the plan
+		validateClusterSpec(s, &quiet)
+		for _, d := range quiet.Errors() {
+			resp.Diagnostics.Append(d)
+		}
+	}
+}

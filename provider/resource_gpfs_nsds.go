@@ -1,0 +1,388 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/gpfs"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*gpfsNSDsResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*gpfsNSDsResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*gpfsNSDsResource)(nil)
+)
+
+// NewGpfsNSDsResource is the hpcstorage_gpfs_nsds resource.
+func NewGpfsNSDsResource() resource.Resource { return &gpfsNSDsResource{} }
+
+type gpfsNSDsResource struct{ nodes *nodeAccess }
+
+type gpfsNSDsModel struct {
+	ID           types.String `tfsdk:"id"`
+	Host         types.String `tfsdk:"host"`
+	SSH          types.Object `tfsdk:"ssh"`
+	Name         types.String `tfsdk:"name"`
+	ClusterNodes types.List   `tfsdk:"cluster_nodes"`
+	ServerHosts  types.Map    `tfsdk:"server_hosts"`
+	NSDs         types.List   `tfsdk:"nsds"`
+	Wipe         types.Bool   `tfsdk:"wipe"`
+	Stanzas      types.String `tfsdk:"stanzas"`
+	Drift        types.Map    `tfsdk:"drift"`
+}
+
+type gpfsNSDModel struct {
+	Name         types.String `tfsdk:"name"`
+	WWN          types.String `tfsdk:"wwn"`
+	Device       types.String `tfsdk:"device"`
+	Servers      types.List   `tfsdk:"servers"`
+	Usage        types.String `tfsdk:"usage"`
+	FailureGroup types.Int64  `tfsdk:"failure_group"`
+	Pool         types.String `tfsdk:"pool"`
+}
+
+func (r *gpfsNSDsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_gpfs_nsds"
+}
+
+func (r *gpfsNSDsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Spectrum Scale NSDs (network shared disks): one per array volume, found on its servers by " +
+			"WWN (`/dev/disk/by-id/wwn-0x<wwn>`, or a multipath alias given as `device`). The apply reads `mmlsnsd -X -Y` and " +
+			"creates the NSDs it does not list with one `mmcrnsd -F <stanzas> -v yes` (GPFS then refuses a disk that already " +
+			"holds an NSD descriptor), and deletes those removed from `nsds` with one `mmdelnsd` (GPFS refuses while a file " +
+			"system uses them: remove them from the file system first).\n\nAt plan time, for each NSD not yet created, every " +
+			"server in `server_hosts` must see the volume (else the plan fails on its `wwn`, naming the server: map it to " +
+			"that host), and a volume carrying any signature (`blkid -p`) fails the plan unless `wipe = true`.\n\nServers " +
+			"are ordered so primaries alternate: among NSDs served by the same nodes, the first NSD lists them as given, " +
+			"the second starts with the next server, and so on (`stanzas` shows the result).\n\nDestroy keeps the NSDs " +
+			"(they may hold a file system's data): only the stanza files on the admin node are removed.",
+		Attributes: map[string]schema.Attribute{
+			"host": nodeHostAttribute("the mm commands (the cluster's admin node)"),
+			"ssh":  sshResourceAttribute(),
+			"name": schema.StringAttribute{Required: true, MarkdownDescription: "A name for this set of NSDs (its stanza " +
+				"files live under `" + gpfsDir + "/nsds-<name>`).", Validators: []validator.String{stringvalidator.RegexMatches(reSafeName, "letters, digits, dashes and underscores")}},
+			"cluster_nodes": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "The cluster's node names (`hpcstorage_gpfs_cluster.node_names`): an NSD server that is not " +
+					"one fails the plan. Referencing the cluster also orders the NSDs after it."},
+			"server_hosts": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "SSH address of each NSD server, by node name, for the plan-time checks (volume mapped " +
+					"to the server, no signature). Servers not listed are not checked."},
+			"nsds": schema.ListNestedAttribute{Required: true, Validators: []validator.List{listvalidator.SizeAtLeast(1)},
+				MarkdownDescription: "The NSDs.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "NSD name, unique in the cluster."},
+					"wwn":  schema.StringAttribute{Required: true, MarkdownDescription: "WWN of the volume (`hpcstorage_volume.wwn`)."},
+					"device": schema.StringAttribute{Optional: true, MarkdownDescription: "Block device on the servers; default " +
+						"`/dev/disk/by-id/wwn-0x<wwn>`. Use `/dev/mapper/<alias>` for a multipath alias."},
+					"servers": schema.ListAttribute{Required: true, ElementType: types.StringType,
+						MarkdownDescription: "NSD servers (at most 8), e.g. the HA pair `[\"nsd1\", \"nsd2\"]`."},
+					"usage": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(gpfs.DataOnly),
+						MarkdownDescription: "One of " + backtickList(gpfs.Usages) + "."},
+					"failure_group": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+						MarkdownDescription: "Failure group: NSDs sharing a point of failure (an array) share one."},
+					"pool": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(gpfs.SystemPool),
+						MarkdownDescription: "Storage pool; metadata NSDs are in `system`."},
+				}},
+			},
+			"wipe": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Allow volumes that carry a signature or an old NSD descriptor (`mmcrnsd -v no`, which " +
+					"overwrites it). Off by default: such a volume fails the plan."},
+			"stanzas": schema.StringAttribute{Computed: true, MarkdownDescription: "The `%nsd` stanzas of every NSD, servers in their final order."},
+			"id":      nodeIDAttribute("The name."),
+			"drift":   nodeDriftAttribute(),
+		},
+	}
+}
+
+func (r *gpfsNSDsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+// nsdList converts the model's NSDs (servers in alternating order); known
+// false while something is unknown.
+func (m *gpfsNSDsModel) nsdList(ctx context.Context, diags *diag.Diagnostics) ([]gpfs.NSD, []string, bool) {
+	if m.NSDs.IsUnknown() {
+		return nil, nil, false
+	}
+	var raw []gpfsNSDModel
+	diags.Append(m.NSDs.ElementsAs(ctx, &raw, false)...)
+	if diags.HasError() {
+		return nil, nil, false
+	}
+	out := make([]gpfs.NSD, len(raw))
+	wwns := make([]string, len(raw))
+	for i, n := range raw {
+		if n.Name.IsUnknown() || n.WWN.IsUnknown() || n.Device.IsUnknown() || n.Servers.IsUnknown() || n.Usage.IsUnknown() ||
+			n.FailureGroup.IsUnknown() || n.Pool.IsUnknown() {
+			return nil, nil, false
+		}
+		var servers []string
+		diags.Append(n.Servers.ElementsAs(ctx, &servers, false)...)
+		dev := n.Device.ValueString()
+		if dev == "" {
+			dev = gpfs.WWNDevice(n.WWN.ValueString())
+		}
+		out[i] = gpfs.NSD{Name: n.Name.ValueString(), Device: dev, Servers: servers, Usage: stringOr(n.Usage, gpfs.DataOnly),
+			FailureGroup: intOr(n.FailureGroup, 1), Pool: stringOr(n.Pool, gpfs.SystemPool)}
+		wwns[i] = gpfs.NormWWN(n.WWN.ValueString())
+	}
+	return gpfs.OrderServers(out), wwns, true
+}
+
+func (m *gpfsNSDsModel) clusterNodes(ctx context.Context, diags *diag.Diagnostics) ([]string, bool) {
+	if m.ClusterNodes.IsUnknown() {
+		return nil, false
+	}
+	if m.ClusterNodes.IsNull() {
+		return nil, true
+	}
+	var l []string
+	diags.Append(m.ClusterNodes.ElementsAs(ctx, &l, false)...)
+	return l, true
+}
+
+func (m *gpfsNSDsModel) dir() string   { return gpfsPath("nsds-" + m.Name.ValueString()) }
+func (m *gpfsNSDsModel) owner() string { return "gpfs-nsds-" + m.Name.ValueString() }
+
+func readNSDs(ctx context.Context, a gpfsAdmin, diags *diag.Diagnostics) (map[string]gpfs.NSDInfo, bool) {
+	out, failed, ok := a.query(ctx, diags, "mmlsnsd", "-X", "-Y")
+	if !ok {
+		return nil, false
+	}
+	if failed != "" {
+		// GPFS answers non-zero when no NSD exists yet (6027-1370 "No disks were found").
+		if strings.Contains(failed, "No disks were found") || strings.Contains(failed, "6027-1370") {
+			return map[string]gpfs.NSDInfo{}, true
+		}
+		diags.AddError(gpfsKind+" Query Failed", fmt.Sprintf("Host %s: %s", a.host, failed))
+		return nil, false
+	}
+	seen, err := gpfs.ParseNSDs(out)
+	if err != nil {
+		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmlsnsd -X -Y: %v", a.host, err))
+		return nil, false
+	}
+	return seen, true
+}
+
+func (r *gpfsNSDsResource) converge(ctx context.Context, m *gpfsNSDsModel, dropped []string, diags *diag.Diagnostics) bool {
+	nsds, _, ok := m.nsdList(ctx, diags)
+	if !ok {
+		return false
+	}
+	a := newGPFSAdmin(r.nodes, m.Host, m.SSH)
+	seen, ok := readNSDs(ctx, a, diags)
+	if !ok {
+		return false
+	}
+	all := gpfsFile(m.dir()+"/all.stanza", gpfs.StanzaFile(nsds, nil))
+	items := dedupeFiles(append([]protocol.Item{all}, stepItems(gpfs.NSDSteps(nsds, seen, dropped, m.dir(), m.Wipe.ValueBool()))...))
+	if !a.apply(ctx, m.owner(), items, diags) {
+		return false
+	}
+	if seen, ok = readNSDs(ctx, a, diags); !ok {
+		return false
+	}
+	if d := gpfs.NSDDrift(nsds, seen); len(d) > 0 {
+		diags.AddError("Change Not Verified", fmt.Sprintf("Host %s: after apply, mmlsnsd still differs: %s", a.host, driftText(d)))
+		return false
+	}
+	m.fill(nsds)
+	return true
+}
+
+func (m *gpfsNSDsModel) fill(nsds []gpfs.NSD) {
+	m.ID = types.StringValue(m.Name.ValueString())
+	m.Stanzas = types.StringValue(gpfs.StanzaFile(nsds, nil))
+	m.Drift = emptyDrift()
+}
+
+func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsNSDsModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	nsds, _, ok := state.nsdList(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func nsdNames(nsds []gpfs.NSD) []string {
+	out := make([]string, len(nsds))
+	for i, n := range nsds {
+		out[i] = n.Name
+	}
+	return out
+}
+
+func (r *gpfsNSDsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	before, _, _ := prior.nsdList(ctx, &resp.Diagnostics)
+	after, _, _ := plan.nsdList(ctx, &resp.Diagnostics)
+	var dropped []string
+	for _, n := range nsdNames(before) {
+		if !slices.Contains(nsdNames(after), n) {
+			dropped = append(dropped, n)
+		}
+	}
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsNSDsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsNSDsModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ModifyPlan checks the rules and, for NSDs to be created, that every
+// server sees the volume and that it is blank (unless wipe).
+func (r *gpfsNSDsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	plan.ID = plan.Name
+	nsds, wwns, ok := plan.nsdList(ctx, &resp.Diagnostics)
+	cluster, cok := plan.clusterNodes(ctx, &resp.Diagnostics)
+	if !ok || !cok {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.fill(nsds)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	var existing []string
+	if !req.State.Raw.IsNull() {
+		var state gpfsNSDsModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		before, _, _ := state.nsdList(ctx, &resp.Diagnostics)
+		existing = nsdNames(before)
+		for _, n := range existing {
+			if !slices.Contains(nsdNames(nsds), n) {
+				resp.Diagnostics.AddAttributeWarning(path.Root("nsds"), "NSD Deleted",
+					fmt.Sprintf("NSD %s is no longer configured: the apply deletes it (mmdelnsd). GPFS refuses while a file "+
+						"system uses it; hpcstorage_gpfs_filesystem removes it from the file system only when allow_disk_removal is set.", n))
+			}
+		}
+	}
+	r.checkServers(ctx, &plan, nsds, wwns, existing, &resp.Diagnostics)
+}
+
+// checkServers asks each server's agent for its block devices (facts) and
+// refuses a new NSD whose volume a server does not see, or that carries a
+// signature without wipe.
+func (r *gpfsNSDsResource) checkServers(ctx context.Context, plan *gpfsNSDsModel, nsds []gpfs.NSD, wwns, existing []string, diags *diag.Diagnostics) {
+	if r.nodes == nil || r.nodes.deferred || plan.ServerHosts.IsNull() || plan.ServerHosts.IsUnknown() {
+		return
+	}
+	hosts, ok := settingsMap(plan.ServerHosts)
+	if !ok {
+		return
+	}
+	facts := map[string]*protocol.Facts{}
+	for i, n := range nsds {
+		if slices.Contains(existing, n.Name) {
+			continue
+		}
+		for _, s := range n.Servers {
+			h, ok := hosts[s]
+			if !ok {
+				continue
+			}
+			f, seen := facts[s]
+			if !seen {
+				run := nodeRun{nodes: r.nodes, host: h, ssh: plan.SSH, owner: gpfsQueryOwner}
+				if f, ok = run.facts(ctx, diags); !ok {
+					return
+				}
+				facts[s] = f
+			}
+			var dev *protocol.BlockDevice
+			for j := range f.BlockDevices {
+				if gpfs.NormWWN(f.BlockDevices[j].WWN) == wwns[i] {
+					dev = &f.BlockDevices[j]
+					break
+				}
+			}
+			at := path.Root("nsds").AtListIndex(i).AtName("wwn")
+			if dev == nil {
+				addError(diags, at, "Volume Not Mapped To NSD Server", fmt.Sprintf("NSD %s: server %s (%s) does not see a volume "+
+					"with WWN %s. Every server of an NSD must see its volume: map the volume to that host (hpcstorage_volume "+
+					"mappings) or remove the server from the NSD.", n.Name, s, h, wwns[i]), nil)
+				continue
+			}
+			if dev.FSType != "" && !plan.Wipe.ValueBool() {
+				addError(diags, path.Root("wipe"), "Volume Already Has A Signature", fmt.Sprintf("NSD %s: on server %s, /dev/%s "+
+					"(WWN %s) holds a %s signature. Making it an NSD would destroy what it holds. Set wipe = true to "+
+					"overwrite it, or use another volume.", n.Name, s, dev.Name, wwns[i], dev.FSType), nil)
+			}
+		}
+	}
+}
+
+func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsNSDsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	nsds, _, ok := cfg.nsdList(ctx, &resp.Diagnostics)
+	cluster, cok := cfg.clusterNodes(ctx, &resp.Diagnostics)
+	if ok && cok {
+		gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
+	}
+}
