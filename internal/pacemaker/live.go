@@ -247,30 +247,49 @@ func PatchDocuments(live, want []byte) (orig, next []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var keep []*tree
+	// The cluster's property set keeps the live order (the controller's
+	// properties where it wrote them), so the patch moves nothing; new
+	// properties go last.
+	var liveSet *tree
 	if cc := l.child("crm_config"); cc != nil {
+		for _, set := range cc.Children {
+			if set.attr("id") == "cib-bootstrap-options" {
+				liveSet = set
+			}
+		}
+	}
+	if cc := w.child("crm_config"); cc != nil && liveSet != nil {
 		for _, set := range cc.Children {
 			if set.attr("id") != "cib-bootstrap-options" {
 				continue
 			}
+			ours := map[string]*tree{}
 			for _, nv := range set.Children {
-				if owned([]*tree{cc, set}, nv) {
-					keep = append(keep, nv)
+				ours[nv.attr("id")] = nv
+			}
+			var merged []*tree
+			for _, nv := range liveSet.Children {
+				if owned([]*tree{cc, liveSet}, nv) {
+					merged = append(merged, nv)
+				} else if o, ok := ours[nv.attr("id")]; ok {
+					merged = append(merged, o)
+					delete(ours, nv.attr("id"))
 				}
 			}
-		}
-	}
-	if len(keep) > 0 {
-		if cc := w.child("crm_config"); cc != nil {
-			for _, set := range cc.Children {
-				if set.attr("id") == "cib-bootstrap-options" {
-					set.Children = append(append([]*tree(nil), keep...), set.Children...)
+			for _, nv := range set.Children {
+				if _, ok := ours[nv.attr("id")]; ok {
+					merged = append(merged, nv)
 				}
 			}
+			set.Children = merged
 		}
 	}
+	// crm_diff writes its version 2 patch format (xpaths, what cibadmin
+	// --patch applies on pacemaker 1.1.12 and later) only for documents
+	// whose crm_feature_set is above 3.0.8: RHEL 7.6's pacemaker has 3.0.14.
 	wrap := func(conf *tree) []byte {
-		root := &tree{Name: "cib", Children: []*tree{conf, {Name: "status"}}}
+		root := &tree{Name: "cib", Attrs: []xml.Attr{{Name: xml.Name{Local: "crm_feature_set"}, Value: "3.0.14"}},
+			Children: []*tree{conf, {Name: "status"}}}
 		return root.marshal()
 	}
 	return wrap(l), wrap(w), nil
