@@ -26,7 +26,8 @@ package sim
 //     when the CIB manager is not there ("Transport endpoint is not
 //     connected", exit 102).
 //
-// Transitions are logged to transitions.log in the shared folder.
+// Transitions are logged to transitions.log in the shared folder, changes
+// of the CIB (node and command) to operations.log.
 
 import (
 	"bufio"
@@ -456,6 +457,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if err := os.WriteFile(work, before, 0o600); err != nil {
 		return e.fail(1, "%v", err)
 	}
+	orig := args
 	args, err = e.withFiles(tmp, args, "--xml-file", "-x")
 	if err != nil {
 		return e.fail(1, "%v", err)
@@ -468,6 +470,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if code != 0 || rerr != nil || bytes.Equal(before, after) {
 		return code
 	}
+	logChange(dir, e, tool, orig)
 	var vout, verr bytes.Buffer
 	vcode, err := runReal("crm_verify", []string{"--xml-file", work}, "", &vout, &verr)
 	if err != nil {
@@ -484,6 +487,21 @@ func (e *Env) cibChange(tool string, args []string) int {
 		return e.fail(1, "%v", err)
 	}
 	return 0
+}
+
+// OperationsLog, in the shared folder, has one line per change of the
+// CIB: the node it came from and the command, as the CIB manager's log
+// names the client and the operation.
+const OperationsLog = "operations.log"
+
+func logChange(dir string, e *Env, tool string, args []string) {
+	host, _ := e.read("/etc/hostname")
+	f, err := os.OpenFile(filepath.Join(dir, OperationsLog), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s: %s %s\n", strings.TrimSpace(string(host)), tool, strings.Join(args, " "))
 }
 
 // cibRead runs a real read-only tool on the cluster's CIB.
