@@ -358,3 +358,78 @@ func (c priorDrift) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest,
 	}
 	resp.Error = fmt.Errorf("%s not in the prior state", c.addr)
 }
+
+// Bad clusters fail the plan, each naming its attribute, before any node
+// is reached (the hosts below do not exist).
+func TestAccHAClusterRefusedAtPlan(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "bmc.pw")
+	key := filepath.Join(dir, "authkey")
+	if err := os.WriteFile(pw, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte(strings.Repeat("k", 128)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fence := func(n string) string {
+		return fmt.Sprintf(`fence = { ip = "10.0.0.%s", username = "root", password_file = %q, systems_uri = "/redfish/v1/Systems/1" }`,
+			strings.TrimPrefix(n, "nfs"), pw)
+	}
+	cfg := func(nodes map[string]bool, twoNode bool, body string) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `
+resource "hpcstorage_ha_cluster" "c" {
+  name         = "bad"
+  two_node     = %v
+  authkey_file = %q
+  nodes = {
+`, twoNode, key)
+		for _, n := range []string{"nfs1", "nfs2"} {
+			withFence, ok := nodes[n]
+			if !ok {
+				continue
+			}
+			f := ""
+			if withFence {
+				f = ", " + fence(n)
+			}
+			fmt.Fprintf(&b, "    %s = { host = \"127.0.0.1:1\", addrs = [\"10.10.1.1%s\"]%s }\n", n, strings.TrimPrefix(n, "nfs"), f)
+		}
+		fmt.Fprintf(&b, "  }\n%s\n}\n", body)
+		return b.String()
+	}
+	both := map[string]bool{"nfs1": true, "nfs2": true}
+	group := func(members string) string { return `groups = [{ id = "g", members = [` + members + `] }]` }
+	steps := []struct {
+		name, config, want string
+	}{
+		{"no fencing", cfg(map[string]bool{"nfs1": false, "nfs2": false}, true, ""),
+			`(?s)Attribute nodes.*a cluster without fencing is refused`},
+		{"one node without two_node", cfg(map[string]bool{"nfs1": true}, false, ""),
+			`(?s)Attribute two_node.*a cluster of one node has no node to fail over to`},
+		{"two nodes without two_node", cfg(both, false, ""),
+			`(?s)Attribute two_node.*loses quorum`},
+		{"fence device on its own node", cfg(both, true, `locations = [{ id = "bad", rsc = "fence-nfs1", node = "nfs1", score = "100" }]`),
+			`(?s)Attribute locations\[0\].*fence device fence-nfs1 fences nfs1 and may never run there`},
+		{"unknown agent", cfg(both, true, group(`{ id = "a", type = "Dumy" }`)),
+			`(?s)Attribute groups\[0\]\.members\[0\].*unknown agent ocf:heartbeat:Dumy`},
+		{"unknown parameter", cfg(both, true, group(`{ id = "ip", type = "IPaddr2", params = { ip = "10.10.1.100", cidr_netmaks = "24" } }`)),
+			`(?s)Attribute groups\[0\]\.members\[0\].*unknown parameter "cidr_netmaks".*did you mean "cidr_netmask"`},
+		{"export without client spec", cfg(both, true, group(`{ id = "ex", type = "exportfs", params = { directory = "/srv/nfs", fsid = "1", clientspec = "" } }`)),
+			`(?s)Attribute groups\[0\]\.members\[0\].*parameter "clientspec" of ocf:heartbeat:exportfs is required and empty`},
+		{"export without clientspec at all", cfg(both, true, `primitives = [{ id = "ex", type = "exportfs", params = { directory = "/srv/nfs", fsid = "1" } }]`),
+			`(?s)Attribute primitives\[0\].*needs parameter "clientspec"`},
+		{"password in the CIB", strings.Replace(cfg(both, true, ""), `username = "root",`, `username = "root", params = { password = "x" },`, 1),
+			`(?s)Attribute nodes\["nfs1"\]\.fence.*would keep the BMC password in the CIB in clear`},
+		{"fence without systems_uri target", strings.Replace(cfg(both, true, ""), `systems_uri = "/redfish/v1/Systems/1"`, `systems_uri = "/redfish/v1/Systems/"`, 1),
+			`(?s)Attribute nodes\["nfs1"\]\.fence.*systems_uri`},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: nodeProviderFactories,
+				Steps:                    []resource.TestStep{{Config: s.config, PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(s.want, " ", `\s+`))}},
+			})
+		})
+	}
+}
