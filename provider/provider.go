@@ -357,6 +357,9 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
 		NewBenchmarkResource,
+		NewMultipathResource,
+		NewHALVMResource,
+		NewNFSServerResource,
 		NewHAClusterResource,
 	}
 }
