@@ -82,3 +82,10 @@ output "cluster_summary" {
     [for k in sort(keys(module.r2.placement)) : format("  %-44s %s", "${k} (stonith:fence_redfish)", module.r2.placement[k]) if startswith(k, "fence-")],
   ))
 }
+
+output "bmc_summary" {
+  description = "Each NFS server as its BMC reports it after the apply."
+  value = join("\n", [for k in sort(keys(module.r2.servers)) :
+    format("  %-5s %-16s %-8s power %s, %d CPUs, %d GiB", k, module.r2.servers[k].model, module.r2.servers[k].serial,
+  module.r2.servers[k].power_state, module.r2.servers[k].cpu_count, module.r2.servers[k].memory_gib)])
+}
