@@ -91,6 +91,7 @@ type haConfig struct {
 	twoNode   bool
 	extraBody string
 	group     string
+	transport string
 }
 
 func (l *haLab) config(c haConfig) string {
@@ -99,6 +100,9 @@ func (l *haLab) config(c haConfig) string {
 	}
 	if c.nodes == nil {
 		c.nodes = []string{"nfs1", "nfs2"}
+	}
+	if c.transport == "" {
+		c.transport = "udpu"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `
@@ -121,12 +125,12 @@ provider "hpcstorage" {
 	fmt.Fprintf(&b, `
 resource "hpcstorage_ha_cluster" "c" {
   name         = "nfsha"
-  transport    = "udpu"
+  transport    = %q
   two_node     = %v
   networks     = ["10.10.1.0/24"]
   authkey_file = %q
   nodes = {
-`, c.twoNode || len(c.nodes) == 2, l.authkey)
+`, c.transport, c.twoNode || len(c.nodes) == 2, l.authkey)
 	for i, n := range c.nodes {
 		fence := ""
 		if c.fence {
@@ -195,6 +199,8 @@ func TestAccHAClusterLab(t *testing.T) {
 	changed.netmask = "16"
 	standby := changed
 	standby.standby1 = true
+	knet := changed
+	knet.transport = "knet"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: nodeProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
@@ -296,6 +302,29 @@ func TestAccHAClusterLab(t *testing.T) {
 				Config: l.config(changed),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringExact("nfs2")),
+				},
+			},
+			{
+				// corosync.conf changes (knet, with its crypto): corosync
+				// restarts on both nodes, pacemaker with it, and the
+				// cluster comes back with its configuration.
+				Config: l.config(knet),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc-ip"), knownvalue.StringRegexp(regexp.MustCompile(`^nfs[12]$`))),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				},
+				Check: func(*terraform.State) error {
+					for _, n := range []string{"nfs1", "nfs2"} {
+						conf, err := os.ReadFile(filepath.Join(l.node(n).Root, "etc/corosync/corosync.conf"))
+						if err != nil || !strings.Contains(string(conf), "transport: knet") {
+							return fmt.Errorf("%s corosync.conf: %v\n%s", n, err, conf)
+						}
+						// The restart: the node left and joined again.
+						if tr := l.shared("transitions.log"); !strings.Contains(tr, "down ["+n+"]") {
+							return fmt.Errorf("%s never left the cluster for the corosync restart:\n%s", n, tr)
+						}
+					}
+					return nil
 				},
 			},
 		},

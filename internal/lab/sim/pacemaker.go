@@ -216,8 +216,20 @@ func corosyncHook(e *Env, st *Systemd, start bool) error {
 			}
 			u.Active = false
 			st.Units[pacemakerUnit] = u
+			bounced[e.Root.Dir()] = true
 		}
 		return nil
+	}
+	if bounced[e.Root.Dir()] {
+		// A restart of corosync restarts pacemaker with it (Requires=).
+		delete(bounced, e.Root.Dir())
+		defer func() {
+			if err := pacemakerHook(e, st, true); err == nil {
+				u := st.Units[pacemakerUnit]
+				u.Active = true
+				st.Units[pacemakerUnit] = u
+			}
+		}()
 	}
 	c, _, err := e.localCluster()
 	if err != nil {
@@ -240,6 +252,10 @@ func corosyncHook(e *Env, st *Systemd, start bool) error {
 	}
 	return nil
 }
+
+// bounced marks, within one systemctl run, a root whose pacemaker a
+// corosync stop took down: the start of a restart brings it back.
+var bounced = map[string]bool{}
 
 // pacemakerHook joins the node to the lab's cluster or takes it out.
 func pacemakerHook(e *Env, st *Systemd, start bool) error {

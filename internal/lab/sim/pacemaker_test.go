@@ -152,6 +152,15 @@ func TestPacemakerClusterLifecycle(t *testing.T) {
 	if pl := place(n1); pl["svc"] != "nfs1" {
 		t.Fatalf("placement after unstandby: %v", pl)
 	}
+	// A restart of corosync (its configuration changed) takes pacemaker
+	// down and back up with it, as Requires= does: the group comes back.
+	n1.ok("systemctl", "restart", "corosync")
+	if out, _ := n1.query("systemctl", "is-active", "pacemaker"); strings.TrimSpace(out) != "active" {
+		t.Fatalf("pacemaker after a corosync restart: %q", out)
+	}
+	if pl := place(n2); pl["svc"] != "nfs1" {
+		t.Fatalf("placement after a corosync restart on nfs1: %v", pl)
+	}
 	// nfs1 leaves cleanly: the group goes to nfs2; crm_mon there says so,
 	// and nfs1's own tools no longer reach the CIB.
 	n1.ok("systemctl", "stop", "corosync")
