@@ -233,7 +233,17 @@ func TestAccHAClusterLab(t *testing.T) {
 					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
 					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("authkey_hash"), knownvalue.StringRegexp(regexp.MustCompile(`^scrypt:[0-9a-f]{64}$`))),
 				},
-				Check: func(*terraform.State) error {
+				Check: func(s *terraform.State) error {
+					// State keeps hashes, never the BMC password or the key.
+					key, err := os.ReadFile(l.authkey)
+					if err != nil {
+						return err
+					}
+					for k, v := range s.RootModule().Resources[haRes].Primary.Attributes {
+						if strings.Contains(v, l.password) || strings.Contains(v, string(key[:32])) {
+							return fmt.Errorf("state attribute %s holds a secret", k)
+						}
+					}
 					for _, n := range []string{"nfs1", "nfs2"} {
 						root := l.node(n).Root
 						st, err := os.Stat(filepath.Join(root, "etc/corosync/authkey"))
@@ -400,6 +410,10 @@ func TestAccHAClusterRefusedAtPlan(t *testing.T) {
 	if err := os.WriteFile(key, []byte(strings.Repeat("k", 128)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	short := filepath.Join(dir, "short.key")
+	if err := os.WriteFile(short, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	fence := func(n string) string {
 		return fmt.Sprintf(`fence = { ip = "10.0.0.%s", username = "root", password_file = %q, systems_uri = "/redfish/v1/Systems/1" }`,
 			strings.TrimPrefix(n, "nfs"), pw)
@@ -450,6 +464,8 @@ resource "hpcstorage_ha_cluster" "c" {
 			`(?s)Attribute primitives\[0\].*needs parameter "clientspec"`},
 		{"password in the CIB", strings.Replace(cfg(both, true, ""), `username = "root",`, `username = "root", params = { password = "x" },`, 1),
 			`(?s)Attribute nodes\["nfs1"\]\.fence.*would keep the BMC password in the CIB in clear`},
+		{"authkey too short", strings.Replace(cfg(both, true, ""), key, short, 1),
+			`(?s)Attribute authkey_file.*The key has 10 bytes; corosync wants 128 to 4096`},
 		{"fence without systems_uri target", strings.Replace(cfg(both, true, ""), `systems_uri = "/redfish/v1/Systems/1"`, `systems_uri = "/redfish/v1/Systems/"`, 1),
 			`(?s)Attribute nodes\["nfs1"\]\.fence.*systems_uri`},
 	}
