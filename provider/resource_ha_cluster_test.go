@@ -264,6 +264,26 @@ func TestAccHAClusterLab(t *testing.T) {
 				},
 			},
 			{
+				// nfs1 crashes (its BMC restarts it): nfs2 fences it and takes
+				// the group; nfs1 boots and joins again. Nothing in the
+				// configuration changed, so the plan stays empty; the
+				// refresh reads where things run now.
+				PreConfig: func() {
+					bmcPowerCycle(t, l.Lab, "nfs1", l.password)
+					if tr := l.shared("transitions.log"); !strings.Contains(tr, "Fencing nfs1") || !strings.Contains(tr, "failed [nfs1]") {
+						t.Fatalf("nfs1's crash did not fence it:\n%s", tr)
+					}
+				},
+				Config: l.config(base),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringRegexp(regexp.MustCompile(`^nfs[12]$`))),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("fence-nfs2"), knownvalue.StringExact("nfs1")),
+				},
+			},
+			{
 				// By hand, on nfs2: pcs resource update svc-ip cidr_netmask=20.
 				PreConfig: func() {
 					l.simTool(t, "nfs2", "crm_resource", "--resource", "svc-ip", "--set-parameter", "cidr_netmask", "--parameter-value", "20")

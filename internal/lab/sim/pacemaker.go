@@ -17,6 +17,10 @@ package sim
 //     controller does: cluster-name, dc-version, cluster-infrastructure,
 //     have-watchdog, the nodes of corosync.conf); stopping it leaves
 //     cleanly (its resources go elsewhere);
+//   - a node powered off through its BMC (PowerOff) fails: its peers see it
+//     go without a goodbye, the scheduler fences it through its fence
+//     device (crm_simulate --node-fail) and moves its resources; booting
+//     with pacemaker enabled joins it again;
 //   - every change is checked by the real crm_verify (a CIB with errors is
 //     refused as the CIB manager refuses an invalid update), then the
 //     cluster settles: crm_simulate --simulate runs the scheduler's whole
@@ -62,6 +66,29 @@ const (
 func init() {
 	unitHooks[corosyncUnit] = corosyncHook
 	unitHooks[pacemakerUnit] = pacemakerHook
+	powerHooks[pacemakerUnit] = pacemakerPower
+}
+
+// pacemakerPower: a node powered off while in the cluster has failed (its
+// peers fence it through its fence device and take its resources); one
+// that boots with pacemaker enabled joins again.
+func pacemakerPower(e *Env, st *Systemd, on bool) error {
+	if on {
+		return pacemakerHook(e, st, true)
+	}
+	c, me, err := e.localCluster()
+	if err != nil {
+		return nil
+	}
+	dir, unlock, err := e.Shared(pcmkShared)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !fileExists(filepath.Join(dir, pcmkCIB)) {
+		return nil
+	}
+	return settleWith(dir, c, nil, nil, []string{me.name})
 }
 
 // realTool finds one of pacemaker's programs on the lab host.
@@ -343,6 +370,12 @@ func onlineNodes(cib []byte) ([]string, error) {
 // settle lets the cluster react to the CIB in dir: nodes up and down, and
 // the scheduler's transition run to its end, with votequorum's quorum.
 func settle(dir string, c corosyncConf, up, down []string) error {
+	return settleWith(dir, c, up, down, nil)
+}
+
+// settleWith also fails nodes (crm_simulate --node-fail: the node is
+// unclean and the scheduler fences it before moving its resources).
+func settleWith(dir string, c corosyncConf, up, down, failed []string) error {
 	cib := filepath.Join(dir, pcmkCIB)
 	data, err := os.ReadFile(cib)
 	if err != nil {
@@ -357,7 +390,7 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 			online = append(online, n)
 		}
 	}
-	online = slices.DeleteFunc(online, func(n string) bool { return slices.Contains(down, n) })
+	online = slices.DeleteFunc(online, func(n string) bool { return slices.Contains(down, n) || slices.Contains(failed, n) })
 	quorum := len(online)*2 > len(c.nodes) || (c.twoNode && len(online) >= 1)
 	q := "0"
 	if quorum {
@@ -371,6 +404,9 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 	for _, n := range down {
 		args = append(args, "--node-down", n)
 	}
+	for _, n := range failed {
+		args = append(args, "--node-fail", n)
+	}
 	var out, errb bytes.Buffer
 	code, err := runReal("crm_simulate", args, "", &out, &errb)
 	if err != nil {
@@ -380,7 +416,7 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 		return fmt.Errorf("crm_simulate: exit %d: %s", code, strings.TrimSpace(errb.String()))
 	}
 	if f, err := os.OpenFile(filepath.Join(dir, "transitions.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "=== up %v down %v quorum %s\n%s", up, down, q, out.String())
+		fmt.Fprintf(f, "=== up %v down %v failed %v quorum %s\n%s", up, down, failed, q, out.String())
 		f.Close()
 	}
 	return os.Rename(next, cib)
