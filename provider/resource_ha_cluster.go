@@ -773,10 +773,16 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	if r.nodes() == nil || !plan.Placement.IsUnknown() || !keyKnown || key == nil || !pwKnown {
+	if r.nodes() == nil || !plan.Placement.IsUnknown() {
 		return
 	}
-	items, err := h.c.NodeItems(pacemaker.Secrets{Authkey: key, Passwords: pw})
+	// With the secrets when known: a fresh node has no authkey or password
+	// file yet, which the check of unread secret files would refuse.
+	secrets := pacemaker.Secrets{}
+	if keyKnown && key != nil && pwKnown {
+		secrets = pacemaker.Secrets{Authkey: key, Passwords: pw}
+	}
+	items, err := h.c.NodeItems(secrets)
 	if err != nil {
 		h.invalidCluster(&resp.Diagnostics, err)
 		return

@@ -100,7 +100,7 @@ func TestR2ModuleExample(t *testing.T) {
 	t.Logf("cluster_summary: %s", summary)
 
 	// The CIB the cluster holds, in R2's order, passes the real crm_verify.
-	cib, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "pacemaker", "cib.xml"))
+	cib, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "pacemaker-nfsha", "cib.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}

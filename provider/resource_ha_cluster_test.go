@@ -164,7 +164,7 @@ resource "hpcstorage_ha_cluster" "c" {
 }
 
 func (l *haLab) shared(file string) string {
-	b, err := os.ReadFile(filepath.Join(l.dir, lab.SharedDir, "pacemaker", file))
+	b, err := os.ReadFile(filepath.Join(l.dir, lab.SharedDir, "pacemaker-nfsha", file))
 	if err != nil && !os.IsNotExist(err) {
 		panic(err)
 	}

@@ -40,10 +40,7 @@ const (
 	KnownHostsFile = "known_hosts"
 	CAFile         = "ca.pem"
 	SecretFile     = "beegfs-connauth"
-	// CorosyncKeyFile is a fresh corosync authkey per lab (256 random
-	// bytes, as corosync-keygen makes), for hpcstorage_ha_cluster.
-	CorosyncKeyFile = "corosync-authkey"
-	NodesDir        = "nodes"
+	NodesDir       = "nodes"
 	// SharedDir holds the cluster-wide state the nodes' simulators share
 	// (a CIB, a GPFS or Ceph cluster).
 	SharedDir = "shared"
@@ -217,7 +214,10 @@ func Up(cfg Config) (*Lab, error) {
 				SharedDir: filepath.Join(dir, SharedDir)}); err != nil {
 				return err
 			}
-			return seedDesign(cfg.Design, plan[i].role, root)
+			if err := seedDesign(cfg.Design, plan[i].role, root); err != nil {
+				return err
+			}
+			return seedHA(d.Name, plan[i].role, root)
 		},
 	})
 	if err != nil {
@@ -298,8 +298,9 @@ type labVar struct {
 	Nodes              map[string]NodeInfo `json:"nodes"`
 	SSH                labSSH              `json:"ssh"`
 	BeegfsConnAuthFile string              `json:"beegfs_conn_auth_file"`
-	CorosyncAuthkey    string              `json:"corosync_authkey_file"`
 	EnvFile            string              `json:"env_file"`
+	// CorosyncAuthkeyFile is set for designs under pacemaker (ha.go).
+	CorosyncAuthkeyFile string `json:"corosync_authkey_file,omitempty"`
 }
 
 type labSSH struct {
@@ -336,20 +337,17 @@ func (l *Lab) writeFiles(dir string) error {
 	if err := writeFile(filepath.Join(dir, SecretFile), []byte(hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
 		return err
 	}
-	key := make([]byte, 256)
-	if _, err := rand.Read(key); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(dir, CorosyncKeyFile), key, 0o600); err != nil {
-		return err
-	}
 	v := labVar{Design: l.State.Design, Dir: dir, CACertificate: caPEM, Endpoints: map[string]Endpoint{}, Nodes: map[string]NodeInfo{},
-		CorosyncAuthkey:    filepath.Join(dir, CorosyncKeyFile),
 		SSH:                labSSH{User: "root", PrivateKeyFile: filepath.Join(dir, KeyFile), KnownHostsFile: filepath.Join(dir, KnownHostsFile)},
 		BeegfsConnAuthFile: filepath.Join(dir, SecretFile), EnvFile: filepath.Join(dir, EnvFile)}
 	if caPEM != "" {
 		v.CAFile = filepath.Join(dir, CAFile)
 	}
+	authkey, err := writeAuthkey(l.State.Design, dir)
+	if err != nil {
+		return err
+	}
+	v.CorosyncAuthkeyFile = authkey
 	for _, ep := range l.State.Endpoints {
 		v.Endpoints[ep.Name] = ep
 	}
