@@ -19,6 +19,9 @@
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
+# DESIGN=r2 runs examples/r2: the NFS-HA pair on one ME4084 (multipath,
+# HA-LVM, XFS, NFS, pacemaker fenced through the BMCs); it prints the
+# cluster's resources and where each runs.
 # DESIGN=r5 runs examples/r5: the Spectrum Scale cluster, NSDs and 8 MiB
 # scatter file system on two ME4084s (the lab's mm simulators), prints the
 # NSD stanzas and the mmcrfs run, then expands the file system in place
@@ -34,8 +37,8 @@ bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
 design=${DESIGN:-r1}
 case $design in
-r1 | r3 | r5) ;;
-*) echo "demo: DESIGN=$design: the demo runs r1 (default), r3 or r5" >&2; exit 1 ;;
+r1 | r2 | r3 | r5) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default), r2, r3 or r5" >&2; exit 1 ;;
 esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
@@ -65,6 +68,9 @@ section() { printf '\n=== %s\n' "$*"; }
 if [ "$design" = r3 ]; then
 	section "lab: R3 (3 building blocks of 2 file nodes, one EF600 each)"
 	"$bin/hpcstorage-lab" up --design r3 --dir "$lab" --detach
+elif [ "$design" = r2 ]; then
+	section "lab: R2 (2 NFS servers, each cabled twice to one ME4084)"
+	"$bin/hpcstorage-lab" up --design r2 --dir "$lab" --detach
 elif [ "$design" = r5 ]; then
 	section "lab: R5 (management, NSD pair, 2 gateways, 4 x (ME4084 + ME484), ME4024)"
 	"$bin/hpcstorage-lab" up --design r5 --dir "$lab" --detach
@@ -143,16 +149,35 @@ section "what the BMCs now say (hpcstorage_server: powered on, inventory read ba
 
 section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
-cat <<'LEGEND'
+if [ "$design" = r2 ]; then
+	cat <<'LEGEND'
+  volumes: the ME4084's volumes mapped to the node (each seen twice: two SAS paths, one multipath map)
+  formatted: the XFS made once, from nfs1, on the striped logical volume (HA-LVM); the cluster mounts it
+  owners: agent owners holding settings on the node (tuning, multipath, HA-LVM, NFS server, cluster)
+LEGEND
+else
+	cat <<'LEGEND'
   volumes: array volumes cabled to the node (block devices with a WWN)
   formatted, mounted: BeeGFS targets the provider formatted once and mounted
   owners: agent owners holding settings on the node (node_config and each BeeGFS resource)
   units: BeeGFS systemd units running (x6: template instances)
 LEGEND
+fi
 
 if [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo
+elif [ "$design" = r2 ]; then
+	section "the ME4084 (NN: disk group, S: global spare)"
+	"$tf" -chdir="$cfg" output -raw drawer_diagram
+
+	section "the cluster: R2's group in start order, the fence devices, where each runs"
+	"$tf" -chdir="$cfg" output -raw cluster_summary && echo
+	cat <<'NOTE'
+  The lab's cluster is pacemaker's own cibadmin/crm_diff/crm_mon on one CIB
+  shared by both nodes, placed by the real scheduler (crm_simulate); the
+  resource agents themselves do not run in the lab.
+NOTE
 elif [ "$design" = r5 ]; then
 	section "Spectrum Scale: NSD stanzas (primaries alternate) and the mmcrfs run"
 	"$tf" -chdir="$cfg" output -raw nsds

@@ -217,7 +217,10 @@ func Up(cfg Config) (*Lab, error) {
 				SharedDir: filepath.Join(dir, SharedDir), Disks: plan[i].disks}); err != nil {
 				return err
 			}
-			return seedDesign(d.Name, plan[i].role, root)
+			if err := seedDesign(d.Name, plan[i].role, root); err != nil {
+				return err
+			}
+			return seedHA(d.Name, plan[i].role, root)
 		},
 	})
 	if err != nil {
@@ -317,6 +320,8 @@ type labVar struct {
 	SSH                labSSH              `json:"ssh"`
 	BeegfsConnAuthFile string              `json:"beegfs_conn_auth_file"`
 	EnvFile            string              `json:"env_file"`
+	// CorosyncAuthkeyFile is set for designs under pacemaker (ha.go).
+	CorosyncAuthkeyFile string `json:"corosync_authkey_file,omitempty"`
 }
 
 type labSSH struct {
@@ -359,6 +364,11 @@ func (l *Lab) writeFiles(dir string) error {
 	if caPEM != "" {
 		v.CAFile = filepath.Join(dir, CAFile)
 	}
+	authkey, err := writeAuthkey(l.State.Design, dir)
+	if err != nil {
+		return err
+	}
+	v.CorosyncAuthkeyFile = authkey
 	for _, ep := range l.State.Endpoints {
 		v.Endpoints[ep.Name] = ep
 	}

@@ -93,6 +93,12 @@ func init() {
 		"pvs":        pvs,
 		"lvs":        lvs,
 		"rpc.nfsd":   rpcNFSD,
+		// Pacemaker (pacemaker.go): the real tools on the lab's CIB.
+		"cibadmin":      cibadmin,
+		"crm_mon":       crmMon,
+		"crm_diff":      crmDiff,
+		"crm_resource":  crmResource,
+		"crm_attribute": crmAttribute,
 	}
 	for _, t := range mkfsTypes {
 		tools["mkfs."+t] = mkfs
