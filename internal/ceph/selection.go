@@ -292,3 +292,30 @@ func whyNone(spec ServiceSpec, devs []Device) string {
 	}
 	return "data_devices matches none of its devices: " + strings.Join(parts, "; ")
 }
+
+// MinOSDBytes is ceph-volume's floor: smaller devices are rejected.
+const MinOSDBytes = 5 << 30
+
+// FromFacts is a device as the agent's facts show it (kernel name, size,
+// rotational, model, vendor, the signature blkid finds), with the reasons
+// ceph-volume gives for refusing it: a partition table ("Has partitions"),
+// an LVM member ("LVM detected"), a file system ("Has a FileSystem"), less
+// than 5 GB ("Insufficient space (<5GB)").
+func FromFacts(name string, sizeBytes int64, rotational bool, model, vendor, fstype string) Device {
+	d := Device{Path: "/dev/" + strings.TrimPrefix(name, "/dev/"), SizeBytes: sizeBytes, Rotational: rotational,
+		Model: strings.TrimSpace(model), Vendor: strings.TrimSpace(vendor)}
+	switch fstype {
+	case "":
+	case "gpt", "dos", "PMBR":
+		d.Rejected = append(d.Rejected, "Has partitions")
+	case "LVM2_member":
+		d.Rejected = append(d.Rejected, "LVM detected")
+	default:
+		d.Rejected = append(d.Rejected, "Has a FileSystem")
+	}
+	if sizeBytes < MinOSDBytes {
+		d.Rejected = append(d.Rejected, "Insufficient space (<5GB)")
+	}
+	d.Available = len(d.Rejected) == 0
+	return d
+}
