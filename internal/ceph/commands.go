@@ -254,10 +254,9 @@ func ImageGrow(pool, name string, sizeBytes int64) protocol.Item {
 		[]string{"rbd", "info", pool + "/" + name, "--format", "json"}, `"size":\s*`+strconv.FormatInt(sizeBytes, 10)+`\b`)
 }
 
-// ImageRm deletes an image.
-func ImageRm(pool, name string) protocol.Item {
-	return protocol.Item{Command: &protocol.Command{Name: "rbd-rm-" + pool + "-" + name, Argv: []string{"rbd", "rm", pool + "/" + name},
-		Unless: []string{"sh", "-c", `rbd info "$1" --format json >/dev/null 2>&1 && exit 1; exit 0`, "sh", pool + "/" + name}}}
+// ImageRm deletes an image; sent when the pool lists it.
+func ImageRm(pool, name, nonce string) protocol.Item {
+	return Once("rbd-rm-"+pool+"-"+name, nonce, "rbd", "rm", pool+"/"+name)
 }
 
 // ImageFeatures are the features rbd create takes (Pacific).
