@@ -352,6 +352,11 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
 		NewBenchmarkResource,
+		NewCephClusterResource,
+		NewCephOSDSpecResource,
+		NewCephPoolResource,
+		NewRbdImagesResource,
+		NewRbdClientResource,
 	}
 }
 

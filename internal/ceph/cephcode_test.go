@@ -37,6 +37,7 @@ type pyDevice struct {
 	SysAPI          map[string]any `json:"sys_api"`
 	Available       bool           `json:"available"`
 	RejectedReasons []string       `json:"rejected_reasons"`
+	CephDevice      bool           `json:"ceph_device"`
 }
 
 type pyCase struct {
@@ -68,7 +69,7 @@ func pyDevices(devs []Device) []pyDevice {
 		if d.Rotational {
 			rot = "1"
 		}
-		out = append(out, pyDevice{Path: d.Path, Available: d.Available, RejectedReasons: append([]string{}, d.Rejected...),
+		out = append(out, pyDevice{Path: d.Path, Available: d.Available, RejectedReasons: append([]string{}, d.Rejected...), CephDevice: d.CephDevice,
 			SysAPI: map[string]any{"human_readable_size": HumanReadableSize(d.SizeBytes), "size": float64(d.SizeBytes),
 				"model": d.Model, "vendor": d.Vendor, "rotational": rot, "path": d.Path}})
 	}
@@ -173,6 +174,10 @@ func TestSelectionAgreesWithCeph(t *testing.T) {
 	rejected := r4OSDNode()
 	rejected[3].Available, rejected[3].Rejected = false, []string{"LVM detected", "locked"}
 	rejected[0].Available, rejected[0].Rejected = false, []string{"Has partitions"}
+	withOSDs := r4OSDNode()
+	for i := 1; i < len(withOSDs); i++ {
+		withOSDs[i].Available, withOSDs[i].CephDevice, withOSDs[i].Rejected = false, true, []string{"LVM detected", "locked"}
+	}
 	cases := []struct {
 		name     string
 		spec     ServiceSpec
@@ -195,6 +200,7 @@ func TestSelectionAgreesWithCeph(t *testing.T) {
 		{"limit counts existing daemons", osd(&DeviceFilter{Model: cm6Model, Limit: 10}, nil), r4OSDNode(), 4, 6},
 		{"limit with a model filter skipping the boot disk", osd(&DeviceFilter{Rotational: boolp(false), Limit: 3}, nil), r4OSDNode(), 0, 3},
 		{"rejected devices skipped", r4Spec(), rejected, 0, 21},
+		{"devices holding OSDs still count", r4Spec(), withOSDs, 0, 22},
 		{"vendor", osd(&DeviceFilter{Vendor: "ATA"}, nil), r4OSDNode(), 0, 1},
 		{"all", osd(&DeviceFilter{All: true}, nil), r4OSDNode(), 0, 23},
 		{"hybrid data and db", osd(&DeviceFilter{Rotational: boolp(true)}, &DeviceFilter{Model: "MZXL"}), hybridNode(), 0, 12},

@@ -132,7 +132,9 @@ var (
 	QueryStatus     = Query("ceph-status", "ceph", "status", "-f", "json")
 	QueryDeviceLs   = Query("ceph-device-ls", "ceph", "orch", "device", "ls", "--format", "json")
 	QueryShowmapped = Query("rbd-showmapped", "rbd", "showmapped", "--format", "json")
-	QueryPubKey     = Query("ceph-pubkey", "cat", PubKeyFile)
+	// QueryPubKey prints cephadm's public key (`cat`, in sh builtins so
+	// a node without coreutils in PATH answers too).
+	QueryPubKey = Query("ceph-pubkey", "sh", "-c", `while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done < "$1"`, "sh", PubKeyFile)
 )
 
 // QueryImages lists a pool's images.

@@ -67,6 +67,7 @@ type inventoryDevice struct {
 	Path            string   `json:"path"`
 	Available       bool     `json:"available"`
 	RejectedReasons []string `json:"rejected_reasons"`
+	CephDevice      *bool    `json:"ceph_device"`
 	SysAPI          struct {
 		Model      string  `json:"model"`
 		Vendor     string  `json:"vendor"`
@@ -90,7 +91,8 @@ func ParseDeviceLs(out []byte) (map[string][]Device, error) {
 		devs := []Device{}
 		for _, d := range h.Devices {
 			devs = append(devs, Device{Path: d.Path, SizeBytes: int64(d.SysAPI.Size), Model: d.SysAPI.Model, Vendor: d.SysAPI.Vendor,
-				Rotational: d.SysAPI.Rotational == "1", Available: d.Available, Rejected: d.RejectedReasons})
+				Rotational: d.SysAPI.Rotational == "1", Available: d.Available, Rejected: d.RejectedReasons,
+				CephDevice: d.CephDevice != nil && *d.CephDevice})
 		}
 		m[h.Name] = devs
 	}

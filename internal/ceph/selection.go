@@ -20,6 +20,9 @@ type Device struct {
 	// holds its reasons ("locked", "Has partitions", "LVM detected"...).
 	Available bool
 	Rejected  []string
+	// CephDevice: already holds an OSD (ceph-volume reports it unavailable,
+	// yet DriveSelection still counts it for its spec).
+	CephDevice bool
 }
 
 // HumanReadableSize is ceph-volume's human_readable_size: the size divided
@@ -176,7 +179,7 @@ type Selection struct {
 
 // Select applies an OSD spec's device filters to one host's devices as
 // Ceph's DriveSelection does: devices in inventory order (sorted by path),
-// unavailable ones skipped, `limit` counting the daemons the spec already
+// unavailable ones skipped (unless they already hold an OSD), `limit` counting the daemons the spec already
 // has on the host, a device taken for data not taken again for DB; each
 // list sorted by path.
 func Select(spec ServiceSpec, devices []Device, existingDaemons int) (Selection, error) {
@@ -193,7 +196,7 @@ func Select(spec ServiceSpec, devices []Device, existingDaemons int) (Selection,
 		}
 		var out []Device
 		for _, d := range disks {
-			if taken[d.Path] || !d.Available {
+			if taken[d.Path] || (!d.Available && !d.CephDevice) {
 				continue
 			}
 			if f.Limit > 0 && len(out)+existingDaemons >= f.Limit {

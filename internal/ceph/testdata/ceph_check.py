@@ -25,7 +25,8 @@ def main():
             spec = ServiceSpec.from_json(c["spec"])
             spec.validate()
             disks = [Device(d["path"], sys_api=d["sys_api"], available=d["available"],
-                            rejected_reasons=d["rejected_reasons"]) for d in c["devices"]]
+                            rejected_reasons=d["rejected_reasons"], ceph_device=d["ceph_device"] or None)
+                     for d in c["devices"]]
             sel = DriveSelection(spec, disks, existing_daemons=c.get("existing_daemons", 0))
             out["cases"].append({"data": [d.path for d in sel.data_devices()],
                                  "db": [d.path for d in sel.db_devices()]})
