@@ -167,16 +167,19 @@ func Up(cfg Config) (*Lab, error) {
 		}
 	}
 	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
-	type planned struct{ name, role, bmc string }
+	type planned struct {
+		name, role, bmc string
+		disks           []fakenode.Disk // local drives (r4.go)
+	}
 	var plan []planned
 	for _, s := range d.Services() {
 		sp := s.Spec()
 		if sp.Kind == redfishmock.KindServer && sp.Node != "" {
-			plan = append(plan, planned{sp.Node, roleOf(sp.Node), sp.Name})
+			plan = append(plan, planned{sp.Node, roleOf(sp.Node), sp.Name, localDisks(sp)})
 		}
 	}
 	for i := 1; i <= cfg.Clients; i++ {
-		plan = append(plan, planned{fmt.Sprintf("client%02d", i), RoleClient, ""})
+		plan = append(plan, planned{fmt.Sprintf("client%02d", i), RoleClient, "", nil})
 	}
 	if len(plan) == 0 {
 		return nil, fmt.Errorf("design %s has no servers", cfg.Design)
@@ -206,7 +209,7 @@ func Up(cfg Config) (*Lab, error) {
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
 			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
-				SharedDir: filepath.Join(dir, SharedDir)})
+				SharedDir: filepath.Join(dir, SharedDir), Disks: plan[i].disks})
 		},
 	})
 	if err != nil {

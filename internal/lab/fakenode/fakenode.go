@@ -72,7 +72,8 @@ type Disk struct {
 	Name       string // kernel name, e.g. "sdb"
 	SizeBytes  int64
 	Rotational bool
-	WWN        string // NAA identifier in hex, with or without "0x" (e.g. 600c0ff000...)
+	WWN        string // NAA identifier in hex, with or without "0x" (e.g. 600c0ff000...); "eui.<hex>" for an NVMe namespace
+	Serial     string // device/serial (NVMe controllers show it there), empty for none
 	Model      string // e.g. "ME4084"
 	Vendor     string // e.g. "DellEMC"
 	// FSType is a signature the disk already carries (xfs, ext4, gpt...),
@@ -227,6 +228,9 @@ func SeedWith(dir string, p Profile, o Options) error {
 		if err := sim.LinkShared(dir, o.SharedDir); err != nil {
 			return err
 		}
+		if err := sim.RegisterNode(o.SharedDir, o.Hostname, dir); err != nil {
+			return err
+		}
 	}
 	disk := n.systemDisk
 	if strings.HasPrefix(disk.WWN, "eui") {
@@ -275,6 +279,13 @@ func sdName(k int) string {
 // AddBlockDevice cables a disk to the node: sys/block/<name> with its queue
 // and device attributes, dev/<name>, and dev/disk/by-id/wwn-0x<wwn>.
 func AddBlockDevice(dir string, d Disk) error {
+	if eui, ok := strings.CutPrefix(strings.ToLower(d.WWN), "eui."); ok {
+		// NVMe: the kernel shows the namespace's EUI-64 as its wwid.
+		if !hexWWN.MatchString(eui) {
+			return fmt.Errorf("%w %q: eui %q: want 16 to 32 hex digits", ErrBadDisk, d.Name, d.WWN)
+		}
+		return addBlock(dir, d, "eui."+eui)
+	}
 	wwn := strings.ToLower(strings.TrimPrefix(strings.ToLower(d.WWN), "0x"))
 	if !hexWWN.MatchString(wwn) {
 		return fmt.Errorf("%w %q: wwn %q: want 16 to 32 hex digits", ErrBadDisk, d.Name, d.WWN)
@@ -337,6 +348,9 @@ func addBlock(dir string, d Disk, wwid string) error {
 	w.file(b+"/device/wwid", wwid)
 	w.file(b+"/device/model", d.Model)
 	w.file(b+"/device/vendor", d.Vendor)
+	if d.Serial != "" {
+		w.file(b+"/device/serial", d.Serial)
+	}
 	w.file("dev/"+d.Name, "")
 	if strings.HasPrefix(wwid, "naa.") {
 		w.symlink("dev/disk/by-id/wwn-0x"+strings.TrimPrefix(wwid, "naa."), "../../"+d.Name)

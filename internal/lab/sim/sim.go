@@ -78,6 +78,10 @@ func init() {
 		"mdtest":   func(e *Env, args []string) int { return mdtest(e, args, 1, 1) },
 		"iozone":   iozone,
 		"elbencho": elbencho,
+		// Ceph (cephadm.go, ceph*.go, rbd.go): one cluster per lab.
+		"cephadm": cephadm,
+		"ceph":    ceph,
+		"rbd":     rbdTool,
 	}
 	for _, t := range mkfsTypes {
 		tools["mkfs."+t] = mkfs
