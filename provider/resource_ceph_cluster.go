@@ -43,7 +43,8 @@ type cephClusterModel struct {
 	ClusterNetwork types.String               `tfsdk:"cluster_network"`
 	Dashboard      types.Bool                 `tfsdk:"dashboard"`
 	AllowFQDN      types.Bool                 `tfsdk:"allow_fqdn_hostname"`
-	Hosts          map[string]cephClusterHost `tfsdk:"hosts"`
+	HostsRaw       types.Map                  `tfsdk:"hosts"`
+	Hosts          map[string]cephClusterHost `tfsdk:"-"`
 	MonCount       types.Int64                `tfsdk:"mon_count"`
 	MonLabel       types.String               `tfsdk:"mon_label"`
 	MgrCount       types.Int64                `tfsdk:"mgr_count"`
@@ -132,6 +133,12 @@ func (r *cephClusterResource) Configure(_ context.Context, req resource.Configur
 	}
 }
 
+func (m *cephClusterModel) decode(ctx context.Context, diags *diag.Diagnostics) {
+	if !m.HostsRaw.IsNull() && !m.HostsRaw.IsUnknown() {
+		diags.Append(m.HostsRaw.ElementsAs(ctx, &m.Hosts, false)...)
+	}
+}
+
 func (m *cephClusterModel) bootstrap() ceph.Bootstrap {
 	return ceph.Bootstrap{MonIP: m.MonIP.ValueString(), PublicNetwork: m.PublicNetwork.ValueString(),
 		ClusterNetwork: m.ClusterNetwork.ValueString(), Dashboard: m.Dashboard.ValueBool(), AllowFQDN: m.AllowFQDN.ValueBool()}
@@ -212,7 +219,7 @@ func (m *cephClusterModel) check(diags *diag.Diagnostics) {
 
 func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cephClusterModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -238,7 +245,7 @@ func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan cephClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
@@ -252,7 +259,7 @@ func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	if !req.State.Raw.IsNull() {
 		var state cephClusterModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		getModel(ctx, req.State, &state, &resp.Diagnostics)
 		plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
 		if !slices.Equal(plan.hostNames(), state.hostNames()) || !plan.MonCount.Equal(state.MonCount) || !plan.MonLabel.Equal(state.MonLabel) {
 			plan.Mons = types.ListUnknown(types.StringType)
@@ -420,7 +427,7 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 
 func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan cephClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -468,7 +475,7 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 
 func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state cephClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -482,8 +489,8 @@ func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest
 
 func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state cephClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -505,7 +512,7 @@ func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateReq
 
 func (r *cephClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state cephClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

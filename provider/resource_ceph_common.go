@@ -139,3 +139,22 @@ func validIP(s string) bool {
 	_, err := netip.ParseAddr(s)
 	return err == nil
 }
+
+// getter is a plan, state or configuration.
+type getter interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// decoded models hold maps of objects that may be unknown (module inputs
+// at validation): their raw attribute is a types value, decoded once known.
+type decoded interface {
+	decode(ctx context.Context, diags *diag.Diagnostics)
+}
+
+// getModel reads src into m and decodes its raw attributes.
+func getModel(ctx context.Context, src getter, m decoded, diags *diag.Diagnostics) {
+	diags.Append(src.Get(ctx, m)...)
+	if !diags.HasError() {
+		m.decode(ctx, diags)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
@@ -38,9 +39,13 @@ type cephOSDSpecModel struct {
 	ServiceID      types.String           `tfsdk:"service_id"`
 	PlacementLabel types.String           `tfsdk:"placement_label"`
 	PlacementHosts types.List             `tfsdk:"placement_hosts"`
-	Hosts          map[string]cephOSDHost `tfsdk:"hosts"`
-	DataDevices    *cephDeviceFilter      `tfsdk:"data_devices"`
-	DBDevices      *cephDeviceFilter      `tfsdk:"db_devices"`
+	HostsRaw       types.Map              `tfsdk:"hosts"`
+	DataRaw        types.Object           `tfsdk:"data_devices"`
+	DBRaw          types.Object           `tfsdk:"db_devices"`
+	Hosts          map[string]cephOSDHost `tfsdk:"-"`
+	DataDevices    *cephDeviceFilter      `tfsdk:"-"`
+	DBDevices      *cephDeviceFilter      `tfsdk:"-"`
+	decodedKnown   bool                   `tfsdk:"-"`
 	OSDsPerDevice  types.Int64            `tfsdk:"osds_per_device"`
 	Encrypted      types.Bool             `tfsdk:"encrypted"`
 	OSDDevices     types.Map              `tfsdk:"osd_devices"`
@@ -52,7 +57,8 @@ type cephOSDSpecModel struct {
 }
 
 type cephOSDHost struct {
-	Devices []cephDeviceFact `tfsdk:"devices"`
+	DevicesRaw types.List       `tfsdk:"devices"`
+	Devices    []cephDeviceFact `tfsdk:"-"`
 }
 
 type cephDeviceFact struct {
@@ -61,7 +67,6 @@ type cephDeviceFact struct {
 	Rotational types.Bool   `tfsdk:"rotational"`
 	Model      types.String `tfsdk:"model"`
 	Vendor     types.String `tfsdk:"vendor"`
-	FSType     types.String `tfsdk:"fstype"`
 }
 
 type cephDeviceFilter struct {
@@ -126,8 +131,6 @@ func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest
 							"rotational": schema.BoolAttribute{Optional: true, MarkdownDescription: "True for HDDs."},
 							"model":      schema.StringAttribute{Optional: true, MarkdownDescription: "Model."},
 							"vendor":     schema.StringAttribute{Optional: true, MarkdownDescription: "Vendor."},
-							"fstype": schema.StringAttribute{Optional: true,
-								MarkdownDescription: "Signature on the whole device (`gpt`, `LVM2_member`, `xfs`...): ceph-volume rejects such a device."},
 						}},
 						MarkdownDescription: "The host's disks."},
 				}},
@@ -162,6 +165,35 @@ func (r *cephOSDSpecResource) Configure(_ context.Context, req resource.Configur
 	}
 }
 
+// decode reads the raw attributes once known (decodedKnown).
+func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) {
+	m.decodedKnown = false
+	if m.HostsRaw.IsUnknown() || m.HostsRaw.IsNull() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
+		return
+	}
+	diags.Append(m.HostsRaw.ElementsAs(ctx, &m.Hosts, false)...)
+	for h, host := range m.Hosts {
+		if host.DevicesRaw.IsUnknown() {
+			return
+		}
+		diags.Append(host.DevicesRaw.ElementsAs(ctx, &host.Devices, false)...)
+		m.Hosts[h] = host
+	}
+	m.DataDevices, m.DBDevices = nil, nil
+	for _, x := range []struct {
+		raw types.Object
+		out **cephDeviceFilter
+	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
+		if x.raw.IsNull() {
+			continue
+		}
+		var f cephDeviceFilter
+		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
+		*x.out = &f
+	}
+	m.decodedKnown = !diags.HasError()
+}
+
 func (f *cephDeviceFilter) filter() *ceph.DeviceFilter {
 	if f == nil {
 		return nil
@@ -182,13 +214,13 @@ func (f *cephDeviceFilter) known() bool {
 
 func (m *cephOSDSpecModel) known() bool {
 	if m.ServiceID.IsUnknown() || m.PlacementLabel.IsUnknown() || m.PlacementHosts.IsUnknown() || m.OSDsPerDevice.IsUnknown() ||
-		m.Encrypted.IsUnknown() || !m.DataDevices.known() || !m.DBDevices.known() || m.Hosts == nil {
+		m.Encrypted.IsUnknown() || !m.decodedKnown || !m.DataDevices.known() || !m.DBDevices.known() {
 		return false
 	}
 	for _, h := range m.Hosts {
 		for _, d := range h.Devices {
 			if d.Name.IsUnknown() || d.SizeBytes.IsUnknown() || d.Rotational.IsUnknown() || d.Model.IsUnknown() ||
-				d.Vendor.IsUnknown() || d.FSType.IsUnknown() {
+				d.Vendor.IsUnknown() {
 				return false
 			}
 		}
@@ -203,8 +235,30 @@ func (m *cephOSDSpecModel) spec() ceph.ServiceSpec {
 		Encrypted: m.Encrypted.ValueBool()}
 }
 
+// ours reads osd_devices (of the prior state): the devices that hold this
+// spec's OSDs. The facts show them as LVM members, which ceph-volume
+// rejects for new OSDs; Ceph's selection still counts them for their
+// spec (ceph_device), and so does the plan.
+func ours(m types.Map) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	if m.IsNull() || m.IsUnknown() {
+		return out
+	}
+	for h, v := range m.Elements() {
+		l, ok := v.(types.List)
+		if !ok {
+			continue
+		}
+		out[h] = map[string]bool{}
+		for _, p := range stringsOf(l.Elements()) {
+			out[h][p] = true
+		}
+	}
+	return out
+}
+
 // placed are the hosts the spec places OSDs on, with their devices.
-func (m *cephOSDSpecModel) placed(diags *diag.Diagnostics) map[string][]ceph.Device {
+func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) map[string][]ceph.Device {
 	out := map[string][]ceph.Device{}
 	names := stringsOf(m.PlacementHosts.Elements())
 	if len(names) == 0 {
@@ -213,6 +267,11 @@ func (m *cephOSDSpecModel) placed(diags *diag.Diagnostics) map[string][]ceph.Dev
 		}
 	}
 	for _, h := range names {
+		if devs := inv[h]; len(devs) > 0 {
+			// cephadm's inventory: what DriveSelection itself is given.
+			out[h] = devs
+			continue
+		}
 		host, ok := m.Hosts[h]
 		if !ok {
 			addError(diags, path.Root("placement_hosts"), "Host Without Devices", fmt.Sprintf("Host %s is placed but not in "+
@@ -221,8 +280,10 @@ func (m *cephOSDSpecModel) placed(diags *diag.Diagnostics) map[string][]ceph.Dev
 		}
 		devs := []ceph.Device{}
 		for _, d := range host.Devices {
-			devs = append(devs, ceph.FromFacts(d.Name.ValueString(), d.SizeBytes.ValueInt64(), d.Rotational.ValueBool(),
-				d.Model.ValueString(), d.Vendor.ValueString(), d.FSType.ValueString()))
+			dev := ceph.FromFacts(d.Name.ValueString(), d.SizeBytes.ValueInt64(), d.Rotational.ValueBool(),
+				d.Model.ValueString(), d.Vendor.ValueString(), "")
+			dev.CephDevice = held[h][dev.Path]
+			devs = append(devs, dev)
 		}
 		out[h] = devs
 	}
@@ -230,7 +291,7 @@ func (m *cephOSDSpecModel) placed(diags *diag.Diagnostics) map[string][]ceph.Dev
 }
 
 // check validates the spec and plans its OSDs; errors name the attribute.
-func (m *cephOSDSpecModel) check(diags *diag.Diagnostics) []ceph.HostPlan {
+func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
 	s := m.spec()
 	if err := s.Validate(); err != nil {
 		at := cephFieldPath(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
@@ -241,7 +302,7 @@ func (m *cephOSDSpecModel) check(diags *diag.Diagnostics) []ceph.HostPlan {
 		cephInvalid(diags, at, err)
 		return nil
 	}
-	hosts := m.placed(diags)
+	hosts := m.placed(held, inv, diags)
 	if diags.HasError() {
 		return nil
 	}
@@ -281,7 +342,7 @@ func (m *cephOSDSpecModel) fill(plans []ceph.HostPlan) {
 
 func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cephOSDSpecModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -296,8 +357,16 @@ func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.V
 	if m.OSDsPerDevice.IsNull() {
 		m.OSDsPerDevice = types.Int64Value(1)
 	}
+	// The devices are checked at plan, where the prior state says which
+	// already hold this spec's OSDs; here only the spec itself.
 	if !resp.Diagnostics.HasError() && m.known() {
-		m.check(&resp.Diagnostics)
+		if err := m.spec().Validate(); err != nil {
+			m.check(nil, nil, &resp.Diagnostics)
+		} else if s := m.DataDevices; s != nil && s.Size.ValueString() != "" {
+			if _, err := ceph.ParseSizeFilter(s.Size.ValueString()); err != nil {
+				cephInvalid(&resp.Diagnostics, "data_devices.size", err)
+			}
+		}
 	}
 }
 
@@ -306,57 +375,75 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan cephOSDSpecModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
-	plans := plan.check(&resp.Diagnostics)
+	var state cephOSDSpecModel
+	if !req.State.Raw.IsNull() {
+		getModel(ctx, req.State, &state, &resp.Diagnostics)
+	}
+	// With the cluster up, the plan runs on cephadm's own inventory (its
+	// availability, reject reasons and the devices holding OSDs); before
+	// it, on the facts.
+	var inv map[string][]ceph.Device
+	plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && !req.State.Raw.IsNull() {
+		var quiet diag.Diagnostics
+		if _, rejected, got, ok := r.readBack(ctx, &plan, &quiet); ok {
+			inv, plan.Rejected = got, rejected
+		} else {
+			resp.Diagnostics.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
+				"only: %v", quiet))
+		}
+	}
+	plans := plan.check(ours(state.OSDDevices), inv, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.fill(plans)
-	plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	if !req.State.Raw.IsNull() {
-		var state cephOSDSpecModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if state.SpecYAML.Equal(plan.SpecYAML) && len(state.Drift.Elements()) == 0 && plan.OSDDevices.Equal(state.OSDDevices) {
-			plan.Rejected = state.Rejected
-		}
-	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
 // readBack reads the exported spec (diff "" when it matches) and the
 // devices cephadm rejects among those the filters match.
-func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (string, types.Map, bool) {
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, ceph.QueryExport, ceph.QueryDeviceLs)
+func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (string, types.Map, map[string][]ceph.Device, bool) {
+	hosts := make([]string, 0, len(m.Hosts))
+	for h := range m.Hosts {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	queries := []protocol.Item{ceph.QueryExport}
+	for _, h := range hosts {
+		queries = append(queries, ceph.QueryDeviceLs(h))
+	}
+	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, queries...)
 	if !ok {
-		return "", types.Map{}, false
+		return "", types.Map{}, nil, false
 	}
 	specs, err := ceph.ParseOrchExport([]byte(out[ceph.QueryExport.Command.Name]))
 	if err != nil {
 		diags.AddError("Unexpected ceph Output", err.Error())
-		return "", types.Map{}, false
+		return "", types.Map{}, nil, false
 	}
 	s := m.spec()
 	diff := "not applied (ceph orch ls --export does not list " + s.ServiceName() + ")"
 	if got, ok := specs[s.ServiceName()]; ok {
 		if diff, err = ceph.SpecDiff(s, got); err != nil {
 			diags.AddError("Invalid Ceph Setting", err.Error())
-			return "", types.Map{}, false
+			return "", types.Map{}, nil, false
 		}
 	}
-	inv, err := ceph.ParseDeviceLs([]byte(out[ceph.QueryDeviceLs.Command.Name]))
-	if err != nil {
-		diags.AddError("Unexpected ceph Output", err.Error())
-		return "", types.Map{}, false
+	inv := map[string][]ceph.Device{}
+	for _, h := range hosts {
+		one, err := ceph.ParseDeviceLs([]byte(out[ceph.QueryDeviceLs(h).Command.Name]))
+		if err != nil {
+			diags.AddError("Unexpected ceph Output", err.Error())
+			return "", types.Map{}, nil, false
+		}
+		inv[h] = one[h]
 	}
 	rejected := map[string]attr.Value{}
-	hosts := make([]string, 0, len(m.Hosts))
-	for h := range m.Hosts {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
 	for _, h := range hosts {
 		var l []attr.Value
 		for _, d := range inv[h] {
@@ -371,19 +458,19 @@ func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel,
 			rejected[h] = types.ListValueMust(types.StringType, l)
 		}
 	}
-	return diff, types.MapValueMust(types.ListType{ElemType: types.StringType}, rejected), true
+	return diff, types.MapValueMust(types.ListType{ElemType: types.StringType}, rejected), inv, true
 }
 
-func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, diags *diag.Diagnostics) bool {
-	plans := plan.check(diags)
+func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, held map[string]map[string]bool, diags *diag.Diagnostics) bool {
+	diff, _, inv, ok := r.readBack(ctx, plan, diags)
+	if !ok {
+		return false
+	}
+	plans := plan.check(held, inv, diags)
 	if diags.HasError() {
 		return false
 	}
 	plan.fill(plans)
-	diff, _, ok := r.readBack(ctx, plan, diags)
-	if !ok {
-		return false
-	}
 	s := plan.spec()
 	y, _ := ceph.RenderYAML(s)
 	items := []protocol.Item{ceph.SpecDirItem()}
@@ -396,12 +483,30 @@ func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel,
 	if !cephApply(ctx, run, items, "cephadm Refused The OSD Spec", diags) {
 		return false
 	}
-	diff, rejected, ok := r.readBack(ctx, plan, diags)
+	diff, rejected, after, ok := r.readBack(ctx, plan, diags)
 	if !ok {
 		return false
 	}
 	if diff != "" {
 		diags.AddError("Change Not Verified", fmt.Sprintf("After ceph orch apply, the exported spec %s still differs: %s", s.ServiceName(), diff))
+		return false
+	}
+	// cephadm may still refuse what the facts showed (partitions, LVM it
+	// did not make): a placed host without any OSD device fails, with
+	// cephadm's reasons.
+	for _, p := range plans {
+		n := 0
+		for _, d := range after[p.Host] {
+			if d.CephDevice {
+				n++
+			}
+		}
+		if n == 0 && len(after[p.Host]) > 0 {
+			addError(diags, path.Root("data_devices"), "OSD Spec Created No OSD", fmt.Sprintf("Host %s: cephadm made no OSD; "+
+				"its devices: %s", p.Host, ceph.DescribeDevices(after[p.Host])), nil)
+		}
+	}
+	if diags.HasError() {
 		return false
 	}
 	for h, v := range rejected.Elements() {
@@ -414,8 +519,8 @@ func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel,
 
 func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan cephOSDSpecModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, &resp.Diagnostics) {
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -423,11 +528,11 @@ func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateReq
 
 func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state cephOSDSpecModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	diff, rejected, ok := r.readBack(ctx, &state, &resp.Diagnostics)
+	diff, rejected, _, ok := r.readBack(ctx, &state, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -441,9 +546,10 @@ func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest
 }
 
 func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan cephOSDSpecModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, &resp.Diagnostics) {
+	var plan, state cephOSDSpecModel
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, ours(state.OSDDevices), &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -451,7 +557,7 @@ func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateReq
 
 func (r *cephOSDSpecResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state cephOSDSpecModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -43,7 +43,9 @@ type rbdImagesModel struct {
 	SSH               types.Object              `tfsdk:"ssh"`
 	Pool              types.String              `tfsdk:"pool"`
 	PoolCapacityBytes types.Int64               `tfsdk:"pool_capacity_bytes"`
-	Images            map[string]rbdImageConfig `tfsdk:"images"`
+	ImagesRaw         types.Map                 `tfsdk:"images"`
+	Images            map[string]rbdImageConfig `tfsdk:"-"`
+	imagesKnown       bool                      `tfsdk:"-"`
 	SizeBytes         types.Map                 `tfsdk:"size_bytes"`
 	Clients           types.Map                 `tfsdk:"clients"`
 	Drift             types.Map                 `tfsdk:"drift"`
@@ -117,11 +119,18 @@ type rbdImage struct {
 	client   string
 }
 
+func (m *rbdImagesModel) decode(ctx context.Context, diags *diag.Diagnostics) {
+	m.imagesKnown = !m.ImagesRaw.IsUnknown() && !m.ImagesRaw.IsNull()
+	if m.imagesKnown {
+		diags.Append(m.ImagesRaw.ElementsAs(ctx, &m.Images, false)...)
+	}
+}
+
 // images converts the map, reporting bad values on their attribute; known
 // is false while a value is unknown.
 func (m *rbdImagesModel) images(diags *diag.Diagnostics) ([]rbdImage, bool) {
 	var out []rbdImage
-	known := true
+	known := m.imagesKnown
 	for name, c := range m.Images {
 		at := path.Root("images").AtMapKey(name)
 		if err := ceph.ValidName("images", name); err != nil {
@@ -163,7 +172,7 @@ func (m *rbdImagesModel) fill(imgs []rbdImage) {
 
 func (r *rbdImagesResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m rbdImagesModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -201,7 +210,7 @@ func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	var plan rbdImagesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -213,7 +222,7 @@ func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	plan.fill(imgs)
 	if !req.State.Raw.IsNull() {
 		var state rbdImagesModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		getModel(ctx, req.State, &state, &resp.Diagnostics)
 		// The state holds the sizes the pool had at refresh: a smaller
 		// size is a shrink, refused.
 		for _, i := range imgs {
@@ -303,7 +312,7 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 
 func (r *rbdImagesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan rbdImagesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
 		return
 	}
@@ -312,7 +321,7 @@ func (r *rbdImagesResource) Create(ctx context.Context, req resource.CreateReque
 
 func (r *rbdImagesResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state rbdImagesModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -343,8 +352,8 @@ func (r *rbdImagesResource) Read(ctx context.Context, req resource.ReadRequest, 
 
 func (r *rbdImagesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state rbdImagesModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -360,7 +369,7 @@ func (r *rbdImagesResource) Update(ctx context.Context, req resource.UpdateReque
 
 func (r *rbdImagesResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state rbdImagesModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

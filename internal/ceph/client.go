@@ -141,5 +141,5 @@ func AuthCreate(name, pool string) protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: "ceph-auth-create-" + name,
 		Argv: []string{"ceph", "auth", "get-or-create", "client." + name, "mon", "profile rbd", "osd", "profile rbd pool=" + pool,
 			"-o", KeyringPath(name)},
-		Creates: KeyringPath(name)}}
+		Unless: nonEmpty(KeyringPath(name))}}
 }

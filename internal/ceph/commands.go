@@ -94,8 +94,15 @@ func (b Bootstrap) Argv() []string {
 }
 
 // Item runs the bootstrap once: the admin keyring it writes is the guard.
+// (An unless test, not creates: under a fake root the agent writes an
+// empty creates file after the command, which would blank the keyring.)
 func (b Bootstrap) Item() protocol.Item {
-	return protocol.Item{Command: &protocol.Command{Name: "cephadm-bootstrap", Argv: b.Argv(), Creates: AdminKeyring}}
+	return protocol.Item{Command: &protocol.Command{Name: "cephadm-bootstrap", Argv: b.Argv(), Unless: nonEmpty(AdminKeyring)}}
+}
+
+// nonEmpty is a guard holding when the file exists and is not empty.
+func nonEmpty(file string) []string {
+	return []string{"sh", "-c", `[ -s "$1" ]`, "sh", file}
 }
 
 // AuthorizeKey adds cephadm's public key to root's authorized_keys unless
@@ -130,12 +137,18 @@ var (
 	QueryMonDump    = Query("ceph-mon-dump", "ceph", "mon", "dump", "-f", "json")
 	QueryPools      = Query("ceph-pools", "ceph", "osd", "pool", "ls", "detail", "-f", "json")
 	QueryStatus     = Query("ceph-status", "ceph", "status", "-f", "json")
-	QueryDeviceLs   = Query("ceph-device-ls", "ceph", "orch", "device", "ls", "--format", "json")
 	QueryShowmapped = Query("rbd-showmapped", "rbd", "showmapped", "--format", "json")
 	// QueryPubKey prints cephadm's public key (`cat`, in sh builtins so
 	// a node without coreutils in PATH answers too).
 	QueryPubKey = Query("ceph-pubkey", "sh", "-c", `while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done < "$1"`, "sh", PubKeyFile)
 )
+
+// QueryDeviceLs lists one host's devices (`ceph orch device ls
+// [<hostname>...]`): one host per query keeps each answer well under the
+// agent's output bound (a 23-device host prints about 20 KiB).
+func QueryDeviceLs(host string) protocol.Item {
+	return Query("ceph-device-ls-"+host, "ceph", "orch", "device", "ls", host, "--format", "json")
+}
 
 // QueryImages lists a pool's images.
 func QueryImages(pool string) protocol.Item {
@@ -148,11 +161,11 @@ func QueryAuth(client string) protocol.Item {
 }
 
 // HostAdd adds a host with its labels unless `ceph orch host ls` lists it.
+// The labels are positional (`orch host add <hostname> [<addr>]
+// [<labels>...]`): Ceph's CLI takes each word as one label and would keep
+// `--labels a,b` as the single label "a,b".
 func HostAdd(name, addr string, labels []string) protocol.Item {
-	argv := []string{"ceph", "orch", "host", "add", name, addr}
-	if len(labels) > 0 {
-		argv = append(argv, "--labels", strings.Join(labels, ","))
-	}
+	argv := append([]string{"ceph", "orch", "host", "add", name, addr}, labels...)
 	return Guarded("ceph-host-add-"+name, argv, QueryHostLs.Command.Argv, `"hostname":\s*"`+regexp.QuoteMeta(name)+`"`)
 }
 
@@ -191,7 +204,8 @@ func ApplySpec(serviceName, nonce string, yamlDoc []byte) []protocol.Item {
 
 // SpecDirItem creates the spec folder.
 func SpecDirItem() protocol.Item {
-	return protocol.Item{Command: &protocol.Command{Name: "ceph-spec-dir", Argv: []string{"mkdir", "-p", SpecDir}, Creates: SpecDir}}
+	return protocol.Item{Command: &protocol.Command{Name: "ceph-spec-dir", Argv: []string{"mkdir", "-p", SpecDir},
+		Unless: []string{"sh", "-c", `[ -d "$1" ]`, "sh", SpecDir}}}
 }
 
 // Pool settings.

@@ -275,6 +275,22 @@ func PlanOSDs(spec ServiceSpec, hosts map[string][]Device) ([]HostPlan, error) {
 	return out, errors.Join(errs...)
 }
 
+// DescribeDevices lists devices with cephadm's verdict on each.
+func DescribeDevices(devs []Device) string {
+	var parts []string
+	for _, d := range devs {
+		switch {
+		case d.CephDevice:
+			parts = append(parts, d.Path+" holds an OSD")
+		case !d.Available:
+			parts = append(parts, fmt.Sprintf("%s rejected (%s)", d.Path, strings.Join(d.Rejected, ", ")))
+		default:
+			parts = append(parts, d.Path+" available")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // whyNone summarises a host's devices for the error of a spec selecting
 // none of them.
 func whyNone(spec ServiceSpec, devs []Device) string {

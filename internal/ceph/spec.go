@@ -174,9 +174,11 @@ func (f *DeviceFilter) validate(field string) error {
 // The JSON (and YAML) shape of a spec, as Ceph's ServiceSpec.to_json writes
 // it: what `ceph orch ls --export` prints back for an applied spec.
 type specDoc struct {
-	ServiceType string        `json:"service_type" yaml:"service_type"`
-	ServiceID   string        `json:"service_id,omitempty" yaml:"service_id,omitempty"`
-	ServiceName string        `json:"service_name" yaml:"service_name"`
+	ServiceType string `json:"service_type" yaml:"service_type"`
+	ServiceID   string `json:"service_id,omitempty" yaml:"service_id,omitempty"`
+	// service_name is what to_json adds; the applied file leaves it out
+	// (Ceph derives it from type and id).
+	ServiceName string        `json:"service_name" yaml:"-"`
 	Placement   *placementDoc `json:"placement,omitempty" yaml:"placement,omitempty"`
 	Spec        *osdDoc       `json:"spec,omitempty" yaml:"spec,omitempty"`
 }

@@ -16,13 +16,11 @@ func TestRenderYAMLR4(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `service_type: mon
-service_name: mon
 placement:
   label: mon
   count: 3
 ---
 service_type: mgr
-service_name: mgr
 placement:
   hosts:
     - mon1
@@ -30,7 +28,6 @@ placement:
 ---
 service_type: osd
 service_id: nvme
-service_name: osd.nvme
 placement:
   label: osd
 spec:

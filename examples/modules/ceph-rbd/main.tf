@@ -35,7 +35,7 @@ resource "hpcstorage_ceph_osd_spec" "nvme" {
   placement_label = "osd"
   hosts = { for n, f in data.hpcstorage_node_facts.osd : n => {
     devices = [for d in f.block_devices : {
-      name = d.name, size_bytes = d.size_bytes, rotational = d.rotational, model = d.model, vendor = d.vendor, fstype = d.fstype
+      name = d.name, size_bytes = d.size_bytes, rotational = d.rotational, model = d.model, vendor = d.vendor
     }]
   } }
   data_devices = {
