@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -119,18 +120,37 @@ func (r *r4Lab) plan(opts ...tfexec.PlanOption) (map[string]string, error) {
 // boot disks), the size-2 pool, 200 images and each client mapping its 20;
 // the next plan is empty; an image shrunk by hand and the pool's size
 // changed by hand show as drift and the apply puts them back; an image
-// grown by hand is a shrink the plan refuses.
+// grown by hand is a shrink the plan refuses. The cluster starts with three
+// OSD nodes: adding the fourth only adds its 22 OSDs.
 func TestR4ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R4 design")
 	}
 	r := newR4Lab(t)
 	ctx := context.Background()
+	// Three OSD nodes first; the fourth joins afterwards and only adds
+	// its own OSDs.
 	start := time.Now()
-	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri)); err != nil {
-		t.Fatalf("apply: %v", err)
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("osd_nodes=3")); err != nil {
+		t.Fatalf("apply with 3 OSD nodes: %v", err)
 	}
-	t.Logf("R4 apply: %s", time.Since(start).Round(time.Second))
+	t.Logf("R4 apply (3 OSD nodes): %s", time.Since(start).Round(time.Second))
+	before := r.osdsByHost()
+	if len(before) != 3 || len(before["osd1"]) != 22 || len(before["osd4"]) != 0 {
+		t.Fatalf("OSDs with 3 nodes: %v", before)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri)); err != nil {
+		t.Fatalf("apply with the fourth OSD node: %v", err)
+	}
+	after := r.osdsByHost()
+	for h, ids := range before {
+		if fmt.Sprint(after[h]) != fmt.Sprint(ids) {
+			t.Errorf("%s: OSDs %v became %v when osd4 joined", h, ids, after[h])
+		}
+	}
+	if len(after["osd4"]) != 22 || after["osd4"][0] != 66 {
+		t.Errorf("osd4's OSDs: %v, want 22 numbered from 66", after["osd4"])
+	}
 
 	var mon struct {
 		Mons   []struct{ Name string } `json:"mons"`
@@ -253,4 +273,28 @@ func TestR4ModuleExample(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// osdsByHost reads `ceph osd tree` on mon1: host to its OSD ids.
+func (r *r4Lab) osdsByHost() map[string][]int {
+	r.t.Helper()
+	var tree struct {
+		Nodes []struct {
+			Type     string `json:"type"`
+			Name     string `json:"name"`
+			Children []int  `json:"children"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(r.ceph("mon1", "ceph", "osd", "tree", "-f", "json")), &tree); err != nil {
+		r.t.Fatal(err)
+	}
+	out := map[string][]int{}
+	for _, n := range tree.Nodes {
+		if n.Type == "host" {
+			ids := append([]int(nil), n.Children...)
+			sort.Ints(ids)
+			out[n.Name] = ids
+		}
+	}
+	return out
 }
