@@ -17,13 +17,14 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // r4Lab is examples/r4 in a scratch folder against a fresh r4 lab with
 // ten clients, served by this process's provider.
 type r4Lab struct {
-	t     *testing.T
+	t     testing.TB
 	lab   *lab.Lab
 	tf    *tfexec.Terraform
 	ri    tfexec.ReattachInfo
@@ -31,7 +32,7 @@ type r4Lab struct {
 	cfg   string
 }
 
-func newR4Lab(t *testing.T) *r4Lab {
+func newR4Lab(t testing.TB) *r4Lab {
 	t.Helper()
 	tfPath := terraformCLI(t)
 	needAgent(t)
@@ -56,7 +57,9 @@ func newR4Lab(t *testing.T) *r4Lab {
 	for _, n := range l.State.Nodes {
 		r.roots[n.Name] = n.Root
 	}
-	r.ri = serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri, stop := serveProviderAt(t, "registry.terraform.io/hpcstorage/hpcstorage", New("test")())
+	t.Cleanup(stop)
+	r.ri = ri
 	if r.tf, err = tfexec.NewTerraform(cfg, tfPath); err != nil {
 		t.Fatal(err)
 	}
@@ -297,4 +300,16 @@ func (r *r4Lab) osdsByHost() map[string][]int {
 		}
 	}
 	return out
+}
+
+// node is the lab node name.
+func (r *r4Lab) node(name string) *labnode.Node {
+	r.t.Helper()
+	for _, n := range r.lab.Nodes().Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	r.t.Fatalf("no lab node %s", name)
+	return nil
 }
