@@ -19,6 +19,10 @@
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
+# DESIGN=r4 runs examples/r4: the Ceph all-flash RBD cluster (cephadm, 3
+# monitors, 88 OSDs on 4 nodes' NVMe, a size-2 pool, 200 images mapped 20
+# per client on 10 clients).
+#
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
@@ -29,8 +33,8 @@ bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
 design=${DESIGN:-r1}
 case $design in
-r1 | r3) ;;
-*) echo "demo: DESIGN=$design: the demo runs r1 (default) or r3" >&2; exit 1 ;;
+r1 | r3 | r4) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default), r3 or r4" >&2; exit 1 ;;
 esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
@@ -60,6 +64,9 @@ section() { printf '\n=== %s\n' "$*"; }
 if [ "$design" = r3 ]; then
 	section "lab: R3 (3 building blocks of 2 file nodes, one EF600 each)"
 	"$bin/hpcstorage-lab" up --design r3 --dir "$lab" --detach
+elif [ "$design" = r4 ]; then
+	section "lab: R4 (3 monitor nodes, 4 OSD nodes with 22 NVMe each) and 10 clients"
+	"$bin/hpcstorage-lab" up --design r4 --dir "$lab" --clients 10 --detach
 else
 	section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
 	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
@@ -130,6 +137,11 @@ fi
 grep -E -e '^Plan:' -e '^Apply complete' "$work/apply.log"
 echo "applied in $(($(date +%s) - start)) s"
 
+if [ "$design" = r4 ]; then
+	section "the Ceph cluster: OSDs, and each client's mapped images"
+	echo "OSDs: $("$tf" -chdir="$cfg" output -raw osd_count)"
+	"$tf" -chdir="$cfg" output -json mapped | jq -r 'to_entries[] | "\(.key): \(.value | length) images mapped"'
+else
 section "what the BMCs now say (hpcstorage_server: powered on, inventory read back)"
 "$tf" -chdir="$cfg" output -raw bmc_summary && echo
 
@@ -142,7 +154,10 @@ cat <<'LEGEND'
   units: BeeGFS systemd units running (x6: template instances)
 LEGEND
 
-if [ "$design" = r3 ]; then
+fi
+if [ "$design" = r4 ]; then
+	:
+elif [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo
 else
