@@ -57,8 +57,8 @@ func (r *cephPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"`min_size` and placement groups set with `ceph osd pool set`, the `rbd` application enabled and the pool " +
 			"initialised with `rbd pool init`. Every refresh reads it back (`ceph osd pool ls detail -f json`), so a size " +
 			"changed by hand shows in the next plan and the apply puts it back.\n\nDestroy deletes the pool only when it holds " +
-			"no image, or when `delete_with_images = true`; the monitors must also allow pool deletion " +
-			"(`mon_allow_pool_delete`), which Ceph refuses by default.",
+			"no image (images this run deletes first do not count), or when `delete_with_images = true`. Ceph refuses pool deletion unless " +
+			"`mon_allow_pool_delete` is true: destroy sets it for that one deletion and back to false.",
 		Attributes: map[string]schema.Attribute{
 			"admin_host": cephAdminHostAttribute(),
 			"ssh":        sshResourceAttribute(),
@@ -161,9 +161,17 @@ func (r *cephPoolResource) ValidateConfig(ctx context.Context, req resource.Vali
 func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		if !req.State.Raw.IsNull() {
+			// Images deleted in the same run (hpcstorage_rbd_images depends
+			// on the pool, so Terraform removes them first) are gone by
+			// the time Delete looks: at plan, a warning only.
 			var state cephPoolModel
+			var held diag.Diagnostics
 			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-			r.checkDelete(ctx, &state, &resp.Diagnostics)
+			r.checkDelete(ctx, &state, &held)
+			for _, d := range held {
+				resp.Diagnostics.AddAttributeWarning(path.Root("delete_with_images"), d.Summary(), d.Detail()+
+					" (Images this run deletes first do not count: the deletion is checked again right before it.)")
+			}
 		}
 		return
 	}
@@ -194,7 +202,7 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-// checkDelete refuses, at plan time, to destroy a pool holding images.
+// checkDelete refuses to destroy a pool holding images.
 func (r *cephPoolResource) checkDelete(ctx context.Context, state *cephPoolModel, diags *diag.Diagnostics) {
 	if r.nodes == nil || state.DeleteWithImages.ValueBool() {
 		return
@@ -373,7 +381,7 @@ func (r *cephPoolResource) Delete(ctx context.Context, req resource.DeleteReques
 		return
 	}
 	run := cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "ceph-pool-"+state.Name.ValueString())
-	if !cephApply(ctx, run, []protocol.Item{ceph.SpecDirItem(), ceph.PoolRm(state.Name.ValueString(), cephNonce())},
+	if !cephApply(ctx, run, append([]protocol.Item{ceph.SpecDirItem()}, ceph.PoolRm(state.Name.ValueString(), cephNonce())...),
 		"Ceph Refused Pool Deletion", &resp.Diagnostics) {
 		return
 	}

@@ -124,7 +124,8 @@ func (r *r4Lab) plan(opts ...tfexec.PlanOption) (map[string]string, error) {
 // the next plan is empty; an image shrunk by hand and the pool's size
 // changed by hand show as drift and the apply puts them back; an image
 // grown by hand is a shrink the plan refuses. The cluster starts with three
-// OSD nodes: adding the fourth only adds its 22 OSDs.
+// OSD nodes: adding the fourth only adds its 22 OSDs. Destroy unmaps,
+// deletes the images and the pool, and takes cephadm's key off the hosts.
 func TestR4ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R4 design")
@@ -271,6 +272,42 @@ func TestR4ModuleExample(t *testing.T) {
 	if _, err := r.plan(); err == nil || !strings.Contains(err.Error(), "Image Shrink Refused") || !strings.Contains(err.Error(), "client05-img02") {
 		t.Fatalf("plan after an image grown by hand: %v", err)
 	}
+
+	// The administrator takes the image back, as the error says (destroy
+	// plans first too, and would be refused the same way).
+	r.ceph("mon1", "rbd", "resize", "rbd/client05-img02", "--size", "102400", "--allow-shrink")
+
+	// Destroy: clients unmapped and their files gone, images and pool
+	// deleted, cephadm's key off every host; the cluster itself stays.
+	pub := strings.TrimSpace(r.read("mon1", "etc/ceph/ceph.pub"))
+	if !strings.Contains(r.read("osd2", "root/.ssh/authorized_keys"), pub) {
+		t.Fatal("cephadm's key is not on osd2")
+	}
+	if err := r.tf.Destroy(ctx, tfexec.Reattach(r.ri)); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if out := r.ceph("mon1", "ceph", "osd", "pool", "ls", "detail", "-f", "json"); strings.Contains(out, `"rbd"`) {
+		t.Errorf("pool left after destroy: %s", out)
+	}
+	for _, c := range []string{"client01", "client10"} {
+		if out := r.ceph(c, "rbd", "showmapped", "--format", "json"); strings.TrimSpace(out) != "[]" {
+			t.Errorf("%s still maps %s", c, out)
+		}
+		if _, err := os.Stat(filepath.Join(r.roots[c], "etc/ceph/ceph.client."+c+".keyring")); err == nil {
+			t.Errorf("%s keyring left", c)
+		}
+	}
+	for _, h := range []string{"mon1", "mon2", "osd1", "osd4"} {
+		if strings.Contains(r.read(h, "root/.ssh/authorized_keys"), pub) {
+			t.Errorf("%s: cephadm's key still authorised", h)
+		}
+	}
+}
+
+// read is a file of a lab node's root ("" when missing).
+func (r *r4Lab) read(node, p string) string {
+	b, _ := os.ReadFile(filepath.Join(r.roots[node], p))
+	return string(b)
 }
 
 func mustJSON(v any) string {

@@ -246,9 +246,16 @@ func RbdPoolInit(name string) protocol.Item {
 		Creates: marker}}
 }
 
-// PoolRm deletes a pool (the monitors must allow it: mon_allow_pool_delete).
-func PoolRm(name, nonce string) protocol.Item {
-	return Once("ceph-pool-rm-"+name, nonce, "ceph", "osd", "pool", "rm", name, name, "--yes-i-really-really-mean-it")
+// PoolRm deletes a pool. The monitors refuse unless mon_allow_pool_delete
+// is true: it is turned on for this one deletion and off again, so the
+// cluster keeps refusing pool deletions by hand.
+func PoolRm(name, nonce string) []protocol.Item {
+	allow := func(v string) protocol.Item {
+		return Once("ceph-pool-delete-"+v+"-"+name, nonce, "ceph", "config", "set", "mon", "mon_allow_pool_delete", v)
+	}
+	return []protocol.Item{allow("true"),
+		Once("ceph-pool-rm-"+name, nonce, "ceph", "osd", "pool", "rm", name, name, "--yes-i-really-really-mean-it"),
+		allow("false")}
 }
 
 // MiB is rbd's size unit.
