@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -96,5 +97,26 @@ func TestBootstrapArgv(t *testing.T) {
 	}
 	if ImageCreate("rbd", "c01-img01", 100<<30, nil).Command.Argv[4] != "102400" {
 		t.Fatal("size in MiB")
+	}
+}
+
+// The map guard recognises an image in `rbd showmapped` output whatever
+// the key order, and only that pool's image.
+func TestMapGuardMatchesShowmapped(t *testing.T) {
+	out := string(fixture(t, "showmapped.json"))
+	c := Client{Name: "client01", Pool: "rbd"}
+	for img, want := range map[string]bool{"c01-img01": true, "c01-img02": true, "c01-img03": false} {
+		re := regexp.MustCompile(c.MapItem(img).Command.UnlessMatch[0])
+		if re.MatchString(out) != want {
+			t.Errorf("%s: matched %v", img, !want)
+		}
+	}
+	other := Client{Name: "client01", Pool: "other"}
+	if regexp.MustCompile(other.MapItem("c01-img01").Command.UnlessMatch[0]).MatchString(out) {
+		t.Error("matched an image of another pool")
+	}
+	reordered := `[{"device":"/dev/rbd7","name":"c01-img09","pool":"rbd","snap":"-"}]`
+	if !regexp.MustCompile(c.MapItem("c01-img09").Command.UnlessMatch[0]).MatchString(reordered) {
+		t.Error("key order matters")
 	}
 }
