@@ -208,8 +208,11 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
-				SharedDir: filepath.Join(dir, SharedDir), Disks: plan[i].disks})
+			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
+				SharedDir: filepath.Join(dir, SharedDir), Disks: plan[i].disks}); err != nil {
+				return err
+			}
+			return seedDesign(d.Name, plan[i].role, root)
 		},
 	})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
@@ -47,4 +49,51 @@ func NVMeDrives(host string, n int, size int64, model string) []fakenode.Disk {
 		})
 	}
 	return out
+}
+
+// seedDesign adds what a design's nodes have installed beyond their
+// profile: in r4, cephadm and podman on the servers (cephadm's
+// prerequisites), ceph-common on the clients (rbd, the rbdmap unit and its
+// default /etc/ceph/rbdmap).
+func seedDesign(design, role, root string) error {
+	if design != "r4" {
+		return nil
+	}
+	if role == RoleClient {
+		if err := appendFile(filepath.Join(root, "var/lib/dpkg/status"),
+			"\nPackage: ceph-common\nStatus: install ok installed\nPriority: optional\nArchitecture: amd64\nVersion: 16.2.15-0ubuntu0.22.04.1\nDescription: ceph-common\n"); err != nil {
+			return err
+		}
+		files := map[string]string{
+			"lib/systemd/system/rbdmap.service": "[Unit]\nDescription=Map RBD devices\nAfter=network-online.target local-fs.target\n" +
+				"Wants=network-online.target local-fs.target\n\n[Service]\nEnvironmentFile=-/etc/default/ceph\n" +
+				"Environment=RBDMAPFILE=/etc/ceph/rbdmap\nType=oneshot\nRemainAfterExit=yes\nExecStart=/usr/bin/rbdmap map\n" +
+				"ExecReload=/usr/bin/rbdmap map\nExecStop=/usr/bin/rbdmap unmap-all\n\n[Install]\nWantedBy=multi-user.target\n",
+			"etc/ceph/rbdmap": "# RbdDevice\t\tParameters\n#poolname/imagename\tid=client,keyring=/etc/ceph/ceph.client.keyring\n",
+		}
+		for p, content := range files {
+			full := filepath.Join(root, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return appendFile(filepath.Join(root, filepath.FromSlash(fakenode.RPMDBPath)),
+		"cephadm\t2:16.2.15-1.el8\tnoarch\npodman\t3:4.0.2-6.module+el8.6.0+14877+f643d2d6\tx86_64\n")
+}
+
+func appendFile(p, s string) error {
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("seed %s: %w", p, err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		return fmt.Errorf("seed %s: %w", p, err)
+	}
+	return nil
 }

@@ -57,6 +57,13 @@ func TestUpR4NodesAndDrives(t *testing.T) {
 		if n.Role != RoleStorage && nvme > 1 {
 			t.Errorf("%s: %d NVMe drives", n.Name, nvme)
 		}
+		if n.Role == RoleClient {
+			unit, err := os.ReadFile(filepath.Join(n.Root, "lib/systemd/system/rbdmap.service"))
+			status, _ := os.ReadFile(filepath.Join(n.Root, "var/lib/dpkg/status"))
+			if err != nil || !strings.Contains(string(unit), "ExecStart=/usr/bin/rbdmap map") || !strings.Contains(string(status), "Package: ceph-common\n") {
+				t.Errorf("%s: ceph-common and its rbdmap unit missing: %v", n.Name, err)
+			}
+		}
 		reg := filepath.Join(l.State.Dir, SharedDir, sim.NodesDir, n.Name)
 		if target, err := os.Readlink(reg); err != nil || target != n.Root {
 			t.Errorf("node registry %s: %q %v", n.Name, target, err)

@@ -87,6 +87,9 @@ func parseCephArgs(args []string) cephArgs {
 			if !hasVal {
 				val = next()
 			}
+			if old := a.flags[name]; old != "" && name == "--image-feature" {
+				val = old + "," + val // rbd takes the option repeated
+			}
 			a.flags[name] = val
 		default:
 			if strings.HasPrefix(w, "-") && len(w) > 1 {

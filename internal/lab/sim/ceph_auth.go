@@ -52,7 +52,7 @@ func (c *cephCluster) authCmd(a cephArgs, w []string) int {
 			}
 		} else {
 			c.st.Auth = append(c.st.Auth, cephAuth{Entity: ent, Key: cephKey(), Caps: caps})
-			if code := c.commit(); code != 0 {
+			if code := c.persist(); code != 0 {
 				return code
 			}
 			au = c.auth(ent)
@@ -85,7 +85,7 @@ func (c *cephCluster) authCmd(a cephArgs, w []string) int {
 			}
 		}
 		c.st.Auth = keep
-		if code := c.commit(); code != 0 {
+		if code := c.persist(); code != 0 {
 			return code
 		}
 		fmt.Fprintln(e.Stderr, "updated")
@@ -121,7 +121,7 @@ func (c *cephCluster) configCmd(a cephArgs, w []string) int {
 	switch {
 	case len(w) == 4 && w[0] == "set":
 		c.st.Config[w[1]+"/"+w[2]] = w[3]
-		return c.commit()
+		return c.persist()
 	case len(w) == 3 && w[0] == "get":
 		v, ok := c.st.Config[w[1]+"/"+w[2]]
 		if !ok {
@@ -134,7 +134,7 @@ func (c *cephCluster) configCmd(a cephArgs, w []string) int {
 		return 0
 	case len(w) == 3 && w[0] == "rm":
 		delete(c.st.Config, w[1]+"/"+w[2])
-		return c.commit()
+		return c.persist()
 	}
 	return e.cephErr(cephErrnoEINVAL, "invalid command: config %s", strings.Join(w, " "))
 }

@@ -156,6 +156,10 @@ func (c *cephCluster) inventory(host string, r *fsroot.Root) []cephDevice {
 				d.LVs = append(d.LVs, cephLV{BlockUUID: o.Block, ClusterFSID: c.st.FSID, ClusterName: "ceph",
 					Name: "osd-block-" + o.UUID, OSDFSID: o.UUID, OSDID: strconv.Itoa(o.ID), OSDSpecAffinity: o.Service, Type: "block"})
 			}
+			if o.Host == host && o.DBDevice == d.Path {
+				d.LVs = append(d.LVs, cephLV{BlockUUID: o.Block, ClusterFSID: c.st.FSID, ClusterName: "ceph",
+					Name: "osd-db-" + o.UUID, OSDFSID: o.UUID, OSDID: strconv.Itoa(o.ID), OSDSpecAffinity: o.Service, Type: "db"})
+			}
 		}
 		switch {
 		case len(d.LVs) > 0:

@@ -68,6 +68,16 @@ func (c *cephCluster) orch(a cephArgs, w []string) int {
 	return e.cephErr(cephErrnoEINVAL, "invalid command: orch %s", strings.Join(w, " "))
 }
 
+// persist saves a change that places no daemon (pools, auth, images).
+func (c *cephCluster) persist() int {
+	if err := c.save(); err != nil {
+		return c.e.cephErr(cephErrnoEINVAL, "%v", err)
+	}
+	return 0
+}
+
+// commit reconciles the placement after a change of hosts or specs, then
+// saves.
 func (c *cephCluster) commit() int {
 	c.reconcile()
 	if err := c.save(); err != nil {
@@ -606,6 +616,12 @@ func (c *cephCluster) reconcile() {
 			}
 			continue
 		}
+		// cephadm never removes the last monitor or manager (the
+		// monitors refuse ok-to-rm; the active mgr stays): a placement
+		// matching no host leaves them where they are.
+		if len(hosts) == 0 && (s.Type == "mon" || s.Type == "mgr") {
+			continue
+		}
 		// Keep the daemons on hosts still targeted, fill up to count.
 		var have []string
 		c.st.Daemons = slices.DeleteFunc(c.st.Daemons, func(d cephDaemon) bool {
@@ -615,6 +631,9 @@ func (c *cephCluster) reconcile() {
 			if slices.Contains(hosts, d.Host) && (s.Placement.Count == 0 || len(have) < s.Placement.Count) {
 				have = append(have, d.Host)
 				return false
+			}
+			if d.Type == "mon" {
+				c.st.MonEpoch++
 			}
 			return true
 		})
@@ -635,6 +654,14 @@ func (c *cephCluster) reconcile() {
 				c.st.MonEpoch++
 			}
 		}
+	}
+	// The mgr's devicehealth module creates its pool once OSDs exist
+	// (Pacific: device_health_metrics, one PG, the default size).
+	if len(c.st.OSDs) > 0 && c.pool(deviceHealthPool) == nil {
+		id := max(c.st.NextPG, 1)
+		c.st.NextPG = id + 1
+		c.st.Pools = append(c.st.Pools, cephPool{ID: id, Name: deviceHealthPool, Created: now, Size: poolDefaultSize,
+			MinSize: poolDefaultSize - poolDefaultSize/2, PGNum: 1, Autoscale: "on", Application: map[string]string{"mgr_devicehealth": ""}})
 	}
 	// The admin hosts get the client configuration.
 	for _, h := range c.st.Hosts {
@@ -683,10 +710,26 @@ func (c *cephCluster) createOSDs(s cephSpec, host string) {
 	if err != nil {
 		return
 	}
+	// db_devices are chosen among the devices data did not take, as
+	// DriveSelection does; ceph-volume batch spreads the new OSDs' DB
+	// volumes over them.
+	var dbs []cephDevice
+	if fdb := s.filter("db_devices"); fdb != nil {
+		var rest []cephDevice
+		for _, d := range devs {
+			if !slices.ContainsFunc(sel, func(x cephDevice) bool { return x.Path == d.Path }) {
+				rest = append(rest, d)
+			}
+		}
+		if dbs, err = selectDevices(fdb, logic, s.ID, rest, existing); err != nil {
+			return
+		}
+	}
 	class := "ssd"
 	if v, ok := s.Spec["crush_device_class"].(string); ok {
 		class = v
 	}
+	created := 0
 	for _, d := range sel {
 		if !d.Available {
 			continue // already an OSD of this spec
@@ -698,8 +741,14 @@ func (c *cephCluster) createOSDs(s cephSpec, host string) {
 			if _, ok := s.Spec["crush_device_class"]; !ok && d.HumanReadableType == "hdd" {
 				cl = "hdd"
 			}
-			c.st.OSDs = append(c.st.OSDs, cephOSD{ID: id, Host: host, Device: d.Path, UUID: newUUID(),
-				Block: randHex(6) + "-" + randHex(4) + "-" + randHex(4), Service: s.ID, Bytes: int64(d.SysAPI.Size) / int64(n), Class: cl})
+			o := cephOSD{ID: id, Host: host, Device: d.Path, UUID: newUUID(),
+				Block: randHex(6) + "-" + randHex(4) + "-" + randHex(4), Service: s.ID, Bytes: int64(d.SysAPI.Size) / int64(n), Class: cl}
+			if len(dbs) > 0 {
+				o.DBDevice = dbs[created%len(dbs)].Path
+				_ = writeMode(r, SigDir+"/"+path.Base(o.DBDevice), []byte("LVM2_member\n"), 0o644)
+			}
+			created++
+			c.st.OSDs = append(c.st.OSDs, o)
 			c.st.Daemons = append(c.st.Daemons, cephDaemon{Type: "osd", ID: strconv.Itoa(id), Host: host, Service: s.name(), Created: time.Now().UTC()})
 		}
 		c.st.OSDEpoch++

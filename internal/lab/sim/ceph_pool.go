@@ -23,7 +23,8 @@ package sim
 // A missing pool is "unrecognized pool 'P'" (ENOENT); rm of a missing pool
 // is "pool 'P' does not exist" (exit 0). Progress messages go to stderr as
 // the monitor's replies do. pool ls detail -f json has the pg_pool_t::dump
-// field names.
+// field names. Once the cluster has OSDs, the mgr's devicehealth module
+// adds its pool device_health_metrics (Pacific), as on a real cluster.
 
 import (
 	"fmt"
@@ -88,7 +89,7 @@ func (c *cephCluster) poolCreate(w []string) int {
 	c.st.Pools = append(c.st.Pools, cephPool{ID: id, Name: name, Created: time.Now().UTC(), Size: poolDefaultSize,
 		MinSize: poolDefaultSize - poolDefaultSize/2, PGNum: pg, Autoscale: "on", Application: map[string]string{}})
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "pool '%s' created\n", name)
@@ -155,7 +156,7 @@ func (c *cephCluster) poolSet(a cephArgs, w []string) int {
 		return e.cephErr(cephErrnoEINVAL, "unrecognized variable '%s'", v)
 	}
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "set pool %d %s to %s\n", p.ID, v, val)
@@ -198,9 +199,14 @@ func (p cephPool) detail() map[string]any {
 	for k := range p.Application {
 		apps[k] = map[string]any{}
 	}
+	// rbd pool init turns on self-managed snapshots (FLAG_SELFMANAGED_SNAPS).
+	flags, flagNames := 1, "hashpspool"
+	if p.RBDInit {
+		flags, flagNames = 1|8192, "hashpspool,selfmanaged_snaps"
+	}
 	return map[string]any{
 		"pool_id": p.ID, "pool_name": p.Name, "create_time": p.Created.UTC().Format("2006-01-02T15:04:05.000000-0700"),
-		"flags": 1, "flags_names": "hashpspool", "type": 1, "size": p.Size, "min_size": p.MinSize, "crush_rule": 0,
+		"flags": flags, "flags_names": flagNames, "type": 1, "size": p.Size, "min_size": p.MinSize, "crush_rule": 0,
 		"peering_crush_bucket_count": 0, "peering_crush_bucket_target": 0, "peering_crush_bucket_barrier": 0,
 		"peering_crush_bucket_mandatory_member": 2147483647, "object_hash": 2, "pg_autoscale_mode": p.Autoscale,
 		"pg_num": p.PGNum, "pg_placement_num": p.PGNum, "pg_placement_num_target": p.PGNum, "pg_num_target": p.PGNum,
@@ -256,7 +262,7 @@ func (c *cephCluster) poolAppEnable(a cephArgs, pool, app string) int {
 		}
 		p.Application[app] = ""
 		c.st.OSDEpoch++
-		if code := c.commit(); code != 0 {
+		if code := c.persist(); code != 0 {
 			return code
 		}
 	}
@@ -290,7 +296,7 @@ func (c *cephCluster) poolRm(a cephArgs, w []string) int {
 	c.st.Pools = keep
 	delete(c.st.Images, name)
 	c.st.OSDEpoch++
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "pool '%s' removed\n", name)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 )
 
 // cluster is a bootstrapped lab with its hosts added (mon1..3, osd1..n).
@@ -300,7 +301,8 @@ func TestCephPoolRefusals(t *testing.T) {
 		// Size 3 (the default) on 2 OSD hosts: undersized PGs, still active.
 		l.ok("mon1", "ceph", "osd", "pool", "application", "enable", "p", "rbd")
 		c := l.healthChecks()
-		if c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 32 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
+		// p's 32 PGs and the one of the mgr's device_health_metrics pool.
+		if c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 33 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
 			t.Errorf("size 3 on 2 hosts: %+v", c)
 		}
 		l.ok("mon1", "ceph", "osd", "pool", "set", "p", "min_size", "3")
@@ -308,6 +310,10 @@ func TestCephPoolRefusals(t *testing.T) {
 			t.Errorf("min_size 3 on 2 hosts: %+v", c)
 		}
 		l.ok("mon1", "ceph", "osd", "pool", "set", "p", "size", "2")
+		if c := l.healthChecks(); c["PG_DEGRADED"].Summary.Message != "Degraded data redundancy: 1 pgs undersized" || c["PG_AVAILABILITY"].Summary.Message != "" {
+			t.Errorf("size 2 on 2 hosts, device_health_metrics at 3: %+v", c)
+		}
+		l.ok("mon1", "ceph", "osd", "pool", "set", "device_health_metrics", "size", "2")
 		if c := l.healthChecks(); len(c) != 0 {
 			t.Errorf("size 2 on 2 hosts: %+v", c)
 		}
@@ -323,7 +329,7 @@ func TestCephPoolRefusals(t *testing.T) {
 		l.ok("mon1", "ceph", "osd", "pool", "rm", "p", "p", "--yes-i-really-really-mean-it")
 		var pools []string
 		l.jsonOut(&pools, "mon1", "ceph", "osd", "pool", "ls", "-f", "json")
-		if len(pools) != 0 {
+		if !slices.Equal(pools, []string{"device_health_metrics"}) {
 			t.Errorf("pools after rm: %v", pools)
 		}
 	})
@@ -346,6 +352,27 @@ func TestRBDRefusals(t *testing.T) {
 	})
 	t.Run("image exists", func(t *testing.T) {
 		l.refused("mon1", 17, "rbd: create error: (17) File exists", "rbd", "create", "vols/a", "--size", "1024")
+	})
+	t.Run("features repeated, long device forms", func(t *testing.T) {
+		l.ok("mon1", "rbd", "create", "vols/f", "--size", "1024", "--image-feature", "layering", "--image-feature", "exclusive-lock")
+		var info struct {
+			Features []string `json:"features"`
+		}
+		l.jsonOut(&info, "mon1", "rbd", "info", "vols/f", "--format", "json")
+		if !slices.Equal(info.Features, []string{"layering", "exclusive-lock"}) {
+			t.Errorf("features %v", info.Features)
+		}
+		l.ok("mon1", "ceph", "auth", "get-or-create", "client.c2", "mon", "profile rbd", "osd", "profile rbd pool=vols", "-o", "/root/c2.keyring")
+		l.write("client02", "etc/ceph/ceph.conf", l.read("mon1", "etc/ceph/ceph.conf"))
+		l.write("client02", "etc/ceph/ceph.client.c2.keyring", l.read("mon1", "root/c2.keyring"))
+		if out := l.ok("client02", "rbd", "device", "map", "vols/f", "--id", "c2"); out != "/dev/rbd0\n" {
+			t.Errorf("device map printed %q", out)
+		}
+		if out := l.ok("client02", "rbd", "device", "list", "--format", "json"); !strings.Contains(out, `"name":"f"`) {
+			t.Errorf("device list = %s", out)
+		}
+		l.ok("client02", "rbd", "device", "unmap", "/dev/rbd/vols/f")
+		l.ok("mon1", "rbd", "rm", "vols/f")
 	})
 	t.Run("feature dependency", func(t *testing.T) {
 		l.refused("mon1", 22, "cannot use object-map without exclusive-lock", "rbd", "create", "vols/b", "--size", "1024", "--image-feature", "layering,object-map")
@@ -382,6 +409,16 @@ func TestRBDRefusals(t *testing.T) {
 			t.Errorf("map printed %q", out)
 		}
 		l.refused("mon1", 16, "rbd: delete error: (16) Device or resource busy", "rbd", "rm", "vols/a")
+		// A client power cycle loses its mappings; its watch expires.
+		if err := sim.PowerOff(l.roots["client01"]); err != nil {
+			t.Fatal(err)
+		}
+		if out := l.ok("client01", "rbd", "showmapped", "--format", "json"); out != "[]\n" {
+			t.Errorf("showmapped after power-off = %q", out)
+		}
+		if out := l.ok("client01", "rbd", "map", "vols/a", "--id", "c1"); out != "/dev/rbd0\n" {
+			t.Errorf("map after reboot printed %q", out)
+		}
 		l.refused("client01", 22, "rbd: vols/b: not a mapped image or snapshot", "rbd", "unmap", "vols/b")
 		l.ok("client01", "rbd", "unmap", "vols/a")
 		if _, err := os.Stat(filepath.Join(l.roots["client01"], "dev/rbd0")); !os.IsNotExist(err) {
@@ -395,4 +432,64 @@ func TestRBDRefusals(t *testing.T) {
 		t.Errorf("images left: %v", list)
 	}
 	_ = json.Valid
+}
+
+// The provider wraps one-time commands in sh -c scripts: the simulated
+// shell runs ceph and rbd in the same cluster, and their refusals stop the
+// script with their exit status.
+func TestCephThroughShell(t *testing.T) {
+	l := cluster(t, 1, 0)
+	once := `M="$0"; "$@" && mkdir -p "${M%/*}" && : > "$M"`
+	l.ok("mon1", "sh", "-c", once, "/var/lib/x/.done/create", "ceph", "osd", "pool", "create", "vols", "64")
+	if _, err := os.Stat(filepath.Join(l.roots["mon1"], "var/lib/x/.done/create")); err != nil {
+		t.Errorf("marker after a successful command: %v", err)
+	}
+	l.refused("mon1", 1, "pool deletion is disabled", "sh", "-c", once, "/var/lib/x/.done/rm", "ceph", "osd", "pool", "rm", "vols", "vols", "--yes-i-really-really-mean-it")
+	if _, err := os.Stat(filepath.Join(l.roots["mon1"], "var/lib/x/.done/rm")); !os.IsNotExist(err) {
+		t.Errorf("marker after a refused command: %v", err)
+	}
+	l.ok("mon1", "sh", "-c", `for i in 1 2 3; do rbd create "$1/img$i" --size 1024 || exit $?; done`, "sh", "vols")
+	var imgs []string
+	l.jsonOut(&imgs, "mon1", "rbd", "ls", "--format", "json", "vols")
+	if !slices.Equal(imgs, []string{"img1", "img2", "img3"}) {
+		t.Errorf("images created by the loop: %v", imgs)
+	}
+	pub := l.ok("mon1", "sh", "-c", `while IFS= read -r l || [ -n "$l" ]; do printf '%s\n' "$l"; done < "$1"`, "sh", "/etc/ceph/ceph.pub")
+	if !strings.HasPrefix(pub, "ssh-ed25519 ") || pub != l.read("mon1", "etc/ceph/ceph.pub") {
+		t.Errorf("ceph.pub through sh = %q", pub)
+	}
+}
+
+// A mon spec whose label no host has leaves the monitors in place, as
+// cephadm never removes the last one; labelling hosts then moves them.
+func TestCephMonPlacementKeepsQuorum(t *testing.T) {
+	l := newCephLab(t, 0, 0, false)
+	l.bootstrap()
+	l.apply("service_type: mon\nplacement:\n  label: mon\n  count: 3\n")
+	mons := func() []string {
+		var d struct {
+			Mons []struct {
+				Name string `json:"name"`
+			} `json:"mons"`
+		}
+		l.jsonOut(&d, "mon1", "ceph", "mon", "dump", "-f", "json")
+		var out []string
+		for _, m := range d.Mons {
+			out = append(out, m.Name)
+		}
+		return out
+	}
+	if m := mons(); !slices.Equal(m, []string{"mon1"}) {
+		t.Fatalf("mons = %v, want mon1 kept", m)
+	}
+	l.ok("mon1", "ceph", "orch", "host", "add", "mon2", "10.40.0.2", "--labels", "mon")
+	l.ok("mon1", "ceph", "orch", "host", "add", "mon3", "10.40.0.3", "--labels", "mon")
+	if m := mons(); !slices.Equal(m, []string{"mon2", "mon3"}) {
+		t.Fatalf("mons = %v, want mon2, mon3 (mon1 has no mon label)", m)
+	}
+	// ceph.conf on the admin host follows the monitors.
+	if conf := l.read("mon1", "etc/ceph/ceph.conf"); !strings.Contains(conf, "10.40.0.2:6789") || strings.Contains(conf, monIP+":6789") {
+		t.Errorf("ceph.conf = %s", conf)
+	}
+	l.ok("mon1", "ceph", "status")
 }

@@ -129,6 +129,8 @@ type cephOSD struct {
 	Service string `json:"service_id"` // the OSD spec (osdspec_affinity)
 	Bytes   int64  `json:"bytes"`
 	Class   string `json:"device_class"`
+	// DBDevice holds the OSD's RocksDB LV (db_devices), "" for none.
+	DBDevice string `json:"db_device,omitempty"`
 }
 
 type cephPool struct {
@@ -165,6 +167,7 @@ const (
 	cephStateFile       = "cluster.json"
 	cephSSHPrivKeyFile  = "ssh_identity_key"
 	cephLabelAdmin      = "_admin"
+	deviceHealthPool    = "device_health_metrics"
 	cephErrnoEPERM      = 1
 	cephErrnoENOENT     = 2
 	cephErrnoEBUSY      = 16

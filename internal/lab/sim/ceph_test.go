@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
@@ -312,8 +313,12 @@ func TestCephR4Sequence(t *testing.T) {
 	l.ok("mon1", "rbd", "pool", "init", "rbd-r4")
 	var pools []map[string]any
 	l.jsonOut(&pools, "mon1", "ceph", "osd", "pool", "ls", "detail", "-f", "json")
-	if len(pools) != 1 || pools[0]["size"] != 2.0 || pools[0]["min_size"] != 1.0 || pools[0]["pg_num"] != 1024.0 ||
-		pools[0]["application_metadata"].(map[string]any)["rbd"] == nil {
+	// The mgr's device_health_metrics pool came with the first OSDs.
+	if len(pools) != 2 || pools[0]["pool_name"] != "device_health_metrics" || pools[0]["pool_id"] != 1.0 {
+		t.Fatalf("pool ls detail = %v", pools)
+	}
+	if p := pools[1]; p["size"] != 2.0 || p["min_size"] != 1.0 || p["pg_num"] != 1024.0 || p["flags_names"] != "hashpspool,selfmanaged_snaps" ||
+		p["application_metadata"].(map[string]any)["rbd"] == nil {
 		t.Fatalf("pool ls detail = %v", pools)
 	}
 	l.jsonOut(&health, "mon1", "ceph", "health", "detail", "-f", "json")
@@ -396,7 +401,73 @@ func TestCephR4Sequence(t *testing.T) {
 		QuorumNames []string `json:"quorum_names"`
 	}
 	l.jsonOut(&status, "mon1", "ceph", "status", "-f", "json")
-	if status.OSDMap.NumOSDs != 88 || status.PGMap.NumPGs != 1024 || len(status.QuorumNames) != 3 {
+	if status.OSDMap.NumOSDs != 88 || status.PGMap.NumPGs != 1024+1 || len(status.QuorumNames) != 3 {
 		t.Errorf("status = %+v", status)
 	}
+}
+
+// BenchmarkRBDCreate: one `rbd create` through the built program (what the
+// agent execs per image) on a cluster of 88 OSDs, against a bare simulator
+// exec (`mkdir -p`) of the same root: the ratio is what the shared cluster
+// state costs per command.
+func BenchmarkRBDCreate(b *testing.B) {
+	l := &cephLab{shared: b.TempDir(), roots: map[string]string{}, bin: simtest.Binary(b)}
+	for _, n := range []struct {
+		name  string
+		p     fakenode.Profile
+		disks []fakenode.Disk
+	}{{"mon1", fakenode.Metadata, nil}, {"osd1", fakenode.Storage, lab.NVMeDrives("osd1", 22, cm6Bytes, cm6Model)},
+		{"osd2", fakenode.Storage, lab.NVMeDrives("osd2", 22, cm6Bytes, cm6Model)},
+		{"osd3", fakenode.Storage, lab.NVMeDrives("osd3", 22, cm6Bytes, cm6Model)},
+		{"osd4", fakenode.Storage, lab.NVMeDrives("osd4", 22, cm6Bytes, cm6Model)}} {
+		dir := b.TempDir()
+		if err := fakenode.SeedWith(dir, n.p, fakenode.Options{Hostname: n.name, Disks: n.disks, SharedDir: l.shared, Simulator: l.bin}); err != nil {
+			b.Fatal(err)
+		}
+		l.roots[n.name] = dir
+	}
+	root, err := fsroot.Open(l.roots["mon1"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer root.Close()
+	agent := runner.Sim{Root: root}
+	ctx := context.Background()
+	must := func(argv ...string) {
+		if out, code, err := agent.Query(ctx, argv...); err != nil || code != 0 {
+			b.Fatalf("%q: %d %v %s", argv, code, err, out)
+		}
+	}
+	must("cephadm", "bootstrap", "--mon-ip", monIP)
+	pub, err := os.ReadFile(filepath.Join(l.roots["mon1"], "etc/ceph/ceph.pub"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ {
+		h := fmt.Sprintf("osd%d", i)
+		if err := os.MkdirAll(filepath.Join(l.roots[h], "root/.ssh"), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(l.roots[h], "root/.ssh/authorized_keys"), pub, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		must("ceph", "orch", "host", "add", h, osdHostIP(i), "--labels", "osd")
+	}
+	if err := os.WriteFile(filepath.Join(l.roots["mon1"], "root/spec.yaml"), []byte(r4Specs), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	must("ceph", "orch", "apply", "-i", "/root/spec.yaml")
+	must("ceph", "osd", "pool", "create", "rbd")
+	b.ResetTimer()
+	var create, bare float64
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		must("rbd", "create", fmt.Sprintf("rbd/vol%06d", i), "--size", "95367")
+		create += float64(time.Since(start))
+		start = time.Now()
+		must("mkdir", "-p", "/tmp/bench")
+		bare += float64(time.Since(start))
+	}
+	b.ReportMetric(create/float64(b.N)/1e6, "ms/create")
+	b.ReportMetric(create/bare, "create/bare-exec")
 }

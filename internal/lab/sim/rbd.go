@@ -72,11 +72,12 @@ func rbdTool(e *Env, args []string) int {
 		a.format = "plain"
 	}
 	w := a.words
+	if w[0] == "device" && len(w) > 1 {
+		// rbd device map|unmap|list are the long forms.
+		w = append([]string{map[string]string{"map": "map", "unmap": "unmap", "list": "showmapped", "ls": "showmapped"}[w[1]]}, w[2:]...)
+	}
 	switch w[0] {
-	case "showmapped", "device":
-		if w[0] == "device" && (len(w) < 2 || w[1] != "list") {
-			break
-		}
+	case "showmapped":
 		return rbdShowmapped(e, a)
 	case "unmap":
 		return rbdUnmap(e, a, w[1:])
@@ -102,7 +103,7 @@ func rbdTool(e *Env, args []string) int {
 	case w[0] == "map":
 		return c.rbdMap(a, w[1:])
 	}
-	return e.fail(22, "error: unknown option '%s'", strings.Join(w, " "))
+	return e.fail(22, "error: unknown option '%s'", strings.Join(a.words, " "))
 }
 
 // imageSpec splits [POOL/]IMG (with -p/--pool as the pool's default).
@@ -203,7 +204,7 @@ func (c *cephCluster) rbdPoolInit(pool string) int {
 		p.Application["rbd"] = ""
 	}
 	p.RBDInit = true
-	return c.commit()
+	return c.persist()
 }
 
 func (c *cephCluster) rbdCreate(a cephArgs, w []string) int {
@@ -251,7 +252,7 @@ func (c *cephCluster) rbdCreate(a cephArgs, w []string) int {
 	}
 	now := time.Now().UTC()
 	c.st.Images[pool] = append(c.st.Images[pool], rbdImg{Name: name, ID: randHex(12), Size: sz, Features: sortFeatures(feats), Created: now, Modified: now})
-	return c.commit()
+	return c.persist()
 }
 
 // sortFeatures orders features as librbd lists them (by feature bit).
@@ -295,7 +296,7 @@ func (c *cephCluster) rbdResize(a cephArgs, w []string) int {
 	}
 	img.Size = sz
 	img.Modified = time.Now().UTC()
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintln(e.Stderr, "Resizing image: 100% complete...done.")
@@ -374,6 +375,7 @@ func (c *cephCluster) rbdRm(a cephArgs, w []string) int {
 	if img == nil {
 		return code
 	}
+	c.pruneWatchers(pool, img)
 	if len(img.Watchers) > 0 {
 		fmt.Fprintln(e.Stderr, "rbd: error: image still has watchers")
 		fmt.Fprintln(e.Stderr, "This means the image is still open or the client using it crashed. Try again after closing/unmapping it or waiting 30s for the crashed client to timeout.")
@@ -382,7 +384,7 @@ func (c *cephCluster) rbdRm(a cephArgs, w []string) int {
 	}
 	name := img.Name
 	c.st.Images[pool] = slices.DeleteFunc(c.st.Images[pool], func(i rbdImg) bool { return i.Name == name })
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintln(e.Stderr, "Removing image: 100% complete...done.")
@@ -424,6 +426,7 @@ func (c *cephCluster) rbdMap(a cephArgs, w []string) int {
 			fmt.Fprintf(e.Stderr, "rbd: warning: image already mapped as /dev/rbd%d\n", m.ID)
 		}
 	}
+	e.dropStaleDevices(used)
 	id := 0
 	for used[id] {
 		id++
@@ -455,8 +458,9 @@ func (c *cephCluster) rbdMap(a cephArgs, w []string) int {
 		_ = e.Root.Remove(link)
 		_ = symlinkIn(e, link, "../../"+dev)
 	}
+	c.pruneWatchers(pool, img)
 	img.Watchers = append(img.Watchers, e.hostname()+":"+dev)
-	if code := c.commit(); code != 0 {
+	if code := c.persist(); code != 0 {
 		return code
 	}
 	fmt.Fprintf(e.Stdout, "/dev/%s\n", dev)
@@ -488,6 +492,12 @@ func rbdUnmap(e *Env, a cephArgs, w []string) int {
 	if len(w) == 0 {
 		return e.fail(22, "unmap requires either image name or device path")
 	}
+	// The cluster's lock also serialises the client's mapping table.
+	c, err := e.openCeph()
+	if err != nil {
+		return e.fail(1, "unmap failed: %v", err)
+	}
+	defer c.close()
 	maps := e.loadMappings()
 	i := -1
 	if strings.HasPrefix(w[0], "/dev/") {
@@ -520,15 +530,52 @@ func rbdUnmap(e *Env, a cephArgs, w []string) int {
 	for _, p := range []string{"/dev/" + dev, "/sys/block/" + dev, "/sys/bus/rbd/devices/" + strconv.Itoa(m.ID), "/dev/rbd/" + m.Pool + "/" + m.Image} {
 		_ = removeAllIn(e, p)
 	}
-	// The cluster forgets the watch (best effort: the kernel does not need
-	// the cluster to unmap).
-	if c, err := e.openCeph(); err == nil {
-		if img := c.image(m.Pool, m.Image); img != nil {
-			w := e.hostname() + ":" + dev
-			img.Watchers = slices.DeleteFunc(img.Watchers, func(x string) bool { return x == w })
-			_ = c.save()
+	// The cluster forgets the watch.
+	if img := c.image(m.Pool, m.Image); img != nil {
+		w := e.hostname() + ":" + dev
+		img.Watchers = slices.DeleteFunc(img.Watchers, func(x string) bool { return x == w })
+		if err := c.save(); err != nil {
+			return e.fail(1, "unmap failed: %v", err)
 		}
-		c.close()
 	}
 	return 0
+}
+
+// pruneWatchers drops the watches of clients that no longer map the image
+// (a client rebooted: its volatile mapping table is gone, and the OSDs
+// expire its watch, as they do after 30 s).
+func (c *cephCluster) pruneWatchers(pool string, img *rbdImg) {
+	img.Watchers = slices.DeleteFunc(img.Watchers, func(w string) bool {
+		host, dev, _ := strings.Cut(w, ":")
+		r := c.nodeRoot(host)
+		if r == nil {
+			return true
+		}
+		defer r.Close()
+		data, _ := r.ReadFile(rbdMappedFile)
+		var maps []rbdMapping
+		_ = jsonUnmarshal(data, &maps)
+		for _, m := range maps {
+			if "rbd"+strconv.Itoa(m.ID) == dev && m.Pool == pool && m.Image == img.Name {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// dropStaleDevices removes rbd device nodes a power cycle left behind (the
+// kernel's table is gone; the files of a fake root are not).
+func (e *Env) dropStaleDevices(used map[int]bool) {
+	ents, _ := e.Root.ReadDir("/sys/block")
+	for _, ent := range ents {
+		n, ok := strings.CutPrefix(ent.Name(), "rbd")
+		id, err := strconv.Atoi(n)
+		if !ok || err != nil || used[id] {
+			continue
+		}
+		for _, p := range []string{"/sys/block/rbd" + n, "/dev/rbd" + n, "/sys/bus/rbd/devices/" + n} {
+			_ = removeAllIn(e, p)
+		}
+	}
 }
