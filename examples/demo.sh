@@ -26,6 +26,9 @@
 # scatter file system on two ME4084s (the lab's mm simulators), prints the
 # NSD stanzas and the mmcrfs run, then expands the file system in place
 # with both arrays' ME484s (one mmadddisk with exactly the new NSDs).
+# DESIGN=r4 runs examples/r4: the Ceph all-flash RBD cluster (cephadm, 3
+# monitors, 88 OSDs on 4 nodes' NVMe, a size-2 pool, 200 images mapped 20
+# per client on 10 clients).
 #
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
@@ -37,8 +40,8 @@ bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
 design=${DESIGN:-r1}
 case $design in
-r1 | r2 | r3 | r5) ;;
-*) echo "demo: DESIGN=$design: the demo runs r1 (default), r2, r3 or r5" >&2; exit 1 ;;
+r1 | r2 | r3 | r4 | r5) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default), r2, r3, r4 or r5" >&2; exit 1 ;;
 esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
@@ -74,6 +77,9 @@ elif [ "$design" = r2 ]; then
 elif [ "$design" = r5 ]; then
 	section "lab: R5 (management, NSD pair, 2 gateways, 4 x (ME4084 + ME484), ME4024)"
 	"$bin/hpcstorage-lab" up --design r5 --dir "$lab" --detach
+elif [ "$design" = r4 ]; then
+	section "lab: R4 (3 monitor nodes, 4 OSD nodes with 22 NVMe each) and 10 clients"
+	"$bin/hpcstorage-lab" up --design r4 --dir "$lab" --clients 10 --detach
 else
 	section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
 	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
@@ -144,6 +150,11 @@ fi
 grep -E -e '^Plan:' -e '^Apply complete' "$work/apply.log"
 echo "applied in $(($(date +%s) - start)) s"
 
+if [ "$design" = r4 ]; then
+	section "the Ceph cluster: OSDs, and each client's mapped images"
+	echo "OSDs: $("$tf" -chdir="$cfg" output -raw osd_count)"
+	"$tf" -chdir="$cfg" output -json mapped | jq -r 'to_entries[] | "\(.key): \(.value | length) images mapped"'
+else
 section "what the BMCs now say (hpcstorage_server: powered on, inventory read back)"
 "$tf" -chdir="$cfg" output -raw bmc_summary && echo
 
@@ -164,7 +175,10 @@ else
 LEGEND
 fi
 
-if [ "$design" = r3 ]; then
+fi
+if [ "$design" = r4 ]; then
+	:
+elif [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo
 elif [ "$design" = r2 ]; then

@@ -365,6 +365,11 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewGpfsFilesystemResource,
 		NewGpfsGatewaysResource,
 		NewHAClusterResource,
+		NewCephClusterResource,
+		NewCephOSDSpecResource,
+		NewCephPoolResource,
+		NewRbdImagesResource,
+		NewRbdClientResource,
 	}
 }
 

@@ -179,8 +179,9 @@ func profileNode(p Profile, hostname string) node {
 			{"beegfs-helperd", "7.2"},
 			{"beegfs-utils", "7.2"},
 		}
+		// rbdmap.service: ceph-common's unit, for the R4 RBD clients.
 		n.units = []string{"ssh.service", "systemd-udevd.service", "chrony.service",
-			"beegfs-client.service", "beegfs-helperd.service"}
+			"beegfs-client.service", "beegfs-helperd.service", "rbdmap.service"}
 		n.active = []string{"ssh.service", "systemd-udevd.service", "chrony.service"}
 		n.modules = []string{"mlx5_ib", "ib_uverbs", "ib_core", "mlx5_core", "mlxfw", "nvme", "nvme_core"}
 		n.systemDisk = Disk{Name: "nvme0n1", SizeBytes: 960 * 1000 * 1000 * 1000, Rotational: false,

@@ -1,0 +1,568 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
+)
+
+// NewCephOSDSpecResource is the hpcstorage_ceph_osd_spec resource: a
+// cephadm OSD service spec, checked against the hosts' devices at plan.
+func NewCephOSDSpecResource() resource.Resource { return &cephOSDSpecResource{} }
+
+type cephOSDSpecResource struct{ nodes *nodeAccess }
+
+type cephOSDSpecModel struct {
+	ID             types.String           `tfsdk:"id"`
+	AdminHost      types.String           `tfsdk:"admin_host"`
+	SSH            types.Object           `tfsdk:"ssh"`
+	ServiceID      types.String           `tfsdk:"service_id"`
+	PlacementLabel types.String           `tfsdk:"placement_label"`
+	PlacementHosts types.List             `tfsdk:"placement_hosts"`
+	HostsRaw       types.Map              `tfsdk:"hosts"`
+	DataRaw        types.Object           `tfsdk:"data_devices"`
+	DBRaw          types.Object           `tfsdk:"db_devices"`
+	Hosts          map[string]cephOSDHost `tfsdk:"-"`
+	DataDevices    *cephDeviceFilter      `tfsdk:"-"`
+	DBDevices      *cephDeviceFilter      `tfsdk:"-"`
+	decodedKnown   bool                   `tfsdk:"-"`
+	OSDsPerDevice  types.Int64            `tfsdk:"osds_per_device"`
+	Encrypted      types.Bool             `tfsdk:"encrypted"`
+	OSDDevices     types.Map              `tfsdk:"osd_devices"`
+	OSDCount       types.Int64            `tfsdk:"osd_count"`
+	RawBytes       types.Int64            `tfsdk:"raw_bytes"`
+	SpecYAML       types.String           `tfsdk:"spec_yaml"`
+	Rejected       types.Map              `tfsdk:"rejected_devices"`
+	Drift          types.Map              `tfsdk:"drift"`
+}
+
+type cephOSDHost struct {
+	DevicesRaw types.List       `tfsdk:"devices"`
+	Devices    []cephDeviceFact `tfsdk:"-"`
+}
+
+type cephDeviceFact struct {
+	Name       types.String `tfsdk:"name"`
+	SizeBytes  types.Int64  `tfsdk:"size_bytes"`
+	Rotational types.Bool   `tfsdk:"rotational"`
+	Model      types.String `tfsdk:"model"`
+	Vendor     types.String `tfsdk:"vendor"`
+}
+
+type cephDeviceFilter struct {
+	Rotational types.Bool   `tfsdk:"rotational"`
+	Model      types.String `tfsdk:"model"`
+	Vendor     types.String `tfsdk:"vendor"`
+	Size       types.String `tfsdk:"size"`
+	Limit      types.Int64  `tfsdk:"limit"`
+	All        types.Bool   `tfsdk:"all"`
+}
+
+func cephFilterAttribute(required bool, desc string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Required: required, Optional: !required, MarkdownDescription: desc,
+		Attributes: map[string]schema.Attribute{
+			"rotational": schema.BoolAttribute{Optional: true, MarkdownDescription: "HDDs (`true`) or flash (`false`)."},
+			"model": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "A substring of the device model, as Ceph matches it (`KCM6XRUL3T84`, or `KCM6`)."},
+			"vendor": schema.StringAttribute{Optional: true, MarkdownDescription: "A substring of the vendor."},
+			"size": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Ceph's size filter: `LOW:HIGH`, `:HIGH`, `LOW:` or an exact size, whole numbers with `KB`, " +
+					"`MB`, `GB`, `TB` (decimal). Ceph compares it with the size ceph-volume prints (binary, two decimals: a 3.84 TB " +
+					"drive is `3.49 TB`), and so does the plan. An inverted range (`3TB:2TB`) fails the plan: Ceph would accept it " +
+					"and match nothing."},
+			"limit": schema.Int64Attribute{Optional: true, MarkdownDescription: "Take at most this many devices per host.",
+				Validators: []validator.Int64{int64validator.AtLeast(1)}},
+			"all": schema.BoolAttribute{Optional: true, MarkdownDescription: "Every available device (alone: no other filter)."},
+		}}
+}
+
+func (r *cephOSDSpecResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_ceph_osd_spec"
+}
+
+func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A cephadm OSD service spec (`service_type: osd`, Pacific format), applied with `ceph orch " +
+			"apply -i` only when the spec cephadm holds (`ceph orch ls --export`, dynamic fields ignored) differs.\n\nAt plan " +
+			"time the spec's device filters are run on the hosts' devices (`hosts`, from `hpcstorage_node_facts`) with the " +
+			"rules of Ceph's DriveSelection: `osd_devices` shows which devices each host turns into OSDs, and a host that " +
+			"would get none fails the plan, naming its devices and why each was passed over (filter, or the reason " +
+			"ceph-volume would reject it). After apply, devices cephadm rejects (`ceph orch device ls`) are reported with " +
+			"cephadm's reason.\n\nDestroy removes the spec file only: cephadm keeps the OSDs (removing them moves data).",
+		Attributes: map[string]schema.Attribute{
+			"admin_host": cephAdminHostAttribute(),
+			"ssh":        sshResourceAttribute(),
+			"service_id": schema.StringAttribute{Required: true, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The spec's `service_id` (the service is `osd.<service_id>`): required, so re-applies " +
+					"update this spec instead of adding an unnamed one."},
+			"placement_label": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Place on every host with this label (R4: `osd`). Exclusive with `placement_hosts`."},
+			"placement_hosts": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Place on these hosts (their Ceph names).",
+				Validators:          []validator.List{listvalidator.SizeAtLeast(1), listvalidator.UniqueValues()}},
+			"hosts": schema.MapNestedAttribute{Required: true,
+				MarkdownDescription: "The hosts this spec places OSDs on, by Ceph host name, with their devices as " +
+					"`hpcstorage_node_facts.block_devices` lists them.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"devices": schema.ListNestedAttribute{Required: true, NestedObject: schema.NestedAttributeObject{
+						Attributes: map[string]schema.Attribute{
+							"name":       schema.StringAttribute{Required: true, MarkdownDescription: "Kernel name (`nvme0n1`)."},
+							"size_bytes": schema.Int64Attribute{Required: true, MarkdownDescription: "Size in bytes."},
+							"rotational": schema.BoolAttribute{Optional: true, MarkdownDescription: "True for HDDs."},
+							"model":      schema.StringAttribute{Optional: true, MarkdownDescription: "Model."},
+							"vendor":     schema.StringAttribute{Optional: true, MarkdownDescription: "Vendor."},
+						}},
+						MarkdownDescription: "The host's disks."},
+				}},
+			},
+			"data_devices": cephFilterAttribute(true, "Devices that hold OSD data."),
+			"db_devices":   cephFilterAttribute(false, "Devices that hold the OSDs' RocksDB (a faster tier); never devices taken for data."),
+			"osds_per_device": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
+				MarkdownDescription: "OSD daemons per data device (fast NVMe often runs 2).",
+				Validators:          []validator.Int64{int64validator.Between(1, 8)}},
+			"encrypted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Encrypt OSDs with dm-crypt (keys in the monitors)."},
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`osd.<service_id>`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"osd_devices": schema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+				MarkdownDescription: "Host to the data devices that become OSDs, as Ceph's selection takes them."},
+			"osd_count": schema.Int64Attribute{Computed: true, MarkdownDescription: "OSD daemons the spec makes (data devices × `osds_per_device`)."},
+			"raw_bytes": schema.Int64Attribute{Computed: true,
+				MarkdownDescription: "Raw capacity of the selected data devices (feed `hpcstorage_ceph_pool.raw_capacity_bytes`)."},
+			"spec_yaml": schema.StringAttribute{Computed: true, MarkdownDescription: "The spec file applied."},
+			"rejected_devices": schema.MapAttribute{Computed: true, ElementType: types.ListType{ElemType: types.StringType},
+				MarkdownDescription: "Host to devices the filters match but cephadm rejects, with cephadm's reason (`/dev/nvme3n1: " +
+					"LVM detected, locked`), as `ceph orch device ls` said at the last apply or refresh."},
+			"drift": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "How the spec cephadm holds differs from this one (changed or removed by hand). Empty after apply."},
+		},
+	}
+}
+
+func (r *cephOSDSpecResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
+		r.nodes = d.Nodes
+	}
+}
+
+// decode reads the raw attributes once known (decodedKnown).
+func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) {
+	m.decodedKnown = false
+	if m.HostsRaw.IsUnknown() || m.HostsRaw.IsNull() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
+		return
+	}
+	diags.Append(m.HostsRaw.ElementsAs(ctx, &m.Hosts, false)...)
+	for h, host := range m.Hosts {
+		if host.DevicesRaw.IsUnknown() {
+			return
+		}
+		diags.Append(host.DevicesRaw.ElementsAs(ctx, &host.Devices, false)...)
+		m.Hosts[h] = host
+	}
+	m.DataDevices, m.DBDevices = nil, nil
+	for _, x := range []struct {
+		raw types.Object
+		out **cephDeviceFilter
+	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
+		if x.raw.IsNull() {
+			continue
+		}
+		var f cephDeviceFilter
+		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
+		*x.out = &f
+	}
+	m.decodedKnown = !diags.HasError()
+}
+
+func (f *cephDeviceFilter) filter() *ceph.DeviceFilter {
+	if f == nil {
+		return nil
+	}
+	out := &ceph.DeviceFilter{Model: f.Model.ValueString(), Vendor: f.Vendor.ValueString(), Size: f.Size.ValueString(),
+		Limit: int(f.Limit.ValueInt64()), All: f.All.ValueBool()}
+	if !f.Rotational.IsNull() && !f.Rotational.IsUnknown() {
+		b := f.Rotational.ValueBool()
+		out.Rotational = &b
+	}
+	return out
+}
+
+func (f *cephDeviceFilter) known() bool {
+	return f == nil || !(f.Rotational.IsUnknown() || f.Model.IsUnknown() || f.Vendor.IsUnknown() || f.Size.IsUnknown() ||
+		f.Limit.IsUnknown() || f.All.IsUnknown())
+}
+
+func (m *cephOSDSpecModel) known() bool {
+	if m.ServiceID.IsUnknown() || m.PlacementLabel.IsUnknown() || m.PlacementHosts.IsUnknown() || m.OSDsPerDevice.IsUnknown() ||
+		m.Encrypted.IsUnknown() || !m.decodedKnown || !m.DataDevices.known() || !m.DBDevices.known() {
+		return false
+	}
+	for _, h := range m.Hosts {
+		for _, d := range h.Devices {
+			if d.Name.IsUnknown() || d.SizeBytes.IsUnknown() || d.Rotational.IsUnknown() || d.Model.IsUnknown() ||
+				d.Vendor.IsUnknown() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (m *cephOSDSpecModel) spec() ceph.ServiceSpec {
+	return ceph.ServiceSpec{ServiceType: ceph.TypeOSD, ServiceID: m.ServiceID.ValueString(),
+		Placement:   ceph.Placement{Label: m.PlacementLabel.ValueString(), Hosts: stringsOf(m.PlacementHosts.Elements())},
+		DataDevices: m.DataDevices.filter(), DBDevices: m.DBDevices.filter(), OSDsPerDevice: int(m.OSDsPerDevice.ValueInt64()),
+		Encrypted: m.Encrypted.ValueBool()}
+}
+
+// ours reads osd_devices (of the prior state): the devices that hold this
+// spec's OSDs. The facts show them as LVM members, which ceph-volume
+// rejects for new OSDs; Ceph's selection still counts them for their
+// spec (ceph_device), and so does the plan.
+func ours(m types.Map) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	if m.IsNull() || m.IsUnknown() {
+		return out
+	}
+	for h, v := range m.Elements() {
+		l, ok := v.(types.List)
+		if !ok {
+			continue
+		}
+		out[h] = map[string]bool{}
+		for _, p := range stringsOf(l.Elements()) {
+			out[h][p] = true
+		}
+	}
+	return out
+}
+
+// placed are the hosts the spec places OSDs on, with their devices.
+func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) map[string][]ceph.Device {
+	out := map[string][]ceph.Device{}
+	names := stringsOf(m.PlacementHosts.Elements())
+	if len(names) == 0 {
+		for h := range m.Hosts {
+			names = append(names, h)
+		}
+	}
+	for _, h := range names {
+		if devs := inv[h]; len(devs) > 0 {
+			// cephadm's inventory: what DriveSelection itself is given.
+			out[h] = devs
+			continue
+		}
+		host, ok := m.Hosts[h]
+		if !ok {
+			addError(diags, path.Root("placement_hosts"), "Host Without Devices", fmt.Sprintf("Host %s is placed but not in "+
+				"hosts: add its devices (hpcstorage_node_facts) so the plan can check what it gets.", h), nil)
+			continue
+		}
+		devs := []ceph.Device{}
+		for _, d := range host.Devices {
+			dev := ceph.FromFacts(d.Name.ValueString(), d.SizeBytes.ValueInt64(), d.Rotational.ValueBool(),
+				d.Model.ValueString(), d.Vendor.ValueString(), "")
+			dev.CephDevice = held[h][dev.Path]
+			devs = append(devs, dev)
+		}
+		out[h] = devs
+	}
+	return out
+}
+
+// check validates the spec and plans its OSDs; errors name the attribute.
+func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
+	s := m.spec()
+	if err := s.Validate(); err != nil {
+		at := cephFieldPath(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
+			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device")
+		if at == "placement" {
+			at = "placement_label"
+		}
+		cephInvalid(diags, at, err)
+		return nil
+	}
+	hosts := m.placed(held, inv, diags)
+	if diags.HasError() {
+		return nil
+	}
+	plans, err := ceph.PlanOSDs(s, hosts)
+	if err != nil {
+		summary := "Invalid Ceph Setting"
+		if errors.Is(err, ceph.ErrNoOSD) {
+			summary = "OSD Spec Selects No Device"
+		}
+		addError(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
+			"fix data_devices, or the hosts' devices.", err)
+		return nil
+	}
+	return plans
+}
+
+func (m *cephOSDSpecModel) fill(plans []ceph.HostPlan) {
+	devs := map[string]attr.Value{}
+	var count, raw int64
+	for _, p := range plans {
+		var l []attr.Value
+		for _, d := range p.Data {
+			l = append(l, types.StringValue(d.Path))
+			raw += d.SizeBytes
+		}
+		devs[p.Host] = types.ListValueMust(types.StringType, l)
+		count += int64(p.OSDs)
+	}
+	m.OSDDevices = types.MapValueMust(types.ListType{ElemType: types.StringType}, devs)
+	m.OSDCount = types.Int64Value(count)
+	m.RawBytes = types.Int64Value(raw)
+	y, _ := ceph.RenderYAML(m.spec())
+	m.SpecYAML = types.StringValue(string(y))
+	m.ID = types.StringValue(m.spec().ServiceName())
+	m.Drift = emptyDrift()
+}
+
+func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m cephOSDSpecModel
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !m.PlacementLabel.IsNull() && !m.PlacementHosts.IsNull() {
+		addError(&resp.Diagnostics, path.Root("placement_hosts"), "Invalid Ceph Setting",
+			"placement_label and placement_hosts are mutually exclusive.", nil)
+	}
+	if m.PlacementLabel.IsNull() && m.PlacementHosts.IsNull() {
+		addError(&resp.Diagnostics, path.Root("placement_label"), "Invalid Ceph Setting",
+			"Set placement_label or placement_hosts.", nil)
+	}
+	if m.OSDsPerDevice.IsNull() {
+		m.OSDsPerDevice = types.Int64Value(1)
+	}
+	// The devices are checked at plan, where the prior state says which
+	// already hold this spec's OSDs; here only the spec itself.
+	if !resp.Diagnostics.HasError() && m.known() {
+		if err := m.spec().Validate(); err != nil {
+			m.check(nil, nil, &resp.Diagnostics)
+		} else if s := m.DataDevices; s != nil && s.Size.ValueString() != "" {
+			if _, err := ceph.ParseSizeFilter(s.Size.ValueString()); err != nil {
+				cephInvalid(&resp.Diagnostics, "data_devices.size", err)
+			}
+		}
+	}
+}
+
+func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan cephOSDSpecModel
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !plan.known() {
+		return
+	}
+	var state cephOSDSpecModel
+	if !req.State.Raw.IsNull() {
+		getModel(ctx, req.State, &state, &resp.Diagnostics)
+	}
+	// With the cluster up, the plan runs on cephadm's own inventory (its
+	// availability, reject reasons and the devices holding OSDs); before
+	// it, on the facts.
+	var inv map[string][]ceph.Device
+	plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
+	if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && !req.State.Raw.IsNull() {
+		var quiet diag.Diagnostics
+		if _, rejected, got, ok := r.readBack(ctx, &plan, &quiet); ok {
+			inv, plan.Rejected = got, rejected
+		} else {
+			resp.Diagnostics.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
+				"only: %v", quiet))
+		}
+	}
+	plans := plan.check(ours(state.OSDDevices), inv, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.fill(plans)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// readBack reads the exported spec (diff "" when it matches) and the
+// devices cephadm rejects among those the filters match.
+func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (string, types.Map, map[string][]ceph.Device, bool) {
+	hosts := make([]string, 0, len(m.Hosts))
+	for h := range m.Hosts {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	queries := []protocol.Item{ceph.QueryExport}
+	for _, h := range hosts {
+		queries = append(queries, ceph.QueryDeviceLs(h))
+	}
+	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, queries...)
+	if !ok {
+		return "", types.Map{}, nil, false
+	}
+	specs, err := ceph.ParseOrchExport([]byte(out[ceph.QueryExport.Command.Name]))
+	if err != nil {
+		diags.AddError("Unexpected ceph Output", err.Error())
+		return "", types.Map{}, nil, false
+	}
+	s := m.spec()
+	diff := "not applied (ceph orch ls --export does not list " + s.ServiceName() + ")"
+	if got, ok := specs[s.ServiceName()]; ok {
+		if diff, err = ceph.SpecDiff(s, got); err != nil {
+			diags.AddError("Invalid Ceph Setting", err.Error())
+			return "", types.Map{}, nil, false
+		}
+	}
+	inv := map[string][]ceph.Device{}
+	for _, h := range hosts {
+		one, err := ceph.ParseDeviceLs([]byte(out[ceph.QueryDeviceLs(h).Command.Name]))
+		if err != nil {
+			diags.AddError("Unexpected ceph Output", err.Error())
+			return "", types.Map{}, nil, false
+		}
+		inv[h] = one[h]
+	}
+	rejected := map[string]attr.Value{}
+	for _, h := range hosts {
+		var l []attr.Value
+		for _, d := range inv[h] {
+			if d.Available || d.CephDevice {
+				continue
+			}
+			if ok, _ := s.DataDevices.Match(d); ok {
+				l = append(l, types.StringValue(d.Path+": "+strings.Join(d.Rejected, ", ")))
+			}
+		}
+		if len(l) > 0 {
+			rejected[h] = types.ListValueMust(types.StringType, l)
+		}
+	}
+	return diff, types.MapValueMust(types.ListType{ElemType: types.StringType}, rejected), inv, true
+}
+
+func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, held map[string]map[string]bool, diags *diag.Diagnostics) bool {
+	diff, _, inv, ok := r.readBack(ctx, plan, diags)
+	if !ok {
+		return false
+	}
+	plans := plan.check(held, inv, diags)
+	if diags.HasError() {
+		return false
+	}
+	plan.fill(plans)
+	s := plan.spec()
+	y, _ := ceph.RenderYAML(s)
+	items := []protocol.Item{ceph.SpecDirItem()}
+	if diff != "" {
+		items = append(items, ceph.ApplySpec(s.ServiceName(), cephNonce(), y)...)
+	} else {
+		items = append(items, ceph.ApplySpec(s.ServiceName(), cephNonce(), y)[0])
+	}
+	run := cephNode(r.nodes, plan.AdminHost.ValueString(), plan.SSH, "ceph-"+strings.ToLower(s.ServiceName()))
+	if !cephApply(ctx, run, items, "cephadm Refused The OSD Spec", diags) {
+		return false
+	}
+	diff, rejected, after, ok := r.readBack(ctx, plan, diags)
+	if !ok {
+		return false
+	}
+	if diff != "" {
+		diags.AddError("Change Not Verified", fmt.Sprintf("After ceph orch apply, the exported spec %s still differs: %s", s.ServiceName(), diff))
+		return false
+	}
+	// cephadm may still refuse what the facts showed (partitions, LVM it
+	// did not make): a placed host without any OSD device fails, with
+	// cephadm's reasons.
+	for _, p := range plans {
+		n := 0
+		for _, d := range after[p.Host] {
+			if d.CephDevice {
+				n++
+			}
+		}
+		if n == 0 && len(after[p.Host]) > 0 {
+			addError(diags, path.Root("data_devices"), "OSD Spec Created No OSD", fmt.Sprintf("Host %s: cephadm made no OSD; "+
+				"its devices: %s", p.Host, ceph.DescribeDevices(after[p.Host])), nil)
+		}
+	}
+	if diags.HasError() {
+		return false
+	}
+	for h, v := range rejected.Elements() {
+		diags.AddAttributeWarning(path.Root("data_devices"), "cephadm Rejects Devices", fmt.Sprintf("Host %s: devices the spec "+
+			"selects that cephadm will not use: %s", h, v.String()))
+	}
+	plan.Rejected = rejected
+	return true
+}
+
+func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan cephOSDSpecModel
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state cephOSDSpecModel
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	diff, rejected, _, ok := r.readBack(ctx, &state, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	d := map[string]string{}
+	if diff != "" {
+		d[state.spec().ServiceName()] = diff
+	}
+	state.Drift = driftMap(d)
+	state.Rejected = rejected
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state cephOSDSpecModel
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, ours(state.OSDDevices), &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *cephOSDSpecResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state cephOSDSpecModel
+	getModel(ctx, req.State, &state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.spec().ServiceName()
+	cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "ceph-"+strings.ToLower(name)).remove(ctx, &resp.Diagnostics)
+	resp.Diagnostics.AddWarning("OSDs Kept", fmt.Sprintf("The spec file of %s is removed; cephadm keeps the service and its "+
+		"OSDs (ceph orch rm %s, then removing the OSDs, moves their data off first).", name, name))
+}
