@@ -323,11 +323,6 @@ func (r *r4Lab) read(node, p string) string {
 	return string(b)
 }
 
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 // osdsByHost reads `ceph osd tree` on mon1: host to its OSD ids.
 func (r *r4Lab) osdsByHost() map[string][]int {
 	r.t.Helper()
