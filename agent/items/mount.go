@@ -254,8 +254,12 @@ func (i *commandItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 			if c.Creates == "" || env.Root.IsHost() {
 				return nil
 			}
-			// Simulation: the command "created" its guard file, so a fake
-			// root converges like a real one.
+			// Under a fake root with no simulator for the tool, the command
+			// only was recorded: mark its guard so the root converges like
+			// a real one. A guard the command wrote itself is kept as is.
+			if ok, err := env.fs().Exists(c.Creates); err != nil || ok {
+				return err
+			}
 			if _, err := env.Root.MkdirAll(c.Creates[:strings.LastIndex(c.Creates, "/")+1], 0o755); err != nil {
 				return err
 			}
