@@ -351,6 +351,7 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsStorageResource,
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
+		NewBeegfsMirrorGroupResource,
 		NewBenchmarkResource,
 	}
 }

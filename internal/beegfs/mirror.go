@@ -131,9 +131,22 @@ var ClientsArgv = []string{"beegfs-ctl", "--listnodes", "--nodetype=client"}
 // MirrorMDArgv turns metadata mirroring on.
 var MirrorMDArgv = []string{"beegfs-ctl", "--mirrormd"}
 
-// matcher is the group's line in --listmirrorgroups.
+// matcher is the group's line in --listmirrorgroups, either way round:
+// after a failover BeeGFS swaps primary and secondary, and the group is
+// still the one defined.
 func (g MirrorGroup) matcher() string {
-	return fmt.Sprintf(`(?m)^\s*%d\s+%d\s+%d\s*$`, g.GroupID, g.Primary.ID, g.Secondary.ID)
+	return fmt.Sprintf(`(?m)^\s*%d\s+(?:%d\s+%d|%d\s+%d)\s*$`, g.GroupID, g.Primary.ID, g.Secondary.ID, g.Secondary.ID, g.Primary.ID)
+}
+
+// Listed finds the group in a listing: found, and whether its members
+// are the ones defined (either way round).
+func (g MirrorGroup) Listed(groups []ListedGroup) (found, same bool) {
+	for _, l := range groups {
+		if l.ID == g.GroupID {
+			return true, l.Primary == g.Primary.ID && l.Secondary == g.Secondary.ID || l.Primary == g.Secondary.ID && l.Secondary == g.Primary.ID
+		}
+	}
+	return false, false
 }
 
 // Items define the group unless --listmirrorgroups already lists it, then
