@@ -352,6 +352,7 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
 		NewBeegfsMirrorGroupResource,
+		NewBeegfsHAServicesResource,
 		NewBenchmarkResource,
 	}
 }
