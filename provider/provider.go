@@ -60,6 +60,9 @@ type providerData struct {
 	ESeries map[string]*santricity.Client
 	// PlannedGroups holds the capacity of disk groups planned in this plan.
 	PlannedGroups *plannedGroups
+	// Endpoints are the Redfish endpoints' settings by name: cluster fence
+	// devices take a BMC's address and credentials from them.
+	Endpoints map[string]redfish.Config
 }
 
 // New returns a constructor for the provider, as providerserver expects.
@@ -182,6 +185,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	sort.Strings(names)
 	var cfgs []redfish.Config
+	endpoints := map[string]redfish.Config{}
 	eseries := map[string]*santricity.Client{}
 	deferred := map[string]bool{}
 	for _, name := range names {
@@ -201,6 +205,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 			continue
 		}
 		cfgs = append(cfgs, c)
+		endpoints[name] = c
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -213,7 +218,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	}
 	registerPool(pool)
 	registerESeries(eseries)
-	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
+	data := &providerData{Redfish: pool, ESeries: eseries, Deferred: deferred, DriveClaims: &driveClaims{}, PlannedGroups: &plannedGroups{}, Endpoints: endpoints, Now: time.Now, Sleep: p.hooks.sleep, PollInterval: p.hooks.pollInterval}
 	if data.Sleep == nil {
 		data.Sleep = sleep
 	}
@@ -354,6 +359,7 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsMirrorGroupResource,
 		NewBeegfsHAServicesResource,
 		NewBenchmarkResource,
+		NewHAClusterResource,
 	}
 }
 

@@ -48,6 +48,9 @@ type Node struct {
 	Name  string
 	ID    int
 	Addrs []string
+	// Standby keeps resources off the node (planned maintenance); it is
+	// the node attribute crm_attribute and pcs node standby set.
+	Standby bool
 }
 
 // Operation is one resource operation (start, stop, monitor...).
@@ -416,10 +419,14 @@ func checkAgent(field, class, provider, typ string, params map[string]string, op
 		if !p.required || p.deprecated || managedByPacemaker(class, n) {
 			continue
 		}
-		_, set := params[n]
+		v, set := params[n]
 		_, old := params[p.obsoletes]
 		if !set && (p.obsoletes == "" || !old) {
 			errs = append(errs, invalid(field, "%s needs parameter %q", spec, n))
+		} else if set && strings.TrimSpace(v) == "" {
+			// An exportfs without clientspec, a Filesystem without device:
+			// the agent would fail its validate-all on every node.
+			errs = append(errs, invalid(field, "parameter %q of %s is required and empty", n, spec))
 		}
 	}
 	return errors.Join(errs...)
@@ -515,7 +522,7 @@ func (c Cluster) Render(status bool) ([]byte, error) {
 	props["cluster-name"] = c.Name
 	doc.Configuration.CRMConfig.Sets = []xAttrs{attrs("cib-bootstrap-options", props)}
 	for _, n := range c.Nodes {
-		doc.Configuration.Nodes = append(doc.Configuration.Nodes, xNode{ID: strconv.Itoa(n.ID), Uname: n.Name})
+		doc.Configuration.Nodes = append(doc.Configuration.Nodes, standbyNode(n))
 	}
 	for _, f := range c.Fencing {
 		doc.Configuration.Resources.Primitives = append(doc.Configuration.Resources.Primitives, primitive(Primitive{
@@ -663,8 +670,22 @@ type xNVPair struct {
 }
 
 type xNode struct {
-	ID    string `xml:"id,attr"`
-	Uname string `xml:"uname,attr"`
+	ID    string  `xml:"id,attr"`
+	Uname string  `xml:"uname,attr"`
+	Attrs *xAttrs `xml:"instance_attributes"`
+}
+
+// standbyNode renders a node with its standby attribute, under the ids
+// crm_attribute gives it ("nodes-<id>", "nodes-<id>-standby"), so a
+// standby set by hand changes a value, not the structure. It is always
+// written, on or off, as pcs node unstandby leaves it.
+func standbyNode(n Node) xNode {
+	id := strconv.Itoa(n.ID)
+	v := "off"
+	if n.Standby {
+		v = "on"
+	}
+	return xNode{ID: id, Uname: n.Name, Attrs: &xAttrs{ID: "nodes-" + id, Pairs: []xNVPair{{ID: "nodes-" + id + "-standby", Name: "standby", Value: v}}}}
 }
 
 type xPrimitive struct {

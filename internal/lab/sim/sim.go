@@ -78,6 +78,12 @@ func init() {
 		"mdtest":   func(e *Env, args []string) int { return mdtest(e, args, 1, 1) },
 		"iozone":   iozone,
 		"elbencho": elbencho,
+		// Pacemaker (pacemaker.go): the real tools on the lab's CIB.
+		"cibadmin":      cibadmin,
+		"crm_mon":       crmMon,
+		"crm_diff":      crmDiff,
+		"crm_resource":  crmResource,
+		"crm_attribute": crmAttribute,
 	}
 	for _, t := range mkfsTypes {
 		tools["mkfs."+t] = mkfs

@@ -43,6 +43,26 @@ type Unit struct {
 	Masked  bool `json:"masked,omitempty"`
 }
 
+// unitHooks let a simulated service act when it starts or stops (start
+// true) and refuse to start as the real daemon would.
+// The hook may change other units in st (stopping corosync stops
+// pacemaker, which requires it).
+var unitHooks = map[string]func(e *Env, st *Systemd, start bool) error{}
+
+// runHook runs a unit's hook for a change from was to now (a restart is a
+// stop, then a start).
+func runHook(e *Env, st *Systemd, h func(*Env, *Systemd, bool) error, was, now bool) error {
+	if was {
+		if err := h(e, st, false); err != nil {
+			return err
+		}
+	}
+	if now {
+		return h(e, st, true)
+	}
+	return nil
+}
+
 // unitDirs are searched for unit files in systemd's order.
 var unitDirs = []string{"/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"}
 
@@ -229,11 +249,21 @@ func systemctl(e *Env, args []string) int {
 			if (u.Active || u.Enabled) && e.changedOnDisk(name) {
 				fmt.Fprintf(e.Stderr, "Warning: The unit file, source configuration file or drop-ins of %s changed on disk. Run 'systemctl daemon-reload' to reload units.\n", name)
 			}
+			was := u.Active
 			switch verb {
 			case "start", "restart":
 				u.Active = true
 			case "stop":
 				u.Active = false
+			}
+			if h := unitHooks[name]; h != nil && verb != "reload" && (was != u.Active || verb == "restart") {
+				if err := runHook(e, &st, h, was, u.Active); err != nil {
+					fmt.Fprintf(e.Stderr, "Job for %s failed because the control process exited with error code.\n%s: %v\n", name, name, err)
+					u.Active = false
+					st.Units[name] = u
+					code = 1
+					continue
+				}
 			}
 			if name == "beegfs-client.service" && verb != "reload" {
 				if err := e.beegfsClientMounts(u.Active); err != nil {

@@ -1,0 +1,508 @@
+package sim
+
+// The lab's pacemaker/corosync cluster. Pacemaker's own command-line tools
+// (Debian pacemaker-cli-utils) work on a CIB file as well as on a live
+// cluster (CIB_file), and crm_simulate runs the real scheduler on one: the
+// lab keeps one CIB per lab in the shared folder (e.Shared("pacemaker")) and
+// hands every cibadmin, crm_mon, crm_resource, crm_attribute and crm_diff
+// to the real tool on that file, so their output, rules and refusals are
+// pacemaker's. What the lab adds is the cluster around the file:
+//
+//   - corosync starts only with a corosync.conf that lists this node (by
+//     its host name) and, with crypto or secauth, an authkey of 128 to
+//     4096 bytes, mode 0400 (corosync refuses a shorter key, and a key
+//     others can read is a mistake the lab refuses too);
+//   - pacemaker starts only on a running corosync; starting it joins the
+//     node (the first start writes a fresh CIB as a new cluster's
+//     controller does: cluster-name, dc-version, cluster-infrastructure,
+//     have-watchdog, the nodes of corosync.conf); stopping it leaves
+//     cleanly (its resources go elsewhere);
+//   - every change is checked by the real crm_verify (a CIB with errors is
+//     refused as the CIB manager refuses an invalid update), then the
+//     cluster settles: crm_simulate --simulate runs the scheduler's whole
+//     transition on the CIB (starts, stops, moves, fencing all succeed),
+//     with quorum as votequorum gives it (two_node: one node is enough);
+//   - the tools answer only on a node whose pacemaker runs, as they do
+//     when the CIB manager is not there ("Transport endpoint is not
+//     connected", exit 102).
+//
+// Transitions are logged to transitions.log in the shared folder.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Paths and names of the lab's cluster.
+const (
+	pcmkShared       = "pacemaker"
+	pcmkCIB          = "cib.xml"
+	corosyncConfPath = "/etc/corosync/corosync.conf"
+	corosyncKeyPath  = "/etc/corosync/authkey"
+	pacemakerUnit    = "pacemaker.service"
+	corosyncUnit     = "corosync.service"
+	// exitNotConnected is CRM_EX_DISCONNECT.
+	exitNotConnected = 102
+	// exitConfig is CRM_EX_CONFIG, what cibadmin exits with when the CIB
+	// manager refuses an update that does not validate.
+	exitConfig = 78
+)
+
+func init() {
+	unitHooks[corosyncUnit] = corosyncHook
+	unitHooks[pacemakerUnit] = pacemakerHook
+}
+
+// realTool finds one of pacemaker's programs on the lab host.
+func realTool(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	for _, dir := range []string{"/usr/sbin", "/sbin"} {
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed on the lab host (apt-get install -y pacemaker-cli-utils): the lab runs pacemaker's own tools on its CIB", name)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// runReal runs a pacemaker tool on the lab host against the CIB file cib
+// ("" for none), with the lab's streams.
+func runReal(name string, args []string, cib string, stdout, stderr io.Writer) (int, error) {
+	bin, err := realTool(name)
+	if err != nil {
+		return 127, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + os.TempDir()}
+	if cib != "" {
+		cmd.Env = append(cmd.Env, "CIB_file="+cib)
+	}
+	cmd.Stdin = strings.NewReader("")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), nil
+	}
+	if err != nil {
+		return 127, err
+	}
+	return 0, nil
+}
+
+// corosyncConf is what the lab reads of corosync.conf.
+type corosyncConf struct {
+	clusterName string
+	twoNode     bool
+	crypto      bool
+	nodes       []corosyncNode
+}
+
+type corosyncNode struct {
+	name  string
+	id    int
+	addrs []string
+}
+
+// parseCorosync reads corosync.conf's sections (totem, nodelist, quorum)
+// the way corosync's parser nests them: "name {" opens, "}" closes,
+// "key: value" sets.
+func parseCorosync(data []byte) (corosyncConf, error) {
+	var c corosyncConf
+	var stack []string
+	var cur *corosyncNode
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		if i := strings.Index(line, "#"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == "":
+		case strings.HasSuffix(line, "{"):
+			sec := strings.TrimSpace(strings.TrimSuffix(line, "{"))
+			stack = append(stack, sec)
+			if sec == "node" && len(stack) == 2 && stack[0] == "nodelist" {
+				c.nodes = append(c.nodes, corosyncNode{})
+				cur = &c.nodes[len(c.nodes)-1]
+			}
+		case line == "}":
+			if len(stack) == 0 {
+				return c, fmt.Errorf("line %d: unexpected }", ln)
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			k, v, ok := strings.Cut(line, ":")
+			if !ok {
+				return c, fmt.Errorf("line %d: parse error in config: %q", ln, line)
+			}
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			sec := strings.Join(stack, ".")
+			switch {
+			case sec == "totem" && k == "cluster_name":
+				c.clusterName = v
+			case sec == "totem" && (k == "crypto_cipher" && v != "none" || k == "secauth" && v == "on"):
+				c.crypto = true
+			case sec == "quorum" && k == "two_node":
+				c.twoNode = v == "1"
+			case sec == "nodelist.node" && cur != nil:
+				switch {
+				case k == "name":
+					cur.name = v
+				case k == "nodeid":
+					id, err := strconv.Atoi(v)
+					if err != nil {
+						return c, fmt.Errorf("line %d: nodeid %q", ln, v)
+					}
+					cur.id = id
+				case strings.HasPrefix(k, "ring") && strings.HasSuffix(k, "_addr"):
+					cur.addrs = append(cur.addrs, v)
+				}
+			}
+		}
+	}
+	if len(stack) > 0 {
+		return c, fmt.Errorf("missing closing brace")
+	}
+	return c, nil
+}
+
+// localCluster reads the node's corosync.conf and finds the node itself
+// (by host name, as corosync matches its own addresses).
+func (e *Env) localCluster() (corosyncConf, corosyncNode, error) {
+	data, err := e.read(corosyncConfPath)
+	if err != nil || data == nil {
+		return corosyncConf{}, corosyncNode{}, fmt.Errorf("Can't read file %s: No such file or directory", corosyncConfPath)
+	}
+	c, err := parseCorosync(data)
+	if err != nil {
+		return c, corosyncNode{}, fmt.Errorf("parser error: %v", err)
+	}
+	host, _ := e.read("/etc/hostname")
+	name := strings.TrimSpace(string(host))
+	for _, n := range c.nodes {
+		if n.name == name && n.id > 0 {
+			return c, n, nil
+		}
+	}
+	return c, corosyncNode{}, fmt.Errorf("Can't find local node name %q in nodelist (or it has no nodeid)", name)
+}
+
+// corosyncHook starts or stops corosync: a start checks what corosync
+// checks before it joins.
+func corosyncHook(e *Env, st *Systemd, start bool) error {
+	if !start {
+		if u := st.Units[pacemakerUnit]; u.Active {
+			// systemd stops pacemaker first: it requires corosync.
+			if err := pacemakerHook(e, st, false); err != nil {
+				return err
+			}
+			u.Active = false
+			st.Units[pacemakerUnit] = u
+		}
+		return nil
+	}
+	c, _, err := e.localCluster()
+	if err != nil {
+		return err
+	}
+	if c.clusterName == "" {
+		return errors.New("totem.cluster_name is not set")
+	}
+	if c.crypto {
+		st, err := e.Root.Stat(corosyncKeyPath)
+		if err != nil {
+			return fmt.Errorf("Could not open %s: No such file or directory", corosyncKeyPath)
+		}
+		if st.Size() < 128 || st.Size() > 4096 {
+			return fmt.Errorf("%s is %d bytes: the key must be 1024 to 32768 bits", corosyncKeyPath, st.Size())
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			return fmt.Errorf("%s has mode %04o: readable by others (want 0400)", corosyncKeyPath, st.Mode().Perm())
+		}
+	}
+	return nil
+}
+
+// pacemakerHook joins the node to the lab's cluster or takes it out.
+func pacemakerHook(e *Env, st *Systemd, start bool) error {
+	if start && !st.Units[corosyncUnit].Active {
+		return errors.New("pacemakerd: Could not connect to Cluster Configuration Database API: corosync is not running")
+	}
+	c, me, err := e.localCluster()
+	if err != nil {
+		if !start {
+			return nil
+		}
+		return err
+	}
+	dir, unlock, err := e.Shared(pcmkShared)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cib := filepath.Join(dir, pcmkCIB)
+	if start && !fileExists(cib) {
+		if err := os.WriteFile(cib, freshCIB(c), 0o600); err != nil {
+			return err
+		}
+	}
+	if !fileExists(cib) {
+		return nil
+	}
+	if start {
+		return settle(dir, c, []string{me.name}, nil)
+	}
+	// A clean stop: the node's resources stop there and the node leaves;
+	// the scheduler starts them elsewhere.
+	var out, errb bytes.Buffer
+	if code, err := runReal("cibadmin", []string{"--delete", "--scope", "status", "--xml-text", `<node_state id="` + strconv.Itoa(me.id) + `"/>`},
+		cib, &out, &errb); err != nil || (code != 0 && !strings.Contains(errb.String(), "No such device")) {
+		return fmt.Errorf("leaving the cluster: %v %s", err, errb.String())
+	}
+	return settle(dir, c, nil, []string{me.name})
+}
+
+// freshCIB is the CIB a new cluster's controller writes.
+func freshCIB(c corosyncConf) []byte {
+	var b strings.Builder
+	b.WriteString(`<cib crm_feature_set="3.16.1" validate-with="pacemaker-3.0" epoch="1" num_updates="0" admin_epoch="0">` + "\n")
+	b.WriteString("  <configuration>\n    <crm_config>\n      <cluster_property_set id=\"cib-bootstrap-options\">\n")
+	for _, p := range [][2]string{{"have-watchdog", "false"}, {"dc-version", "2.1.5-a3f44794f94"}, {"cluster-infrastructure", "corosync"},
+		{"cluster-name", c.clusterName}} {
+		fmt.Fprintf(&b, "        <nvpair id=\"cib-bootstrap-options-%s\" name=\"%s\" value=\"%s\"/>\n", p[0], p[0], xmlEscape(p[1]))
+	}
+	b.WriteString("      </cluster_property_set>\n    </crm_config>\n    <nodes>\n")
+	for _, n := range c.nodes {
+		fmt.Fprintf(&b, "      <node id=\"%d\" uname=\"%s\"/>\n", n.id, xmlEscape(n.name))
+	}
+	b.WriteString("    </nodes>\n    <resources/>\n    <constraints/>\n  </configuration>\n  <status/>\n</cib>\n")
+	return []byte(b.String())
+}
+
+func xmlEscape(s string) string {
+	var b bytes.Buffer
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// onlineNodes are the nodes the CIB's status has online.
+func onlineNodes(cib []byte) ([]string, error) {
+	var doc struct {
+		States []struct {
+			Uname string `xml:"uname,attr"`
+			CRMD  string `xml:"crmd,attr"`
+			InCCM string `xml:"in_ccm,attr"`
+		} `xml:"status>node_state"`
+	}
+	if err := xml.Unmarshal(cib, &doc); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range doc.States {
+		if s.CRMD == "online" && s.InCCM == "true" {
+			out = append(out, s.Uname)
+		}
+	}
+	return out, nil
+}
+
+// settle lets the cluster react to the CIB in dir: nodes up and down, and
+// the scheduler's transition run to its end, with votequorum's quorum.
+func settle(dir string, c corosyncConf, up, down []string) error {
+	cib := filepath.Join(dir, pcmkCIB)
+	data, err := os.ReadFile(cib)
+	if err != nil {
+		return err
+	}
+	online, err := onlineNodes(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cib, err)
+	}
+	for _, n := range up {
+		if !slices.Contains(online, n) {
+			online = append(online, n)
+		}
+	}
+	online = slices.DeleteFunc(online, func(n string) bool { return slices.Contains(down, n) })
+	quorum := len(online)*2 > len(c.nodes) || (c.twoNode && len(online) >= 1)
+	q := "0"
+	if quorum {
+		q = "1"
+	}
+	next := cib + ".next"
+	args := []string{"--xml-file", cib, "--simulate", "--save-output", next, "--quorum", q}
+	for _, n := range up {
+		args = append(args, "--node-up", n)
+	}
+	for _, n := range down {
+		args = append(args, "--node-down", n)
+	}
+	var out, errb bytes.Buffer
+	code, err := runReal("crm_simulate", args, "", &out, &errb)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return fmt.Errorf("crm_simulate: exit %d: %s", code, strings.TrimSpace(errb.String()))
+	}
+	if f, err := os.OpenFile(filepath.Join(dir, "transitions.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "=== up %v down %v quorum %s\n%s", up, down, q, out.String())
+		f.Close()
+	}
+	return os.Rename(next, cib)
+}
+
+// pcmkConnected fails like pacemaker's tools when this node's CIB manager
+// is not running.
+func (e *Env) pcmkConnected() bool {
+	st, err := e.loadUnits()
+	if err == nil && st.Units[pacemakerUnit].Active {
+		return true
+	}
+	fmt.Fprintf(e.Stderr, "%s: Could not connect to the CIB: Transport endpoint is not connected\n", e.tool)
+	return false
+}
+
+// hostCopy copies a root file to a host temp folder for a real tool (which
+// must never see the host's files through a path of the node).
+func (e *Env) hostCopy(tmp, p string) (string, error) {
+	data, err := e.Root.ReadFile(p)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(tmp, "in-*.xml")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	_, err = f.Write(data)
+	return f.Name(), err
+}
+
+// withFiles rewrites the file options of a tool's arguments (names in
+// opts, "--opt FILE", "--opt=FILE" or "-o FILE") to host copies.
+func (e *Env) withFiles(tmp string, args []string, opts ...string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, eq := strings.Cut(a, "=")
+		if !slices.Contains(opts, name) {
+			out = append(out, a)
+			continue
+		}
+		if !eq {
+			if i+1 == len(args) {
+				return nil, fmt.Errorf("option %s needs a file", a)
+			}
+			i++
+			val = args[i]
+		}
+		if !strings.HasPrefix(val, "/") {
+			return nil, fmt.Errorf("%s: the lab wants absolute paths", val)
+		}
+		h, err := e.hostCopy(tmp, val)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, name, h)
+	}
+	return out, nil
+}
+
+// cibChange runs a real tool that may change the CIB: on a copy, which is
+// checked with crm_verify before the cluster takes it and settles. A tool
+// that changed nothing (a query) just answers.
+func (e *Env) cibChange(tool string, args []string) int {
+	if !e.pcmkConnected() {
+		return exitNotConnected
+	}
+	c, _, err := e.localCluster()
+	if err != nil {
+		return e.fail(exitNotConnected, "Could not connect to the CIB: %v", err)
+	}
+	dir, unlock, err := e.Shared(pcmkShared)
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	defer unlock()
+	cib := filepath.Join(dir, pcmkCIB)
+	before, err := os.ReadFile(cib)
+	if err != nil {
+		return e.fail(exitNotConnected, "Could not connect to the CIB: %v", err)
+	}
+	tmp, err := os.MkdirTemp("", "hpcstorage-sim-cib-")
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	defer os.RemoveAll(tmp)
+	work := filepath.Join(tmp, "cib.xml")
+	if err := os.WriteFile(work, before, 0o600); err != nil {
+		return e.fail(1, "%v", err)
+	}
+	args, err = e.withFiles(tmp, args, "--xml-file", "-x")
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	code, err := runReal(tool, args, work, e.Stdout, e.Stderr)
+	if err != nil {
+		return e.fail(code, "%v", err)
+	}
+	after, rerr := os.ReadFile(work)
+	if code != 0 || rerr != nil || bytes.Equal(before, after) {
+		return code
+	}
+	var vout, verr bytes.Buffer
+	vcode, err := runReal("crm_verify", []string{"--xml-file", work}, "", &vout, &verr)
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	if vcode != 0 && strings.Contains(verr.String()+vout.String(), "Errors found") {
+		fmt.Fprintf(e.Stderr, "Call failed: Update does not conform to the configured schema or rules (crm_verify):\n%s%s", vout.String(), verr.String())
+		return exitConfig
+	}
+	if err := os.WriteFile(cib, after, 0o600); err != nil {
+		return e.fail(1, "%v", err)
+	}
+	if err := settle(dir, c, nil, nil); err != nil {
+		return e.fail(1, "%v", err)
+	}
+	return 0
+}
+
+// cibRead runs a real read-only tool on the cluster's CIB.
+func (e *Env) cibRead(tool string, args []string) int {
+	if !e.pcmkConnected() {
+		return exitNotConnected
+	}
+	dir, unlock, err := e.Shared(pcmkShared)
+	if err != nil {
+		return e.fail(1, "%v", err)
+	}
+	defer unlock()
+	cib := filepath.Join(dir, pcmkCIB)
+	if !fileExists(cib) {
+		return e.fail(exitNotConnected, "Could not connect to the CIB: No such device or address")
+	}
+	code, err := runReal(tool, args, cib, e.Stdout, e.Stderr)
+	if err != nil {
+		return e.fail(code, "%v", err)
+	}
+	return code
+}

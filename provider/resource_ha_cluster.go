@@ -1,0 +1,1085 @@
+package provider
+
+// hpcstorage_ha_cluster: a pacemaker/corosync cluster. Every node gets
+// corosync.conf, the authkey, the fence password files and the two units
+// through the node-service shell (nodeRun, one owner per node); the CIB is
+// read and patched from one node only (the lowest node id), with a diff
+// crm_diff makes there, so a change of one parameter sends one change.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
+)
+
+// NewHAClusterResource is the hpcstorage_ha_cluster resource.
+func NewHAClusterResource() resource.Resource { return &haClusterResource{} }
+
+type haClusterResource struct {
+	data *providerData
+}
+
+type haClusterModel struct {
+	ID                types.String `tfsdk:"id"`
+	Name              types.String `tfsdk:"name"`
+	Transport         types.String `tfsdk:"transport"`
+	TwoNode           types.Bool   `tfsdk:"two_node"`
+	Networks          types.List   `tfsdk:"networks"`
+	Authkey           types.String `tfsdk:"authkey"`
+	AuthkeyFile       types.String `tfsdk:"authkey_file"`
+	AuthkeyHash       types.String `tfsdk:"authkey_hash"`
+	FencePasswordHash types.String `tfsdk:"fence_password_hash"`
+	SSH               types.Object `tfsdk:"ssh"`
+	Nodes             types.Map    `tfsdk:"nodes"`
+	Properties        types.Map    `tfsdk:"properties"`
+	ResourceDefaults  types.Map    `tfsdk:"resource_defaults"`
+	Groups            types.List   `tfsdk:"groups"`
+	Primitives        types.List   `tfsdk:"primitives"`
+	Locations         types.List   `tfsdk:"locations"`
+	Colocations       types.List   `tfsdk:"colocations"`
+	Orders            types.List   `tfsdk:"orders"`
+	PushNode          types.String `tfsdk:"push_node"`
+	Placement         types.Map    `tfsdk:"placement"`
+	Drift             types.Map    `tfsdk:"drift"`
+}
+
+type haNodeModel struct {
+	Host    types.String `tfsdk:"host"`
+	NodeID  types.Int64  `tfsdk:"node_id"`
+	Addrs   types.List   `tfsdk:"addrs"`
+	Standby types.Bool   `tfsdk:"standby"`
+	Fence   types.Object `tfsdk:"fence"`
+}
+
+type haFenceModel struct {
+	Endpoint     types.String `tfsdk:"endpoint"`
+	IP           types.String `tfsdk:"ip"`
+	SystemsURI   types.String `tfsdk:"systems_uri"`
+	SSLInsecure  types.Bool   `tfsdk:"ssl_insecure"`
+	Username     types.String `tfsdk:"username"`
+	PasswordFile types.String `tfsdk:"password_file"`
+	Params       types.Map    `tfsdk:"params"`
+}
+
+type haPrimitiveModel struct {
+	ID       types.String `tfsdk:"id"`
+	Class    types.String `tfsdk:"class"`
+	Provider types.String `tfsdk:"provider"`
+	Type     types.String `tfsdk:"type"`
+	Params   types.Map    `tfsdk:"params"`
+	Meta     types.Map    `tfsdk:"meta"`
+	Ops      types.List   `tfsdk:"ops"`
+}
+
+type haOpModel struct {
+	Name     types.String `tfsdk:"name"`
+	Interval types.String `tfsdk:"interval"`
+	Timeout  types.String `tfsdk:"timeout"`
+}
+
+type haGroupModel struct {
+	ID      types.String `tfsdk:"id"`
+	Meta    types.Map    `tfsdk:"meta"`
+	Members types.List   `tfsdk:"members"`
+}
+
+type haLocationModel struct {
+	ID    types.String `tfsdk:"id"`
+	Rsc   types.String `tfsdk:"rsc"`
+	Node  types.String `tfsdk:"node"`
+	Score types.String `tfsdk:"score"`
+}
+
+type haColocationModel struct {
+	ID      types.String `tfsdk:"id"`
+	Rsc     types.String `tfsdk:"rsc"`
+	WithRsc types.String `tfsdk:"with_rsc"`
+	Score   types.String `tfsdk:"score"`
+}
+
+type haOrderModel struct {
+	ID    types.String `tfsdk:"id"`
+	First types.String `tfsdk:"first"`
+	Then  types.String `tfsdk:"then"`
+	Kind  types.String `tfsdk:"kind"`
+}
+
+var reClusterName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,31}$`)
+
+// primitiveClasses are what groups and primitives take; fence devices are
+// made from each node's fence block.
+var primitiveClasses = []string{"ocf", "systemd", "service"}
+
+func (r *haClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_ha_cluster"
+}
+
+func haPrimitiveAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{Required: true, MarkdownDescription: "Resource id, unique in the cluster (an XML id)."},
+		"class": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("ocf"),
+			MarkdownDescription: "Resource class: " + strings.Join(quoteAll(primitiveClasses), ", ") + ". Default `ocf`. Fence " +
+				"devices are not declared here: each node's `fence` block makes one.",
+			Validators: []validator.String{stringvalidator.OneOf(primitiveClasses...)}},
+		"provider": schema.StringAttribute{Optional: true,
+			MarkdownDescription: "OCF provider (`heartbeat`, `pacemaker`); `ocf` resources without one use `heartbeat`."},
+		"type": schema.StringAttribute{Required: true,
+			MarkdownDescription: "Agent (`Filesystem`, `IPaddr2`...) or unit name for `systemd`. OCF agents and their parameters " +
+				"are checked at plan time against the agents' own meta-data (resource-agents and pacemaker), so a misspelt parameter " +
+				"fails the plan where `crm_verify` would let it through."},
+		"params": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Instance parameters. Required parameters of the agent must be set and not empty."},
+		"meta": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Meta attributes (`target-role`, `resource-stickiness`...)."},
+		"ops": schema.ListNestedAttribute{Optional: true,
+			MarkdownDescription: "Operations. Without any, the agent's own start, stop and monitor timeouts are used (what pcs " +
+				"copies from the meta-data).",
+			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+				"name":     schema.StringAttribute{Required: true, MarkdownDescription: "`start`, `stop`, `monitor`..."},
+				"interval": schema.StringAttribute{Optional: true, MarkdownDescription: "Interval, e.g. `30s` (monitor)."},
+				"timeout":  schema.StringAttribute{Optional: true, MarkdownDescription: "Timeout, e.g. `90s`."},
+			}}},
+	}
+}
+
+func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	strMap := func(desc string) schema.MapAttribute {
+		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A pacemaker/corosync cluster (pacemaker 1.1 on RHEL 7 and 2.x), as an administrator used to `pcs` " +
+			"would build it: `corosync.conf` (rings on the cluster network, `two_node` for a pair) and the authkey (mode " +
+			"`0400`) on every node, corosync and pacemaker enabled and running, and the CIB made from these attributes: one " +
+			"`fence_redfish` device per node through its BMC (never allowed on the node it fences, its password in a " +
+			"root-only file read by `password_script`, never in the CIB), resource groups, primitives, constraints, " +
+			"properties and per-node standby.\n\n" +
+			"The CIB is read and changed from one node only (`push_node`, the lowest node id), never from two: apply reads " +
+			"the live configuration, `crm_diff --no-version` makes a patch on that node and `cibadmin --patch` applies it " +
+			"(what `pcs cluster cib-push diff-against` does), so one changed parameter sends one change and resources that " +
+			"did not change are not touched. A configuration changed by hand (`pcs resource update`, `crm_resource`) shows " +
+			"in `drift` at the next plan, which then puts it back. `placement` says where each resource runs.\n\n" +
+			"Refused at plan time: a cluster without fencing, a one-node or two-node cluster without `two_node`, a fence " +
+			"device constrained onto the node it fences, an unknown agent or parameter, an empty required parameter (an " +
+			"`exportfs` without `clientspec`). Destroy removes every resource from the CIB (they stop; file systems are " +
+			"unmounted, never wiped), stops and disables pacemaker and corosync and removes the files it wrote.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The cluster name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"name": schema.StringAttribute{Required: true,
+				MarkdownDescription: "Cluster name (corosync `cluster_name`, the CIB's `cluster-name`): lower case, digits, `_ . -`, " +
+					"up to 32 characters. Changing it makes a new cluster.",
+				Validators:    []validator.String{stringvalidator.RegexMatches(reClusterName, "want 1-32 of a-z 0-9 _ . -, starting with a letter or digit")},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"transport": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("knet"),
+				MarkdownDescription: "Corosync transport: `knet` (corosync 3, RHEL 8) or `udpu` (corosync 2, RHEL 7). Default `knet`.",
+				Validators:          []validator.String{stringvalidator.OneOf(pacemaker.Transports...)}},
+			"two_node": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Corosync `two_node`: the survivor of a pair keeps quorum and fencing decides who survives. " +
+					"Required for two nodes (and for one node whose partner joins later)."},
+			"networks": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Cluster networks (CIDR), one per ring: each node's ring addresses must lie in them."},
+			"authkey": schema.StringAttribute{Optional: true, WriteOnly: true, Sensitive: true,
+				MarkdownDescription: fmt.Sprintf("Corosync authkey (%d to %d bytes), written to `%s` (mode `0400`) on every node. "+
+					"Write-only (Terraform 1.11 or later): state keeps only `authkey_hash`. Exactly one of this and `authkey_file`.",
+					pacemaker.MinAuthkeyBytes, pacemaker.MaxAuthkeyBytes, pacemaker.AuthKey),
+				Validators: []validator.String{stringvalidator.ExactlyOneOf(path.MatchRoot("authkey_file"))}},
+			"authkey_file": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Path of a key file (e.g. made by `corosync-keygen -k FILE`), read whole on the machine running " +
+					"Terraform at plan and apply time. Only the path and the hash reach state."},
+			"authkey_hash": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "`scrypt:<hex>` of the authkey, so a new key shows as an update without being stored."},
+			"fence_password_hash": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "`scrypt:<hex>` of the BMC passwords the fence devices use, so a rotated password shows as an update."},
+			"ssh": sshResourceAttribute(),
+			"nodes": schema.MapNestedAttribute{Required: true,
+				MarkdownDescription: "Cluster nodes by name (the name corosync and fencing know, usually the host name).",
+				Validators:          []validator.Map{mapvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"host": schema.StringAttribute{Required: true,
+						MarkdownDescription: "SSH address of the node (`name`, `address` or `name:port`), with the provider's `ssh` settings."},
+					"node_id": schema.Int64Attribute{Optional: true,
+						MarkdownDescription: "Corosync node id. Default: 1, 2... in the order of the node names."},
+					"addrs": schema.ListAttribute{Required: true, ElementType: types.StringType,
+						MarkdownDescription: "Ring addresses, ring 0 first (`knet` up to 8, `udpu` up to 2).",
+						Validators:          []validator.List{listvalidator.SizeAtLeast(1)}},
+					"standby": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Node standby (`pcs node standby`): its resources move to the other nodes. For " +
+							"planned maintenance; set it back to `false` to let them return (by their location preferences)."},
+					"fence": schema.SingleNestedAttribute{Optional: true,
+						MarkdownDescription: "The node's `fence_redfish` device, through its BMC. Every node needs one: a cluster " +
+							"without fencing is refused.",
+						Attributes: map[string]schema.Attribute{
+							"endpoint": schema.StringAttribute{Optional: true,
+								MarkdownDescription: "Provider endpoint of the node's BMC (the `endpoint` of its `hpcstorage_server`): " +
+									"`ip`, `username`, the password and `ssl_insecure` default to its settings."},
+							"ip": schema.StringAttribute{Optional: true,
+								MarkdownDescription: "BMC address as the cluster nodes reach it, `host` or `host:port`. Default: the endpoint's URL."},
+							"systems_uri": schema.StringAttribute{Required: true,
+								MarkdownDescription: "The node's Redfish system, `/redfish/v1/Systems/<system_id of its hpcstorage_server>`. " +
+									"Always set: without it `fence_redfish` powers the last system the BMC lists."},
+							"ssl_insecure": schema.BoolAttribute{Optional: true,
+								MarkdownDescription: "Skip the BMC certificate check (`fence_redfish` has no CA option; a verified BMC " +
+									"needs its CA in the nodes' trust store). Default: the endpoint's `insecure`."},
+							"username": schema.StringAttribute{Optional: true, MarkdownDescription: "BMC user. Default: the endpoint's."},
+							"password_file": schema.StringAttribute{Optional: true,
+								MarkdownDescription: "File (first line) with the BMC password, read where Terraform runs. Default: " +
+									"the endpoint's password. It is written on every node to a `0400` file that `password_script` reads."},
+							"params": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+								MarkdownDescription: "More `fence_redfish` parameters, e.g. `pcmk_delay_base = \"10s\"` on one node of a pair " +
+									"so the two never fence each other at once."},
+						}},
+				}}},
+			"properties":        strMap("Cluster properties (`no-quorum-policy`...). `stonith-enabled` is always `true`; `cluster-name` is `name`."),
+			"resource_defaults": strMap("Resource defaults (`resource-stickiness`, `migration-threshold`...)."),
+			"groups": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "Resource groups: members start in order on one node and stop in reverse.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":   schema.StringAttribute{Required: true, MarkdownDescription: "Group id."},
+					"meta": strMap("Meta attributes of the group."),
+					"members": schema.ListNestedAttribute{Required: true, MarkdownDescription: "Primitives, in start order.",
+						NestedObject: schema.NestedAttributeObject{Attributes: haPrimitiveAttributes()}},
+				}}},
+			"primitives": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Resources outside any group.",
+				NestedObject: schema.NestedAttributeObject{Attributes: haPrimitiveAttributes()}},
+			"locations": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Location constraints (`pcs constraint location`).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":    schema.StringAttribute{Required: true, MarkdownDescription: "Constraint id."},
+					"rsc":   schema.StringAttribute{Required: true, MarkdownDescription: "Resource or group."},
+					"node":  schema.StringAttribute{Required: true, MarkdownDescription: "Node name."},
+					"score": schema.StringAttribute{Required: true, MarkdownDescription: "Integer, `INFINITY` or `-INFINITY`."},
+				}}},
+			"colocations": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Colocation constraints.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":       schema.StringAttribute{Required: true, MarkdownDescription: "Constraint id."},
+					"rsc":      schema.StringAttribute{Required: true, MarkdownDescription: "Resource placed..."},
+					"with_rsc": schema.StringAttribute{Required: true, MarkdownDescription: "...with (positive score) or away from this one."},
+					"score":    schema.StringAttribute{Required: true, MarkdownDescription: "Integer, `INFINITY` or `-INFINITY`."},
+				}}},
+			"orders": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Order constraints.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":    schema.StringAttribute{Required: true, MarkdownDescription: "Constraint id."},
+					"first": schema.StringAttribute{Required: true, MarkdownDescription: "Started first."},
+					"then":  schema.StringAttribute{Required: true, MarkdownDescription: "Started after `first`."},
+					"kind": schema.StringAttribute{Optional: true, MarkdownDescription: "`Mandatory` (default), `Optional` or `Serialize`.",
+						Validators: []validator.String{stringvalidator.OneOf(pacemaker.OrderKinds...)}},
+				}}},
+			"push_node": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The node that reads and patches the CIB for the whole cluster (the lowest node id)."},
+			"placement": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Where each resource, group and fence device runs (node name, `\"\"` when stopped), read back " +
+					"from `crm_mon -1 -X` after apply and at every refresh."},
+			"drift": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "What differs from the last apply: `<node>/<item>` for files and units on a node, `cib` for the " +
+					"cluster configuration (`-` what only the cluster has, `+` what the configuration wants). Empty after every apply; " +
+					"a refresh that finds changes made by hand fills it, so the plan shows an update that puts them back."},
+		},
+	}
+}
+
+func quoteAll(l []string) []string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = "`" + s + "`"
+	}
+	return out
+}
+
+func (r *haClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+// haCluster is a model turned into the renderer's input, with the SSH host
+// of each node.
+type haCluster struct {
+	c     pacemaker.Cluster
+	hosts map[string]string
+	// names are the node names sorted: fence_devices[i] fences names[i].
+	names []string
+}
+
+// cluster converts the model; known is false while an input is unknown.
+// Fence values from an endpoint need the provider's settings: without
+// them (validation) placeholders stand in so everything else is checked.
+func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diags *diag.Diagnostics) (haCluster, bool) {
+	h := haCluster{hosts: map[string]string{}}
+	if m.Name.IsUnknown() || m.Transport.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
+		m.Properties.IsUnknown() || m.ResourceDefaults.IsUnknown() || m.Groups.IsUnknown() || m.Primitives.IsUnknown() ||
+		m.Locations.IsUnknown() || m.Colocations.IsUnknown() || m.Orders.IsUnknown() {
+		return h, false
+	}
+	c := pacemaker.Cluster{Name: m.Name.ValueString(), Transport: stringOr(m.Transport, "knet"), TwoNode: m.TwoNode.ValueBool()}
+	known := true
+	strs := func(l types.List) []string {
+		var out []string
+		for _, v := range l.Elements() {
+			s, ok := v.(types.String)
+			if !ok || s.IsUnknown() {
+				known = false
+				continue
+			}
+			out = append(out, s.ValueString())
+		}
+		return out
+	}
+	maps := func(v types.Map) map[string]string {
+		out, ok := settingsMap(v)
+		if !ok {
+			known = false
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	c.Networks = strs(m.Networks)
+	c.Properties = maps(m.Properties)
+	c.ResourceDefaults = maps(m.ResourceDefaults)
+	var nodes map[string]haNodeModel
+	diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
+	for name := range nodes {
+		h.names = append(h.names, name)
+	}
+	sort.Strings(h.names)
+	for i, name := range h.names {
+		n := nodes[name]
+		if n.Host.IsUnknown() || n.NodeID.IsUnknown() || n.Addrs.IsUnknown() || n.Standby.IsUnknown() || n.Fence.IsUnknown() {
+			known = false
+			continue
+		}
+		h.hosts[name] = n.Host.ValueString()
+		id := i + 1
+		if !n.NodeID.IsNull() {
+			id = int(n.NodeID.ValueInt64())
+		}
+		c.Nodes = append(c.Nodes, pacemaker.Node{Name: name, ID: id, Addrs: strs(n.Addrs), Standby: n.Standby.ValueBool()})
+		if n.Fence.IsNull() {
+			continue
+		}
+		var f haFenceModel
+		diags.Append(n.Fence.As(ctx, &f, objectAsOptions)...)
+		dev, ok := r.fenceDevice(name, f, diags)
+		if !ok {
+			known = false
+			continue
+		}
+		c.Fencing = append(c.Fencing, dev)
+	}
+	prim := func(p haPrimitiveModel) pacemaker.Primitive {
+		if p.ID.IsUnknown() || p.Class.IsUnknown() || p.Provider.IsUnknown() || p.Type.IsUnknown() || p.Ops.IsUnknown() {
+			known = false
+		}
+		class := stringOr(p.Class, "ocf")
+		prov := p.Provider.ValueString()
+		if class == "ocf" && prov == "" {
+			prov = "heartbeat"
+		}
+		out := pacemaker.Primitive{ID: p.ID.ValueString(), Class: class, Provider: prov, Type: p.Type.ValueString(),
+			Params: maps(p.Params), Meta: maps(p.Meta)}
+		var ops []haOpModel
+		diags.Append(p.Ops.ElementsAs(ctx, &ops, false)...)
+		for _, o := range ops {
+			if o.Name.IsUnknown() || o.Interval.IsUnknown() || o.Timeout.IsUnknown() {
+				known = false
+			}
+			out.Ops = append(out.Ops, pacemaker.Operation{Name: o.Name.ValueString(), Interval: o.Interval.ValueString(), Timeout: o.Timeout.ValueString()})
+		}
+		return out
+	}
+	var groups []haGroupModel
+	diags.Append(m.Groups.ElementsAs(ctx, &groups, false)...)
+	for _, g := range groups {
+		if g.ID.IsUnknown() || g.Members.IsUnknown() {
+			known = false
+			continue
+		}
+		pg := pacemaker.Group{ID: g.ID.ValueString(), Meta: maps(g.Meta)}
+		var members []haPrimitiveModel
+		diags.Append(g.Members.ElementsAs(ctx, &members, false)...)
+		for _, p := range members {
+			pg.Members = append(pg.Members, prim(p))
+		}
+		c.Groups = append(c.Groups, pg)
+	}
+	var prims []haPrimitiveModel
+	diags.Append(m.Primitives.ElementsAs(ctx, &prims, false)...)
+	for _, p := range prims {
+		c.Primitives = append(c.Primitives, prim(p))
+	}
+	var locs []haLocationModel
+	diags.Append(m.Locations.ElementsAs(ctx, &locs, false)...)
+	for _, l := range locs {
+		if l.ID.IsUnknown() || l.Rsc.IsUnknown() || l.Node.IsUnknown() || l.Score.IsUnknown() {
+			known = false
+		}
+		c.Locations = append(c.Locations, pacemaker.Location{ID: l.ID.ValueString(), Rsc: l.Rsc.ValueString(), Node: l.Node.ValueString(), Score: l.Score.ValueString()})
+	}
+	var cols []haColocationModel
+	diags.Append(m.Colocations.ElementsAs(ctx, &cols, false)...)
+	for _, l := range cols {
+		if l.ID.IsUnknown() || l.Rsc.IsUnknown() || l.WithRsc.IsUnknown() || l.Score.IsUnknown() {
+			known = false
+		}
+		c.Colocations = append(c.Colocations, pacemaker.Colocation{ID: l.ID.ValueString(), Rsc: l.Rsc.ValueString(), WithRsc: l.WithRsc.ValueString(), Score: l.Score.ValueString()})
+	}
+	var ords []haOrderModel
+	diags.Append(m.Orders.ElementsAs(ctx, &ords, false)...)
+	for _, o := range ords {
+		if o.ID.IsUnknown() || o.First.IsUnknown() || o.Then.IsUnknown() || o.Kind.IsUnknown() {
+			known = false
+		}
+		c.Orders = append(c.Orders, pacemaker.Order{ID: o.ID.ValueString(), First: o.First.ValueString(), Then: o.Then.ValueString(), Kind: o.Kind.ValueString()})
+	}
+	h.c = c
+	return h, known && !diags.HasError()
+}
+
+// fenceDevice makes a node's fence_redfish device from its fence block and
+// the endpoint it names; ok is false while a value is unknown.
+func (r *haClusterResource) fenceDevice(node string, f haFenceModel, diags *diag.Diagnostics) (pacemaker.FenceDevice, bool) {
+	if f.Endpoint.IsUnknown() || f.IP.IsUnknown() || f.SystemsURI.IsUnknown() || f.SSLInsecure.IsUnknown() || f.Username.IsUnknown() ||
+		f.PasswordFile.IsUnknown() || f.Params.IsUnknown() {
+		return pacemaker.FenceDevice{}, false
+	}
+	at := path.Root("nodes").AtMapKey(node).AtName("fence")
+	bmc := pacemaker.RedfishBMC{Node: node, Address: f.IP.ValueString(), SystemsURI: f.SystemsURI.ValueString(),
+		Username: f.Username.ValueString(), Insecure: f.SSLInsecure.ValueBool()}
+	if ep := f.Endpoint.ValueString(); ep != "" {
+		switch {
+		case r.data == nil:
+			// Validation: the provider's endpoints are not read yet.
+			if bmc.Address == "" {
+				bmc.Address = "bmc.invalid"
+			}
+			if bmc.Username == "" {
+				bmc.Username = "endpoint"
+			}
+		case r.data.Deferred[ep]:
+			return pacemaker.FenceDevice{}, false
+		default:
+			cfg, ok := r.data.Endpoints[ep]
+			if !ok {
+				addError(diags, at.AtName("endpoint"), "Unknown Endpoint", fmt.Sprintf("Endpoint %q is not a Redfish endpoint of "+
+					"the provider's endpoints map.", ep), nil)
+				return pacemaker.FenceDevice{}, false
+			}
+			if bmc.Address == "" {
+				u, err := url.Parse(cfg.URL)
+				if err != nil || u.Host == "" {
+					addError(diags, at.AtName("ip"), "Invalid BMC Address", fmt.Sprintf("Endpoint %q has URL %q; set ip.", ep, cfg.URL), err)
+					return pacemaker.FenceDevice{}, false
+				}
+				bmc.Address = u.Host
+			}
+			if bmc.Username == "" {
+				bmc.Username = cfg.Username
+			}
+			if f.SSLInsecure.IsNull() {
+				bmc.Insecure = cfg.Insecure
+			}
+		}
+	} else if bmc.Address == "" {
+		addError(diags, at.AtName("ip"), "Missing BMC Address", "Set fence.endpoint (the node's BMC endpoint) or fence.ip.", nil)
+		return pacemaker.FenceDevice{}, false
+	}
+	dev := pacemaker.RedfishFence(bmc)
+	extra, _ := settingsMap(f.Params)
+	for k, v := range extra {
+		dev.Params[k] = v
+	}
+	return dev, true
+}
+
+// fencePasswords reads each fence device's password: its password_file,
+// else its endpoint's password.
+func (r *haClusterResource) fencePasswords(ctx context.Context, m *haClusterModel, diags *diag.Diagnostics) (map[string]string, bool) {
+	var nodes map[string]haNodeModel
+	diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
+	out := map[string]string{}
+	for name, n := range nodes {
+		if n.Fence.IsNull() || n.Fence.IsUnknown() {
+			continue
+		}
+		var f haFenceModel
+		diags.Append(n.Fence.As(ctx, &f, objectAsOptions)...)
+		at := path.Root("nodes").AtMapKey(name).AtName("fence")
+		switch {
+		case f.PasswordFile.IsUnknown() || f.Endpoint.IsUnknown():
+			return nil, false
+		case !f.PasswordFile.IsNull():
+			line, ok := firstLineOf(f.PasswordFile.ValueString(), at.AtName("password_file"), "Unreadable Password File", diags)
+			if !ok {
+				return nil, false
+			}
+			out[pacemaker.FenceID(name)] = line
+		case !f.Endpoint.IsNull() && r.data != nil:
+			if r.data.Deferred[f.Endpoint.ValueString()] {
+				return nil, false
+			}
+			cfg := r.data.Endpoints[f.Endpoint.ValueString()]
+			if cfg.Password == "" {
+				addError(diags, at.AtName("password_file"), "Missing BMC Password", fmt.Sprintf("Endpoint %q has no password: set "+
+					"its password (or HPCSTORAGE_*_PASSWORD), or fence.password_file.", f.Endpoint.ValueString()), nil)
+				return nil, false
+			}
+			out[pacemaker.FenceID(name)] = cfg.Password
+		default:
+			addError(diags, at.AtName("password_file"), "Missing BMC Password", "Set fence.password_file or fence.endpoint.", nil)
+			return nil, false
+		}
+	}
+	return out, !diags.HasError()
+}
+
+func passwordsHash(pw map[string]string) string {
+	keys := make([]string, 0, len(pw))
+	for k := range pw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k + "\x00" + pw[k] + "\x00")
+	}
+	return secret.Hash(b.String())
+}
+
+// authkey reads the key from the configuration (write-only attribute or
+// file); nil without a configuration.
+func authkeyFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnostics) ([]byte, bool) {
+	if config.Raw.IsNull() {
+		return nil, true
+	}
+	var s, f types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("authkey"), &s)...)
+	diags.Append(config.GetAttribute(ctx, path.Root("authkey_file"), &f)...)
+	if s.IsUnknown() || f.IsUnknown() {
+		return nil, false
+	}
+	var key []byte
+	at := path.Root("authkey")
+	switch {
+	case !f.IsNull():
+		b, err := readFileLimited(f.ValueString(), pacemaker.MaxAuthkeyBytes+1)
+		if err != nil {
+			addError(diags, path.Root("authkey_file"), "Unreadable Authkey File", "Point authkey_file at a readable key file.", err)
+			return nil, false
+		}
+		key, at = b, path.Root("authkey_file")
+	case !s.IsNull():
+		key = []byte(s.ValueString())
+	default:
+		return nil, true
+	}
+	if len(key) < pacemaker.MinAuthkeyBytes || len(key) > pacemaker.MaxAuthkeyBytes {
+		addError(diags, at, "Invalid Authkey", fmt.Sprintf("The key has %d bytes; corosync wants %d to %d (corosync-keygen -k FILE "+
+			"makes one).", len(key), pacemaker.MinAuthkeyBytes, pacemaker.MaxAuthkeyBytes), nil)
+		return nil, false
+	}
+	return key, true
+}
+
+// invalidCluster reports each of the renderer's errors on its attribute.
+func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	for _, e := range errs {
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			h.invalidCluster(diags, errors.Join(j.Unwrap()...))
+			continue
+		}
+		addError(diags, h.errorPath(e), "Invalid Cluster Setting", "Fix the value in the configuration.", e)
+	}
+}
+
+var reField = regexp.MustCompile(`^([a-z_]+)(?:\[(\d+)\])?$`)
+
+// errorPath maps the renderer's field ("groups[0].members[2].ops[1]",
+// "fence_devices[1]", "nodes[0]") to the attribute.
+func (h haCluster) errorPath(err error) path.Path {
+	msg := strings.TrimPrefix(err.Error(), pacemaker.ErrInvalid.Error()+": ")
+	field, _, _ := strings.Cut(msg, ": ")
+	p := path.Empty()
+	for i, seg := range strings.Split(field, ".") {
+		mm := reField.FindStringSubmatch(seg)
+		if mm == nil {
+			return p
+		}
+		idx := -1
+		if mm[2] != "" {
+			idx, _ = strconv.Atoi(mm[2])
+		}
+		name := mm[1]
+		if i == 0 {
+			switch name {
+			case "nodes", "fence_devices":
+				p = path.Root("nodes")
+				if idx >= 0 && idx < len(h.names) {
+					p = p.AtMapKey(h.fenceNode(name, idx))
+					if name == "fence_devices" {
+						p = p.AtName("fence")
+					}
+				}
+				continue
+			case "name", "two_node", "transport", "networks", "properties", "resource_defaults", "groups", "primitives",
+				"locations", "colocations", "orders", "authkey":
+				p = path.Root(name)
+			default:
+				return path.Empty()
+			}
+		} else {
+			p = p.AtName(name)
+		}
+		if idx >= 0 {
+			p = p.AtListIndex(idx)
+		}
+	}
+	return p
+}
+
+// fenceNode is the node of nodes[i] or fence_devices[i].
+func (h haCluster) fenceNode(kind string, i int) string {
+	if kind == "nodes" {
+		return h.c.Nodes[i].Name
+	}
+	if i < len(h.c.Fencing) {
+		return h.c.Fencing[i].Node
+	}
+	return h.names[i]
+}
+
+// owner of the node items; the push node's CIB documents have their own.
+func haOwner(cluster string) string    { return "ha-cluster-" + cluster }
+func haCIBOwner(cluster string) string { return "ha-cluster-" + cluster + "-cib" }
+
+func (r *haClusterResource) nodes() *nodeAccess {
+	if r.data == nil {
+		return nil
+	}
+	return r.data.Nodes
+}
+
+func (r *haClusterResource) run(m *haClusterModel, h haCluster, node, owner string) nodeRun {
+	return nodeRun{nodes: r.nodes(), host: h.hosts[node], ssh: m.SSH, owner: owner, at: func(int, string) path.Path {
+		return path.Root("nodes").AtMapKey(node)
+	}}
+}
+
+// byID is the nodes in node id order: the push node first.
+func (h haCluster) byID() []pacemaker.Node {
+	out := append([]pacemaker.Node(nil), h.c.Nodes...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (r *haClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m haClusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	h, known := r.cluster(ctx, &m, &resp.Diagnostics)
+	if !known {
+		return
+	}
+	if err := h.c.Validate(); err != nil {
+		h.invalidCluster(&resp.Diagnostics, err)
+	}
+}
+
+// ModifyPlan checks the cluster against the renderer (so a plan fails on
+// the attribute at fault), fills the computed values and checks every
+// node's files and units read-only.
+func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan haClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	if !plan.Name.IsUnknown() {
+		plan.ID = plan.Name
+	}
+	h, known := r.cluster(ctx, &plan, &resp.Diagnostics)
+	key, keyKnown := authkeyFrom(ctx, req.Config, &resp.Diagnostics)
+	pw, pwKnown := map[string]string(nil), false
+	if known {
+		pw, pwKnown = r.fencePasswords(ctx, &plan, &resp.Diagnostics)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.AuthkeyHash, plan.FencePasswordHash = types.StringUnknown(), types.StringUnknown()
+	if keyKnown && key != nil {
+		plan.AuthkeyHash = types.StringValue(secret.Hash(string(key)))
+	}
+	if pwKnown {
+		plan.FencePasswordHash = types.StringValue(passwordsHash(pw))
+	}
+	if !known {
+		plan.PushNode, plan.Placement = types.StringUnknown(), types.MapUnknown(types.StringType)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	if err := h.c.Validate(); err != nil {
+		h.invalidCluster(&resp.Diagnostics, err)
+		return
+	}
+	pn, _ := h.c.PushNode()
+	plan.PushNode = types.StringValue(pn.Name)
+	plan.Placement = types.MapUnknown(types.StringType)
+	if !req.State.Raw.IsNull() {
+		var state haClusterModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		var quiet diag.Diagnostics
+		before, bknown := r.cluster(ctx, &state, &quiet)
+		if bknown && !quiet.HasError() && sameCluster(before.c, h.c) && sameHosts(before.hosts, h.hosts) && len(state.Drift.Elements()) == 0 &&
+			state.AuthkeyHash.Equal(plan.AuthkeyHash) && state.FencePasswordHash.Equal(plan.FencePasswordHash) {
+			plan.Placement = state.Placement
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	if r.nodes() == nil || !plan.Placement.IsUnknown() {
+		return
+	}
+	items, err := h.c.NodeItems(pacemaker.Secrets{})
+	if err != nil {
+		h.invalidCluster(&resp.Diagnostics, err)
+		return
+	}
+	for _, n := range h.byID() {
+		r.run(&plan, h, n.Name, haOwner(h.c.Name)).check(ctx, items, &resp.Diagnostics)
+	}
+}
+
+func sameCluster(a, b pacemaker.Cluster) bool {
+	ca, err1 := a.Configuration()
+	cb, err2 := b.Configuration()
+	ia, err3 := a.NodeItems(pacemaker.Secrets{})
+	ib, err4 := b.NodeItems(pacemaker.Secrets{})
+	return err1 == nil && err2 == nil && err3 == nil && err4 == nil && string(ca) == string(cb) && sameItems(ia, ib)
+}
+
+func sameHosts(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *haClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan haClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, nil, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// apply converges every node, then patches the CIB from the push node and
+// reads back where resources run. prior is nil on create.
+func (r *haClusterResource) apply(ctx context.Context, plan, prior *haClusterModel, config tfsdk.Config, diags *diag.Diagnostics) {
+	h, known := r.cluster(ctx, plan, diags)
+	key, _ := authkeyFrom(ctx, config, diags)
+	pw, _ := r.fencePasswords(ctx, plan, diags)
+	if diags.HasError() {
+		return
+	}
+	if !known {
+		diags.AddError("Unknown Cluster Setting", "A cluster setting is still unknown at apply time.")
+		return
+	}
+	if key == nil {
+		addError(diags, path.Root("authkey"), "Missing Authkey", "Set authkey or authkey_file.", nil)
+		return
+	}
+	items, err := h.c.NodeItems(pacemaker.Secrets{Authkey: key, Passwords: pw})
+	if err != nil {
+		h.invalidCluster(diags, err)
+		return
+	}
+	var previous []protocol.Item
+	if prior != nil {
+		var quiet diag.Diagnostics
+		if ph, ok := r.cluster(ctx, prior, &quiet); ok {
+			previous, _ = ph.c.NodeItems(pacemaker.Secrets{})
+		}
+	}
+	for _, n := range h.byID() {
+		if !r.run(plan, h, n.Name, haOwner(h.c.Name)).converge(ctx, items, previous, diags) {
+			return
+		}
+	}
+	want, err := h.c.Configuration()
+	if err != nil {
+		h.invalidCluster(diags, err)
+		return
+	}
+	if !r.pushCIB(ctx, plan, h, want, diags) {
+		return
+	}
+	plan.Placement = r.placement(ctx, plan, h, true, diags)
+	plan.ID = plan.Name
+	pn, _ := h.c.PushNode()
+	plan.PushNode = types.StringValue(pn.Name)
+	plan.Drift = emptyDrift()
+	plan.Authkey = types.StringNull()
+	plan.AuthkeyHash = types.StringValue(secret.Hash(string(key)))
+	plan.FencePasswordHash = types.StringValue(passwordsHash(pw))
+}
+
+// liveConfiguration reads the CIB's configuration on the push node.
+func (r *haClusterResource) liveConfiguration(ctx context.Context, m *haClusterModel, h haCluster, diags *diag.Diagnostics) ([]byte, bool) {
+	pn, _ := h.c.PushNode()
+	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
+	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryConfigurationItem()}, true, diags)
+	if !ok {
+		return nil, false
+	}
+	if res.Failed || len(res.Items) != 1 {
+		diags.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): cibadmin --query failed: %s", run.host, pn.Name, failedItems(res)))
+		return nil, false
+	}
+	out := res.Items[0].Output
+	if len(out) >= protocol.MaxOutput {
+		diags.AddError("Cluster Configuration Too Large", fmt.Sprintf("Host %s: the CIB configuration is larger than the %d bytes "+
+			"the agent returns.", run.host, protocol.MaxOutput))
+		return nil, false
+	}
+	return []byte(out), true
+}
+
+// pushCIB patches the live configuration into want from the push node,
+// when they differ, and checks the result.
+func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h haCluster, want []byte, diags *diag.Diagnostics) bool {
+	live, ok := r.liveConfiguration(ctx, m, h, diags)
+	if !ok {
+		return false
+	}
+	d, err := pacemaker.ConfigDiff(live, want)
+	if err != nil {
+		diags.AddError("Cluster Configuration Unreadable", err.Error())
+		return false
+	}
+	if d == "" {
+		return true
+	}
+	orig, next, err := pacemaker.PatchDocuments(live, want)
+	if err != nil {
+		diags.AddError("Cluster Configuration Unreadable", err.Error())
+		return false
+	}
+	pn, _ := h.c.PushNode()
+	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name))
+	res, ok := run.exec(ctx, pacemaker.PushItems(h.c.Name, orig, next), false, diags)
+	if !ok {
+		return false
+	}
+	if res.Failed {
+		diags.AddError("CIB Patch Refused", fmt.Sprintf("Host %s (node %s): the cluster refused the change: %s\nNothing else was "+
+			"changed in the CIB; fix the cause and run terraform apply again.", run.host, pn.Name, failedItems(res)))
+		return false
+	}
+	live, ok = r.liveConfiguration(ctx, m, h, diags)
+	if !ok {
+		return false
+	}
+	if d, err := pacemaker.ConfigDiff(live, want); err != nil || d != "" {
+		diags.AddError("CIB Change Not Verified", fmt.Sprintf("Host %s: after the patch the configuration still differs:\n%s%v", run.host, d, err))
+		return false
+	}
+	return true
+}
+
+// placement reads where resources run. After an apply it waits (up to two
+// minutes) for every resource to be placed, as the cluster starts them.
+func (r *haClusterResource) placement(ctx context.Context, m *haClusterModel, h haCluster, wait bool, diags *diag.Diagnostics) types.Map {
+	pn, _ := h.c.PushNode()
+	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		var quiet diag.Diagnostics
+		res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryStatusItem()}, true, &quiet)
+		if !ok || res.Failed || len(res.Items) != 1 {
+			diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %v %s", run.host, quiet, failedItems(res)))
+			return types.MapValueMust(types.StringType, map[string]attr.Value{})
+		}
+		pl, err := pacemaker.Placement([]byte(res.Items[0].Output))
+		if err != nil {
+			diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", run.host, err))
+			return types.MapValueMust(types.StringType, map[string]attr.Value{})
+		}
+		stopped := 0
+		for _, n := range pl {
+			if n == "" {
+				stopped++
+			}
+		}
+		if !wait || stopped == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			if wait && stopped > 0 {
+				diags.AddWarning("Resources Not Started", fmt.Sprintf("%d resources are not running two minutes after the apply; "+
+					"see crm_mon on %s.", stopped, pn.Name))
+			}
+			return driftMap(pl)
+		}
+		if r.data != nil && r.data.Sleep != nil {
+			_ = r.data.Sleep(ctx, 2*time.Second)
+		}
+	}
+}
+
+func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state haClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	h, known := r.cluster(ctx, &state, &resp.Diagnostics)
+	if !known || resp.Diagnostics.HasError() {
+		return
+	}
+	items, err := h.c.NodeItems(pacemaker.Secrets{})
+	if err != nil {
+		h.invalidCluster(&resp.Diagnostics, err)
+		return
+	}
+	drift := map[string]string{}
+	for _, n := range h.byID() {
+		d, ok := r.run(&state, h, n.Name, haOwner(h.c.Name)).drift(ctx, items, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		for k, v := range d.Elements() {
+			if s, ok := v.(types.String); ok {
+				drift[n.Name+"/"+k] = s.ValueString()
+			}
+		}
+	}
+	want, err := h.c.Configuration()
+	if err != nil {
+		h.invalidCluster(&resp.Diagnostics, err)
+		return
+	}
+	var quiet diag.Diagnostics
+	if live, ok := r.liveConfiguration(ctx, &state, h, &quiet); !ok {
+		drift["cib"] = "error: " + diagText(quiet)
+		state.Placement = types.MapValueMust(types.StringType, map[string]attr.Value{})
+	} else {
+		if d, err := pacemaker.ConfigDiff(live, want); err != nil {
+			drift["cib"] = "error: " + err.Error()
+		} else if d != "" {
+			drift["cib"] = d
+		}
+		state.Placement = r.placement(ctx, &state, h, false, &resp.Diagnostics)
+	}
+	state.Drift = driftMap(drift)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func diagText(d diag.Diagnostics) string {
+	var out []string
+	for _, x := range d {
+		out = append(out, x.Summary()+": "+x.Detail())
+	}
+	return strings.Join(out, "; ")
+}
+
+func (r *haClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior haClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, &prior, req.Config, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete empties the CIB of resources and constraints (the cluster stops
+// them in order: file systems are unmounted, never wiped), then stops the
+// cluster on every node and removes what the resource wrote.
+func (r *haClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state haClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	h, _ := r.cluster(ctx, &state, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	empty := h.c
+	empty.Groups, empty.Primitives, empty.Locations, empty.Colocations, empty.Orders = nil, nil, nil, nil, nil
+	if want, err := empty.Configuration(); err == nil {
+		var push diag.Diagnostics
+		if !r.pushCIB(ctx, &state, h, want, &push) {
+			resp.Diagnostics.AddWarning("Resources Not Removed From The CIB", "The cluster's resources could not be removed "+
+				"before stopping it (stopping pacemaker stops them anyway): "+diagText(push))
+		}
+	}
+	pn, _ := h.c.PushNode()
+	r.run(&state, h, pn.Name, haCIBOwner(h.c.Name)).remove(ctx, &resp.Diagnostics)
+	for _, n := range h.byID() {
+		r.run(&state, h, n.Name, haOwner(h.c.Name)).remove(ctx, &resp.Diagnostics)
+	}
+}
+
+var objectAsOptions = basetypes.ObjectAsOptions{}
+
+// readFileLimited reads at most limit bytes of a file on the machine
+// running Terraform (~ expanded).
+func readFileLimited(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(expandHome(name))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
