@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -38,16 +39,17 @@ type beegfsHAServicesResource struct {
 type beegfsHAServicesModel struct {
 	NodeService
 	BeegfsSecret
-	Node        types.String `tfsdk:"node"`
-	Nodes       types.List   `tfsdk:"nodes"`
-	MgmtdIP     types.String `tfsdk:"mgmtd_ip"`
-	MgmtdPort   types.Int64  `tfsdk:"mgmtd_port"`
-	Services    types.List   `tfsdk:"services"`
-	Groups      types.List   `tfsdk:"groups"`
-	Locations   types.List   `tfsdk:"locations"`
-	Colocations types.List   `tfsdk:"colocations"`
-	Orders      types.List   `tfsdk:"orders"`
-	Units       types.Map    `tfsdk:"units"`
+	Node         types.String `tfsdk:"node"`
+	Nodes        types.List   `tfsdk:"nodes"`
+	ClusterNodes types.List   `tfsdk:"cluster_nodes"`
+	MgmtdIP      types.String `tfsdk:"mgmtd_ip"`
+	MgmtdPort    types.Int64  `tfsdk:"mgmtd_port"`
+	Services     types.List   `tfsdk:"services"`
+	Groups       types.List   `tfsdk:"groups"`
+	Locations    types.List   `tfsdk:"locations"`
+	Colocations  types.List   `tfsdk:"colocations"`
+	Orders       types.List   `tfsdk:"orders"`
+	Units        types.Map    `tfsdk:"units"`
 }
 
 type beegfsHAServiceModel struct {
@@ -104,6 +106,10 @@ func beegfsHAServicesSchema() schema.Schema {
 		"nodes": schema.ListAttribute{Required: true, ElementType: types.StringType,
 			MarkdownDescription: "The pair's node names, as the cluster (`hpcstorage_ha_cluster`'s `nodes`) and the arrays' host " +
 				"mappings name them.", Validators: []validator.List{listvalidator.SizeAtLeast(2)}},
+		"cluster_nodes": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+			MarkdownDescription: "Every node of the cluster the pair's groups go into, when it is more than the pair (one cluster " +
+				"for a whole file system, as NetApp's BeeGFS HA role builds it): the groups get `-INFINITY` on the others, which do " +
+				"not see the pair's volumes. Default: the pair."},
 		"mgmtd_ip": schema.StringAttribute{Optional: true, MarkdownDescription: "The management group's floating IP (`sysMgmtdHost` of " +
 			"every service). Default: the floating IP of the management service in `services`; pairs without it must set it."},
 		"mgmtd_port": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(beegfs.DefaultMgmtPort),
@@ -125,8 +131,8 @@ func beegfsHAServicesSchema() schema.Schema {
 					"(R1's management store on metadata target 1): the group runs with it and starts after it."},
 				"directory": schema.StringAttribute{Optional: true, MarkdownDescription: "Management or metadata store, on one of the group's " +
 					"targets (or those of `with`)."},
-				"node_id": schema.Int64Attribute{Optional: true, MarkdownDescription: "Numeric node id (metadata, storage)."},
-				"port":    schema.Int64Attribute{Optional: true, MarkdownDescription: "TCP and UDP port. Default: 8008, 8005 or 8003 by kind."},
+				"node_id":   schema.Int64Attribute{Optional: true, MarkdownDescription: "Numeric node id (metadata, storage)."},
+				"port":      schema.Int64Attribute{Optional: true, MarkdownDescription: "TCP and UDP port. Default: 8008, 8005 or 8003 by kind."},
 				"numa_zone": schema.Int64Attribute{Optional: true, MarkdownDescription: "`tuneBindToNumaZone`; unset leaves it unbound."},
 				"settings":  schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Extra or overriding config options."},
 				"targets": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "Volumes the group mounts, in order, before the service.",
@@ -154,7 +160,7 @@ func beegfsHAServicesSchema() schema.Schema {
 			beegfs.HAPreferredScore + ") and other (" + beegfs.HASecondaryScore + ") node of each group, for `locations`."},
 		"colocations": schema.ListAttribute{Computed: true, ElementType: haColType, MarkdownDescription: "For `colocations` (`with`)."},
 		"orders":      schema.ListAttribute{Computed: true, ElementType: haOrdType, MarkdownDescription: "For `orders` (`with`)."},
-		"units": schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "systemd unit per service name."},
+		"units":       schema.MapAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "systemd unit per service name."},
 	}, true)
 	return schema.Schema{
 		MarkdownDescription: "The BeeGFS services of one HA pair (R1's server pairs, R3's building blocks) on one node of it, as " +
@@ -176,7 +182,7 @@ func beegfsHAServicesSchema() schema.Schema {
 func (m *beegfsHAServicesModel) owner() string { return "beegfs-ha" }
 
 func (m *beegfsHAServicesModel) known() bool {
-	for _, v := range []attr.Value{m.Node, m.Nodes, m.MgmtdIP, m.MgmtdPort, m.Services} {
+	for _, v := range []attr.Value{m.Node, m.Nodes, m.ClusterNodes, m.MgmtdIP, m.MgmtdPort, m.Services} {
 		if !fullyKnown(v) {
 			return false
 		}
@@ -195,6 +201,13 @@ func (m *beegfsHAServicesModel) ha(auth secretInput, placeholders bool) beegfs.H
 	ctx := context.Background()
 	h := beegfs.HA{MgmtdIP: m.MgmtdIP.ValueString(), MgmtdPort: intOr(m.MgmtdPort, beegfs.DefaultMgmtPort), Auth: beegfs.Auth(auth)}
 	_ = m.Nodes.ElementsAs(ctx, &h.Nodes, true)
+	var all []string
+	_ = m.ClusterNodes.ElementsAs(ctx, &all, true)
+	for _, n := range all {
+		if !slices.Contains(h.Nodes, n) {
+			h.Others = append(h.Others, n)
+		}
+	}
 	var svcs []beegfsHAServiceModel
 	_ = m.Services.ElementsAs(ctx, &svcs, true)
 	ports := map[string]int{beegfs.KindManagement: beegfs.DefaultMgmtPort, beegfs.KindMetadata: beegfs.DefaultMetaPort, beegfs.KindStorage: beegfs.DefaultStorPort}
@@ -236,7 +249,7 @@ func (m *beegfsHAServicesModel) ha(auth secretInput, placeholders bool) beegfs.H
 
 func (m *beegfsHAServicesModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	items, err := m.ha(auth, false).NodeItems(m.Node.ValueString())
-	return items, errorPath(err, "services", "nodes", "node", "mgmtd_ip", "mgmtd_port", "conn_auth_secret"), err
+	return items, errorPath(err, "services", "nodes", "node", "cluster_nodes", "mgmtd_ip", "mgmtd_port", "conn_auth_secret"), err
 }
 
 func (m *beegfsHAServicesModel) itemPath(int, string) path.Path { return path.Root("services") }
@@ -323,7 +336,7 @@ func (r *beegfsHAServicesResource) ModifyPlan(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() || plan.known() {
 		return // rendered (and checked) by the shell
 	}
-	for _, v := range []attr.Value{plan.Node, plan.Nodes, plan.MgmtdIP, plan.MgmtdPort} {
+	for _, v := range []attr.Value{plan.Node, plan.Nodes, plan.ClusterNodes, plan.MgmtdIP, plan.MgmtdPort} {
 		if !fullyKnown(v) {
 			return
 		}

@@ -26,5 +26,18 @@ variable "lab" {
       known_hosts_file = string
     })
     beegfs_conn_auth_file = string
+    corosync_authkey_file = string
   })
+}
+
+variable "cluster_network" {
+  description = "The pacemaker cluster's ring network (CIDR): file node i (in name order) gets its host i+1."
+  type        = string
+  default     = "10.10.0.0/24"
+}
+
+variable "standby" {
+  description = "File nodes in standby (planned maintenance): their BeeGFS groups move to the other node of their block; the plan shows it. Remove a node to let them come back."
+  type        = list(string)
+  default     = []
 }

@@ -81,6 +81,10 @@ type HAService struct {
 // HA is the BeeGFS services of one pacemaker cluster (a pair).
 type HA struct {
 	Nodes []string
+	// Others are the cluster's nodes outside the pair (one cluster for a
+	// whole file system, as NetApp's role builds it): the pair's groups
+	// may never run there (-INFINITY), they do not see its volumes.
+	Others []string
 	// MgmtdPort is the management service's port; its host is the
 	// management group's floating IP (MgmtdIP, or the IP of the
 	// management service in Services).
@@ -148,6 +152,11 @@ func haInvalid(field, format string, a ...any) error {
 func (h HA) Validate() error {
 	if len(h.Nodes) < 2 {
 		return haInvalid("nodes", "%d node(s): a service fails over only to another node of its pair", len(h.Nodes))
+	}
+	for _, n := range h.Others {
+		if slices.Contains(h.Nodes, n) {
+			return haInvalid("cluster_nodes", "%q is a node of the pair", n)
+		}
 	}
 	if err := checkPort("mgmtd_port", h.MgmtdPort); err != nil {
 		return err
@@ -338,6 +347,9 @@ func (h HA) Resources() (ClusterResources, error) {
 				score = HAPreferredScore
 			}
 			out.Locations = append(out.Locations, pacemaker.Location{ID: "prefer-" + s.Name + "-" + n, Rsc: s.Name, Node: n, Score: score})
+		}
+		for _, n := range h.Others {
+			out.Locations = append(out.Locations, pacemaker.Location{ID: "avoid-" + s.Name + "-" + n, Rsc: s.Name, Node: n, Score: "-INFINITY"})
 		}
 		if s.With != "" {
 			out.Colocations = append(out.Colocations, pacemaker.Colocation{ID: s.Name + "-with-" + s.With, Rsc: s.Name, WithRsc: s.With, Score: "INFINITY"})

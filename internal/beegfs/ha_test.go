@@ -608,3 +608,51 @@ func TestHAR3StandbyAndBack(t *testing.T) {
 		}
 	}
 }
+
+// R1 as one cluster of its four servers (NetApp's way: one cluster per
+// file system): each pair's groups stay on that pair. stor1 fails: fenced,
+// its group goes to stor2, never to a metadata server.
+func TestHAR1OneClusterKeepsPairs(t *testing.T) {
+	meta, stor := r1Metadata(), r1Storage()
+	meta.Others, stor.Others = stor.Nodes, meta.Nodes
+	c := cluster(t, "r1", meta)
+	rs, err := stor.Resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.TwoNode = false
+	// Without quorum the scheduler would stop everything: ignore it here,
+	// so only the location rules keep storage groups off the metadata pair.
+	c.Properties = map[string]string{"no-quorum-policy": "ignore"}
+	c.Groups = append(c.Groups, rs.Groups...)
+	c.Locations = append(c.Locations, rs.Locations...)
+	for i, n := range stor.Nodes {
+		c.Nodes = append(c.Nodes, pacemaker.Node{Name: n, ID: 3 + i, Addrs: []string{fmt.Sprintf("10.20.0.%d", 3+i)}})
+		c.Fencing = append(c.Fencing, pacemaker.RedfishFence(pacemaker.RedfishBMC{Node: n, Address: fmt.Sprintf("10.30.0.%d:443", 3+i),
+			SystemsURI: "/redfish/v1/Systems/System.Embedded.1", Username: "root"}))
+	}
+	dir, _, running := up(t, c)
+	for _, s := range append(meta.Services, stor.Services...) {
+		if got := locate(t, running, s.Name); got != s.Preferred {
+			t.Errorf("%s runs on %q, want %s", s.Name, got, s.Preferred)
+		}
+	}
+	tr, after := simulate(t, copyTo(t, running, filepath.Join(dir, "fail.xml")), "--node-fail", "stor1")
+	startsOn(t, tr, rs.Groups[0], "stor2")
+	if got := locate(t, after, "stor1"); got != "stor2" {
+		t.Errorf("stor1's group runs on %q after the failure, want stor2", got)
+	}
+	// Both storage servers down: the storage groups stop rather than
+	// move to a metadata server that cannot see their volumes.
+	tr, after = simulate(t, copyTo(t, after, filepath.Join(dir, "fail2.xml")), "--node-fail", "stor2")
+	if got := locate(t, after, "metaA-numa0-1"); got != "meta1" {
+		t.Errorf("metaA-numa0-1 runs on %q with the storage pair down, want meta1 (still running)", got)
+	}
+	for _, g := range rs.Groups {
+		for _, m := range g.Members {
+			if s := tr.find(m.ID, "start", ""); len(s) > 0 {
+				t.Errorf("%s starts on %s with both storage servers down", m.ID, s[0].Node)
+			}
+		}
+	}
+}

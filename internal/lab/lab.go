@@ -205,8 +205,11 @@ func Up(cfg Config) (*Lab, error) {
 		Name:       func(i int) string { return plan[i].name },
 		ClientKeys: []ssh.PublicKey{sshPub},
 		Seed: func(root string, i int) error {
-			return fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
-				SharedDir: filepath.Join(dir, SharedDir)})
+			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
+				SharedDir: filepath.Join(dir, SharedDir)}); err != nil {
+				return err
+			}
+			return seedHA(d.Name, plan[i].role, root)
 		},
 	})
 	if err != nil {
@@ -288,6 +291,8 @@ type labVar struct {
 	SSH                labSSH              `json:"ssh"`
 	BeegfsConnAuthFile string              `json:"beegfs_conn_auth_file"`
 	EnvFile            string              `json:"env_file"`
+	// CorosyncAuthkeyFile is set for designs under pacemaker (ha.go).
+	CorosyncAuthkeyFile string `json:"corosync_authkey_file,omitempty"`
 }
 
 type labSSH struct {
@@ -330,6 +335,11 @@ func (l *Lab) writeFiles(dir string) error {
 	if caPEM != "" {
 		v.CAFile = filepath.Join(dir, CAFile)
 	}
+	authkey, err := writeAuthkey(l.State.Design, dir)
+	if err != nil {
+		return err
+	}
+	v.CorosyncAuthkeyFile = authkey
 	for _, ep := range l.State.Endpoints {
 		v.Endpoints[ep.Name] = ep
 	}
