@@ -142,6 +142,9 @@ cat <<'LEGEND'
   units: BeeGFS systemd units running (x6: template instances)
 LEGEND
 
+section "BeeGFS under pacemaker: where each service group runs (crm_mon, read back)"
+"$tf" -chdir="$cfg" output -raw beegfs_groups && echo
+
 if [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo

@@ -245,6 +245,7 @@ module "base" {
   servers               = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
   metadata_volumes      = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
   storage_volumes       = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
+  ha                    = false
   conn_auth_secret_file = %[12]q
 }
 
@@ -255,6 +256,7 @@ module "storage" {
   mgmtd_host            = module.base.mgmtd_host
   servers               = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
   storage_volumes       = [for i, w in %[11]s : { wwn = w, server = i }]
+  ha                    = false
   conn_auth_secret_file = %[12]q
 }
 

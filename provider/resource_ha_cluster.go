@@ -777,7 +777,13 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if r.nodes() == nil || !plan.Placement.IsUnknown() {
 		return
 	}
-	items, err := h.c.NodeItems(pacemaker.Secrets{})
+	// With the secrets when known: a fresh node has no authkey or password
+	// file yet, which the check of unread secret files would refuse.
+	secrets := pacemaker.Secrets{}
+	if keyKnown && key != nil && pwKnown {
+		secrets = pacemaker.Secrets{Authkey: key, Passwords: pw}
+	}
+	items, err := h.c.NodeItems(secrets)
 	if err != nil {
 		h.invalidCluster(&resp.Diagnostics, err)
 		return

@@ -47,9 +47,7 @@ module "r1" {
   client_count      = var.client_count
   # The lab writes a random secret file; or set conn_auth_secret instead.
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
-  # HA (default): the lab keeps one pacemaker cluster, so the four servers
-  # form one (each pair's groups stay on that pair).
-  ha_clusters           = "file_system"
+  # HA (default): a pacemaker cluster per pair (beegfs-meta, beegfs-storage).
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
 }

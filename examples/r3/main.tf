@@ -51,21 +51,25 @@ resource "hpcstorage_server" "file_node" {
   power_state = "On"
 }
 
+# HA (default in the module): each block is a two-node pacemaker cluster
+# (beegfs-b01...) fenced through its nodes' BMCs.
 locals {
-  # HA: one pacemaker cluster of the six file nodes, as NetApp's BeeGFS HA
-  # role builds it for a file system; each block's groups stay on its two
-  # nodes (they alone see the block's EF600).
-  cluster_nodes = sort([for name, n in var.lab.nodes : name if n.bmc != ""])
-  ha_cluster    = { create = false, nodes = local.cluster_nodes }
+  ha_cluster = { authkey_file = var.lab.corosync_authkey_file, network = var.cluster_network }
+  ha_servers = { for b, x in local.blocks : b => [for i, s in x.servers : merge(s, {
+    bmc          = var.lab.nodes[s.name].bmc
+    systems_uri  = "/redfish/v1/Systems/${hpcstorage_server.file_node[s.name].system_id}"
+    cluster_addr = cidrhost(var.cluster_network, tonumber(b) * 2 + i - 1)
+  })] }
 }
 
 module "base" {
   source                = "../modules/beegfs-building-block"
   profile               = local.blocks[1].profile
   block                 = 1
-  servers               = local.blocks[1].servers
+  servers               = local.ha_servers["1"]
   array                 = local.blocks[1].array
   ha_cluster            = local.ha_cluster
+  standby               = var.standby
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
@@ -74,38 +78,18 @@ module "block" {
   for_each              = { for b, x in local.blocks : b => x if b != "1" }
   profile               = each.value.profile
   block                 = tonumber(each.key)
-  servers               = each.value.servers
+  servers               = local.ha_servers[each.key]
   array                 = each.value.array
   mgmtd_host            = module.base.mgmtd_host
   ha_cluster            = local.ha_cluster
+  standby               = var.standby
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
-# The file system's cluster: corosync rings on the cluster network, every
-# node fenced through its BMC (fence_redfish), the blocks' groups.
-resource "hpcstorage_ha_cluster" "beegfs" {
-  name         = "beegfs"
-  authkey_file = var.lab.corosync_authkey_file
-  networks     = [var.cluster_network]
-  nodes = { for i, name in local.cluster_nodes : name => {
-    host    = var.lab.nodes[name].host
-    addrs   = [cidrhost(var.cluster_network, i + 1)]
-    standby = contains(var.standby, name)
-    fence = {
-      endpoint    = var.lab.nodes[name].bmc
-      systems_uri = "/redfish/v1/Systems/${hpcstorage_server.file_node[name].system_id}"
-    }
-  } }
-  groups      = concat(module.base.ha_groups, flatten([for m in values(module.block) : m.ha_groups]))
-  locations   = concat(module.base.ha_locations, flatten([for m in values(module.block) : m.ha_locations]))
-  colocations = concat(module.base.ha_colocations, flatten([for m in values(module.block) : m.ha_colocations]))
-  orders      = concat(module.base.ha_orders, flatten([for m in values(module.block) : m.ha_orders]))
-}
-
 output "beegfs_groups" {
-  description = "Where each BeeGFS group runs (group => file node), read back from the cluster."
-  value = join("\n", [for g in concat(module.base.ha_groups, flatten([for m in values(module.block) : m.ha_groups])) :
-  format("  %-20s on %s", g.id, lookup(hpcstorage_ha_cluster.beegfs.placement, g.id, "?"))])
+  description = "Where each BeeGFS group runs (group => file node), read back from each block's cluster."
+  value = join("\n", [for g, n in merge(module.base.ha_placement, [for m in values(module.block) : m.ha_placement]...) :
+  format("  %-20s on %s", g, n)])
 }
 
 output "array_diagrams" {

@@ -31,7 +31,7 @@ variable "lab" {
 }
 
 variable "cluster_network" {
-  description = "The pacemaker cluster's ring network (CIDR): file node i (in name order) gets its host i+1."
+  description = "The pacemaker clusters' ring network (CIDR): node n of block b gets host 2b+n-2 (bb1-node1: .1)."
   type        = string
   default     = "10.10.0.0/24"
 }

@@ -3,7 +3,9 @@ package sim
 // The lab's pacemaker/corosync cluster. Pacemaker's own command-line tools
 // (Debian pacemaker-cli-utils) work on a CIB file as well as on a live
 // cluster (CIB_file), and crm_simulate runs the real scheduler on one: the
-// lab keeps one CIB per lab in the shared folder (e.Shared("pacemaker")) and
+// lab keeps one CIB per cluster in the shared folder
+// (e.Shared("pacemaker-<cluster name>"): a lab may run several clusters,
+// R1's two pairs, R3's building blocks) and
 // hands every cibadmin, crm_mon, crm_resource, crm_attribute and crm_diff
 // to the real tool on that file, so their output, rules and refusals are
 // pacemaker's. What the lab adds is the cluster around the file:
@@ -252,7 +254,7 @@ func pacemakerHook(e *Env, st *Systemd, start bool) error {
 		}
 		return err
 	}
-	dir, unlock, err := e.Shared(pcmkShared)
+	dir, unlock, err := e.Shared(pcmkShared + "-" + c.clusterName)
 	if err != nil {
 		return err
 	}
@@ -437,7 +439,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if err != nil {
 		return e.fail(exitNotConnected, "Could not connect to the CIB: %v", err)
 	}
-	dir, unlock, err := e.Shared(pcmkShared)
+	dir, unlock, err := e.Shared(pcmkShared + "-" + c.clusterName)
 	if err != nil {
 		return e.fail(1, "%v", err)
 	}
@@ -491,7 +493,11 @@ func (e *Env) cibRead(tool string, args []string) int {
 	if !e.pcmkConnected() {
 		return exitNotConnected
 	}
-	dir, unlock, err := e.Shared(pcmkShared)
+	c, _, err := e.localCluster()
+	if err != nil {
+		return e.fail(exitNotConnected, "Could not connect to the CIB: %v", err)
+	}
+	dir, unlock, err := e.Shared(pcmkShared + "-" + c.clusterName)
 	if err != nil {
 		return e.fail(1, "%v", err)
 	}

@@ -58,7 +58,7 @@ func pcmkPair(t *testing.T) (*node, *node, string, pacemaker.Cluster) {
 		}
 		nodes = append(nodes, n)
 	}
-	return nodes[0], nodes[1], filepath.Join(shared, "pacemaker"), c
+	return nodes[0], nodes[1], filepath.Join(shared, "pacemaker-"+c.Name), c
 }
 
 func (n *node) xmlFile(p string, b []byte) {
