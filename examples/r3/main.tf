@@ -92,6 +92,11 @@ output "beegfs_groups" {
   format("  %-20s on %s", g, n)])
 }
 
+output "standby_moves" {
+  description = "Groups that run away from their preferred node because it is in standby (group => node)."
+  value       = merge(module.base.ha_standby_moves, [for m in values(module.block) : m.ha_standby_moves]...)
+}
+
 output "array_diagrams" {
   description = "Each block's EF600, bays by disk group."
   value       = merge({ "ef600-1" = module.base.array_diagram }, { for b, m in module.block : "ef600-${b}" => m.array_diagram })

@@ -411,6 +411,9 @@ func (h HA) NodeItems(node string) ([]protocol.Item, error) {
 		ifaces, nets, content := s.Label()+"\n", p.Masked().String()+"\n", renderConf(unit, conf)
 		auth := authItem(unit, h.Auth)
 		auth.File.Path = s.InstanceDir() + "/conn.auth"
+		// No restart from here: the unit runs where the cluster put it,
+		// on one node, and only the cluster starts it.
+		auth.File.Notify = nil
 		items = append(items,
 			protocol.Item{File: &protocol.File{Path: s.InstanceDir() + "/connInterfacesFile", Content: &ifaces, Mode: "0644"}},
 			protocol.Item{File: &protocol.File{Path: s.InstanceDir() + "/connNetFilterFile", Content: &nets, Mode: "0644"}},

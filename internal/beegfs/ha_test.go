@@ -166,6 +166,8 @@ func TestHANodeItems(t *testing.T) {
 			switch {
 			case it.Mount != nil:
 				t.Errorf("%s: mount %s: targets are mounted only by the cluster", node, it.Mount.Path)
+			case it.File != nil && len(it.File.Notify) > 0:
+				t.Errorf("%s: %s notifies %v: only the cluster starts or restarts the services", node, it.File.Path, it.File.Notify)
 			case it.Service != nil:
 				if it.Service.Enabled == nil || *it.Service.Enabled || it.Service.State != "" {
 					t.Errorf("%s: unit %+v: want disabled, state left to the cluster", node, it.Service)

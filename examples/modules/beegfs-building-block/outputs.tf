@@ -64,3 +64,9 @@ output "ha_placement" {
   description = "HA with the block's own cluster: where each group runs (group => server), read back from the cluster."
   value       = { for k, v in try(hpcstorage_ha_cluster.this[0].placement, {}) : k => v if contains([for g in(var.ha ? hpcstorage_beegfs_ha_services.this[var.servers[0].name].groups : []) : g.id], k) }
 }
+
+output "ha_standby_moves" {
+  description = "HA: groups whose preferred server is in standby, and the server they run on instead (known at plan, so the plan shows what moves)."
+  value = { for s in(var.ha ? local.ha_services : []) : s.name => [for x in var.servers : x.name if x.name != s.preferred_node][0]
+  if contains(var.standby, s.preferred_node) }
+}
