@@ -92,8 +92,11 @@ func TestR1ModuleExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][3]int{ // array volumes seen, formats, mounts
-		"meta1": {12, 6, 6}, "meta2": {12, 6, 6}, "stor1": {32, 16, 16}, "stor2": {32, 16, 16}, "client01": {0, 0, 1}, // the BeeGFS mount
+	// Array volumes seen, formats, mounts. With HA each target is formatted
+	// once on its preferred server and mounted by the cluster only (no
+	// fstab mount); the client has its BeeGFS mount.
+	want := map[string][3]int{
+		"meta1": {12, 6, 0}, "meta2": {12, 6, 0}, "stor1": {32, 16, 0}, "stor2": {32, 16, 0}, "client01": {0, 0, 1},
 	}
 	for _, n := range nodes {
 		w, ok := want[n.Name]
@@ -105,10 +108,8 @@ func TestR1ModuleExample(t *testing.T) {
 		}
 		joined := strings.Join(n.Services, " ")
 		switch {
-		case n.Name == "meta1" && (strings.Count(joined, "beegfs-meta@") != 6 || !strings.Contains(joined, "beegfs-mgmtd")):
-			t.Errorf("meta1 services %v", n.Services)
-		case n.Name == "stor2" && !strings.Contains(joined, "beegfs-storage.service"):
-			t.Errorf("stor2 services %v", n.Services)
+		case n.Name != "client01" && strings.Contains(joined, "beegfs-"):
+			t.Errorf("%s: BeeGFS units running or enabled outside the cluster: %v", n.Name, n.Services)
 		case n.Name == "client01" && !strings.Contains(joined, "beegfs-client.service"):
 			t.Errorf("client01 services %v", n.Services)
 		}
@@ -128,7 +129,7 @@ func TestR1ModuleExample(t *testing.T) {
 		}
 		r := &r1Lab{Lab: l}
 		b := []byte(r.read(t, "mgmt", "etc/beegfs/beegfs-mon.conf"))
-		for k, v := range map[string]string{"sysMgmtdHost": "meta1", "dbHostName": "localhost", "dbHostPort": "8086", "dbDatabase": "beegfs_mon", "dbAuthFile": ""} {
+		for k, v := range map[string]string{"sysMgmtdHost": "10.100.0.1", "dbHostName": "localhost", "dbHostPort": "8086", "dbDatabase": "beegfs_mon", "dbAuthFile": ""} {
 			if !confKey(k, v).Match(b) {
 				t.Errorf("mgmt beegfs-mon.conf lacks %s = %s:\n%s", k, v, b)
 			}
@@ -144,6 +145,35 @@ func TestR1ModuleExample(t *testing.T) {
 	}
 	if got := strings.Join(services["mgmt"], " "); got != "beegfs-mon" {
 		t.Errorf("services output for mgmt %q, want beegfs-mon", got)
+	}
+	// Every group on its preferred server: mgmtd and server A's metadata
+	// instances on meta1, B's on meta2, each storage service on its server.
+	var groupsText string
+	if err := json.Unmarshal(out["beegfs_groups"].Value, &groupsText); err != nil {
+		t.Fatal(err)
+	}
+	placed := 0
+	for _, l := range strings.Split(strings.TrimSpace(groupsText), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			t.Errorf("beegfs_groups line %q", l)
+			continue
+		}
+		want := map[bool]string{true: "meta1", false: "meta2"}[f[0] == "mgmt" || strings.HasPrefix(f[0], "metaA")]
+		if strings.HasPrefix(f[0], "stor") {
+			want = f[0]
+		}
+		if f[2] != want {
+			t.Errorf("%s runs on %s, want %s", f[0], f[2], want)
+		}
+		placed++
+	}
+	if placed != 15 {
+		t.Errorf("%d groups placed, want 15 (mgmtd, 12 metadata, 2 storage):\n%s", placed, groupsText)
+	}
+	r := &r1Lab{Lab: l}
+	if !confKey("sysSessionChecksEnabled", "false").Match([]byte(r.read(t, "client01", "etc/beegfs/beegfs-client.conf"))) {
+		t.Error("the client of the HA file system keeps session checks on")
 	}
 	var drawers string
 	if err := json.Unmarshal(out["storage_drawers"].Value, &drawers); err != nil {
