@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -79,11 +79,37 @@ func TestR3ModuleExample(t *testing.T) {
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
 	}
+	// Scale-out: the base block first, then two more. Adding blocks only
+	// creates (their servers, arrays, targets, services, groups and
+	// clusters): nothing of the base block changes.
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`blocks=["base"]`)); err != nil {
+		t.Fatalf("apply of the base block: %v", err)
+	}
+	growPlan := filepath.Join(dir, "grow.tfplan")
+	if _, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Out(growPlan)); err != nil {
+		t.Fatal(err)
+	}
+	grow, err := tf.ShowPlanFile(ctx, growPlan, tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creates := 0
+	for _, rc := range grow.ResourceChanges {
+		switch {
+		case rc.Change.Actions.Create():
+			creates++
+		case !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read():
+			t.Errorf("adding blocks 2 and 3 plans %v on %s", rc.Change.Actions, rc.Address)
+		}
+	}
+	if creates == 0 {
+		t.Error("adding blocks 2 and 3 plans no creates")
+	}
 	start := time.Now()
 	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	t.Logf("R3 apply: %s", time.Since(start).Round(time.Second))
+	t.Logf("R3 apply of blocks 2 and 3: %s", time.Since(start).Round(time.Second))
 	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
 		t.Fatalf("second plan: changes %v, err %v", changes, err)
 	}

@@ -34,9 +34,9 @@ provider "hpcstorage" {
 }
 
 locals {
-  # One base block (management, metadata, storage), then one of each other
-  # profile; block N is bbN-node1/2 with the array ef600-N.
-  profiles = { 1 = "base", 2 = "metadata_storage", 3 = "storage" }
+  # The base block (management, metadata, storage), then the others
+  # (var.blocks); block N is bbN-node1/2 with the array ef600-N.
+  profiles = { for i, p in var.blocks : tostring(i + 1) => p }
   blocks = { for b, p in local.profiles : b => {
     profile = p
     array   = "ef600-${b}"
@@ -44,9 +44,10 @@ locals {
   } }
 }
 
-# The six file nodes: powered on through their BMCs (inventory in bmc_summary).
+# The blocks' file nodes: powered on through their BMCs (inventory in
+# bmc_summary).
 resource "hpcstorage_server" "file_node" {
-  for_each    = { for name, n in var.lab.nodes : name => n.bmc if n.bmc != "" }
+  for_each    = { for s in flatten([for b in values(local.blocks) : b.servers]) : s.name => var.lab.nodes[s.name].bmc }
   endpoint    = each.value
   power_state = "On"
 }

@@ -41,3 +41,13 @@ variable "standby" {
   type        = list(string)
   default     = []
 }
+
+variable "blocks" {
+  description = "The building blocks, in order: block N is bbN-node1/2 with the array ef600-N. The first is the base block; scale out by appending blocks (a new block only adds its servers' targets, services, groups and cluster: nothing existing changes)."
+  type        = list(string)
+  default     = ["base", "metadata_storage", "storage"]
+  validation {
+    condition     = length(var.blocks) >= 1 && var.blocks[0] == "base" && !contains(slice(var.blocks, 1, length(var.blocks)), "base")
+    error_message = "The first block, and only it, is base."
+  }
+}
