@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -249,7 +251,39 @@ func (m *beegfsHAServicesModel) ha(auth secretInput, placeholders bool) beegfs.H
 
 func (m *beegfsHAServicesModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	items, err := m.ha(auth, false).NodeItems(m.Node.ValueString())
-	return items, errorPath(err, "services", "nodes", "node", "cluster_nodes", "mgmtd_ip", "mgmtd_port", "conn_auth_secret"), err
+	return items, haErrorPath(err), err
+}
+
+// haErrorPath follows the whole field a render error names
+// ("services[1].targets[0].mapped_to") down to its attribute.
+func haErrorPath(err error) path.Path {
+	if err == nil {
+		return path.Empty()
+	}
+	field, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), beegfs.ErrInvalid.Error()+": "), " ")
+	field = strings.TrimSuffix(field, ":")
+	top := map[string]bool{"services": true, "nodes": true, "node": true, "cluster_nodes": true, "mgmtd_ip": true, "mgmtd_port": true, "conn_auth_secret": true}
+	at := path.Empty()
+	for i, part := range strings.Split(field, ".") {
+		name, idx, hasIdx := part, 0, false
+		if j := strings.Index(part, "["); j > 0 && strings.HasSuffix(part, "]") {
+			if n, err := strconv.Atoi(part[j+1 : len(part)-1]); err == nil {
+				name, idx, hasIdx = part[:j], n, true
+			}
+		}
+		if i == 0 {
+			if !top[name] {
+				return path.Root("services")
+			}
+			at = path.Root(name)
+		} else {
+			at = at.AtName(name)
+		}
+		if hasIdx {
+			at = at.AtListIndex(idx)
+		}
+	}
+	return at
 }
 
 func (m *beegfsHAServicesModel) itemPath(int, string) path.Path { return path.Root("services") }
@@ -346,7 +380,7 @@ func (r *beegfsHAServicesResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	if _, err := h.NodeItems(plan.Node.ValueString()); err != nil {
-		beegfsInvalid(&resp.Diagnostics, errorPath(err, "services", "nodes", "node", "mgmtd_ip", "mgmtd_port"), err)
+		beegfsInvalid(&resp.Diagnostics, haErrorPath(err), err)
 	}
 }
 
