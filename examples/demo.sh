@@ -137,9 +137,10 @@ section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
 cat <<'LEGEND'
   volumes: array volumes cabled to the node (block devices with a WWN)
-  formatted, mounted: BeeGFS targets the provider formatted once and mounted
-  owners: agent owners holding settings on the node (node_config and each BeeGFS resource)
-  units: BeeGFS systemd units running (x6: template instances)
+  formatted, mounted: BeeGFS targets the provider formatted once (on their
+    preferred node) and mounted through fstab (none with HA: the cluster mounts them)
+  owners: agent owners holding settings on the node (node_config, each BeeGFS resource, the cluster)
+  units: systemd units running or enabled (with HA the BeeGFS units are the cluster's: see below)
 LEGEND
 
 section "BeeGFS under pacemaker: where each service group runs (crm_mon, read back)"
