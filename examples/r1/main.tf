@@ -52,6 +52,11 @@ module "r1" {
   standby               = var.standby
 }
 
+output "standby_moves" {
+  description = "Groups that run away from their preferred server because it is in standby (group => server)."
+  value       = module.r1.ha_standby_moves
+}
+
 output "beegfs_groups" {
   description = "Where each BeeGFS group runs."
   value       = join("\n", [for g in sort(keys(module.r1.beegfs_groups)) : format("  %-16s on %s", g, module.r1.beegfs_groups[g])])

@@ -63,3 +63,10 @@ output "beegfs_groups" {
   description = "HA: where each BeeGFS group runs (group => server), read back from the cluster(s); empty without HA."
   value       = merge([for c in values(hpcstorage_ha_cluster.this) : { for g, n in c.placement : g => n if contains(flatten([for p in values(local.ha_pairs) : [for sv in p.services : sv.name]]), g) }]...)
 }
+
+output "ha_standby_moves" {
+  description = "HA: groups whose preferred server is in standby, and the server of the pair they run on instead (known at plan, so the plan shows what moves)."
+  value = { for sv in(var.ha ? concat(local.ha_meta_services, local.ha_stor_services) : []) :
+    sv.name => [for n in local.ha_pairs[local.ha_node_pair[sv.preferred_node]].nodes : n if n != sv.preferred_node][0]
+  if contains(var.standby, sv.preferred_node) }
+}
