@@ -66,7 +66,7 @@ func TestModulesAndR1Validate(t *testing.T) {
 	if len(mods) < 2 {
 		t.Fatalf("modules: %v", mods)
 	}
-	designs := []string{filepath.Join(root, "examples", "r1"), filepath.Join(root, "examples", "r3")}
+	designs := []string{filepath.Join(root, "examples", "r1"), filepath.Join(root, "examples", "r2"), filepath.Join(root, "examples", "r3")}
 	for _, d := range append(mods, designs...) {
 		out, err := tfRun(t, d, env, "get", "-no-color") // links local modules; asks no registry
 		if err == nil {

@@ -19,6 +19,10 @@
 # building blocks, each carving its EF600 over SANtricity; it prints the
 # arrays' layout and volumes where R1 prints the drawers.
 #
+# DESIGN=r2 runs examples/r2: the NFS-HA pair on one ME4084 (multipath,
+# HA-LVM, XFS, NFS, pacemaker fenced through the BMCs); it prints the
+# cluster's resources and where each runs.
+#
 # Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
 # $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
 # filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
@@ -29,8 +33,8 @@ bin=${BIN:-$root/bin}
 tf=${TERRAFORM:-terraform}
 design=${DESIGN:-r1}
 case $design in
-r1 | r3) ;;
-*) echo "demo: DESIGN=$design: the demo runs r1 (default) or r3" >&2; exit 1 ;;
+r1 | r2 | r3) ;;
+*) echo "demo: DESIGN=$design: the demo runs r1 (default), r2 or r3" >&2; exit 1 ;;
 esac
 
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
@@ -60,6 +64,9 @@ section() { printf '\n=== %s\n' "$*"; }
 if [ "$design" = r3 ]; then
 	section "lab: R3 (3 building blocks of 2 file nodes, one EF600 each)"
 	"$bin/hpcstorage-lab" up --design r3 --dir "$lab" --detach
+elif [ "$design" = r2 ]; then
+	section "lab: R2 (2 NFS servers, each cabled twice to one ME4084)"
+	"$bin/hpcstorage-lab" up --design r2 --dir "$lab" --detach
 else
 	section "lab: R1 (1 management, 2 metadata, 2 storage servers, ME4024, 4 x ME4084) and 2 clients"
 	"$bin/hpcstorage-lab" up --design r1 --dir "$lab" --clients 2 --detach
@@ -135,13 +142,21 @@ section "what the BMCs now say (hpcstorage_server: powered on, inventory read ba
 
 section "what each node has now"
 "$bin/hpcstorage-lab" status --dir "$lab" --brief
-cat <<'LEGEND'
+if [ "$design" = r2 ]; then
+	cat <<'LEGEND'
+  volumes: the ME4084's volumes mapped to the node (each seen twice: two SAS paths, one multipath map)
+  formatted: the XFS made once, from nfs1, on the striped logical volume (HA-LVM); the cluster mounts it
+  owners: agent owners holding settings on the node (tuning, multipath, HA-LVM, NFS server, cluster)
+LEGEND
+else
+	cat <<'LEGEND'
   volumes: array volumes cabled to the node (block devices with a WWN)
   formatted, mounted: BeeGFS targets the provider formatted once (on their
     preferred node) and mounted through fstab (none with HA: the cluster mounts them)
   owners: agent owners holding settings on the node (node_config, each BeeGFS resource, the cluster)
   units: systemd units running or enabled (with HA the BeeGFS units are the cluster's: see below)
 LEGEND
+fi
 
 section "BeeGFS under pacemaker: where each service group runs (crm_mon, read back)"
 "$tf" -chdir="$cfg" output -raw beegfs_groups && echo
@@ -149,6 +164,17 @@ section "BeeGFS under pacemaker: where each service group runs (crm_mon, read ba
 if [ "$design" = r3 ]; then
 	section "EF600 layouts: bays by disk group, volumes mapped to both file nodes of the block"
 	"$tf" -chdir="$cfg" output -raw array_layout && echo
+elif [ "$design" = r2 ]; then
+	section "the ME4084 (NN: disk group, S: global spare)"
+	"$tf" -chdir="$cfg" output -raw drawer_diagram
+
+	section "the cluster: R2's group in start order, the fence devices, where each runs"
+	"$tf" -chdir="$cfg" output -raw cluster_summary && echo
+	cat <<'NOTE'
+  The lab's cluster is pacemaker's own cibadmin/crm_diff/crm_mon on one CIB
+  shared by both nodes, placed by the real scheduler (crm_simulate); the
+  resource agents themselves do not run in the lab.
+NOTE
 else
 	section "one storage target and one metadata target"
 	"$tf" -chdir="$cfg" output -raw first_targets && echo

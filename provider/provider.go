@@ -359,6 +359,9 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsMirrorGroupResource,
 		NewBeegfsHAServicesResource,
 		NewBenchmarkResource,
+		NewMultipathResource,
+		NewHALVMResource,
+		NewNFSServerResource,
 		NewHAClusterResource,
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -941,41 +940,23 @@ func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h ha
 	return true
 }
 
-// placement reads where resources run. After an apply it waits (up to two
-// minutes) for every resource to be placed, as the cluster starts them.
-func (r *haClusterResource) placement(ctx context.Context, m *haClusterModel, h haCluster, wait bool, diags *diag.Diagnostics) types.Map {
+// placement reads where resources run; after an apply (settled) it first
+// waits for the transition the change started to end.
+func (r *haClusterResource) placement(ctx context.Context, m *haClusterModel, h haCluster, settled bool, diags *diag.Diagnostics) types.Map {
 	pn, _ := h.c.PushNode()
 	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		var quiet diag.Diagnostics
-		res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryStatusItem()}, true, &quiet)
-		if !ok || res.Failed || len(res.Items) != 1 {
-			diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %v %s", run.host, quiet, failedItems(res)))
-			return types.MapValueMust(types.StringType, map[string]attr.Value{})
-		}
-		pl, err := pacemaker.Placement([]byte(res.Items[0].Output))
-		if err != nil {
-			diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", run.host, err))
-			return types.MapValueMust(types.StringType, map[string]attr.Value{})
-		}
-		stopped := 0
-		for _, n := range pl {
-			if n == "" {
-				stopped++
-			}
-		}
-		if !wait || stopped == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			if wait && stopped > 0 {
-				diags.AddWarning("Resources Not Started", fmt.Sprintf("%d resources are not running two minutes after the apply; "+
-					"see crm_mon on %s.", stopped, pn.Name))
-			}
-			return driftMap(pl)
-		}
-		if r.data != nil && r.data.Sleep != nil {
-			_ = r.data.Sleep(ctx, 2*time.Second)
-		}
+	var quiet diag.Diagnostics
+	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryStatusItem(settled)}, true, &quiet)
+	if !ok || res.Failed || len(res.Items) != 1 {
+		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %s %s", run.host, diagText(quiet), failedItems(res)))
+		return types.MapValueMust(types.StringType, map[string]attr.Value{})
 	}
+	pl, err := pacemaker.Placement([]byte(res.Items[0].Output))
+	if err != nil {
+		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", run.host, err))
+		return types.MapValueMust(types.StringType, map[string]attr.Value{})
+	}
+	return driftMap(pl)
 }
 
 func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

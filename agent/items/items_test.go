@@ -481,6 +481,10 @@ func TestPackageVersion(t *testing.T) {
 		{fakenode.Storage, "{name: resource-agents, min: \"4.1.1-12.el7_6.4\"}", ""},
 		{fakenode.Storage, "{name: kernel, min: \"4.18.0-305.10.2.el8\"}", "kernel 0:4.18.0-305.3.1.el8 is installed"},
 		{fakenode.Storage, "{name: pacemaker, min: \"1.0\"}", "pacemaker is not installed"},
+		// The refusal says why the floor is there.
+		{fakenode.Storage, "{name: lvm2, min: \"8:2.03.11-6.el8\", why: \"the first 128 KB of a PV can be corrupted\"}",
+			"lvm2 8:2.03.11-5.el8 is installed; at least 8:2.03.11-6.el8 is required (below it: the first 128 KB of a PV can be corrupted)"},
+		{fakenode.Storage, "{name: pacemaker, min: \"1.0\", why: \"no cluster\"}", "pacemaker is not installed; at least 1.0 is required (below it: no cluster)"},
 		{fakenode.Client, "{name: lvm2, min: \"2.03.11-2\"}", ""},
 		{fakenode.Client, "{name: lvm2, min: \"2.03.11-2.1ubuntu5\"}", "lvm2 2.03.11-2.1ubuntu4 is installed"},
 	}

@@ -124,11 +124,15 @@ func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 			best = p.Version
 		}
 	}
+	why := ""
+	if i.p.Why != "" {
+		why = " (below it: " + i.p.Why + ")"
+	}
 	if best == "" {
-		return plan, fmt.Errorf("%s is not installed; at least %s is required: %w", i.p.Name, i.p.Min, ErrPreflight)
+		return plan, fmt.Errorf("%s is not installed; at least %s is required%s: %w", i.p.Name, i.p.Min, why, ErrPreflight)
 	}
 	if cmp(best, i.p.Min) < 0 {
-		return plan, fmt.Errorf("%s %s is installed; at least %s is required: %w", i.p.Name, best, i.p.Min, ErrPreflight)
+		return plan, fmt.Errorf("%s %s is installed; at least %s is required%s: %w", i.p.Name, best, i.p.Min, why, ErrPreflight)
 	}
 	if i.p.Name == "kernel" && mgr == "rpm" {
 		// A newer kernel package does not help until the node boots it.
@@ -139,7 +143,7 @@ func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 				running = strings.TrimSuffix(running, arch)
 			}
 			if cmp(running, i.p.Min) < 0 {
-				return plan, fmt.Errorf("running kernel %s is below %s (installed: %s; reboot into it): %w", running, i.p.Min, best, ErrPreflight)
+				return plan, fmt.Errorf("running kernel %s is below %s (installed: %s; reboot into it)%s: %w", running, i.p.Min, best, why, ErrPreflight)
 			}
 		}
 	}

@@ -76,7 +76,7 @@ items:
   - service: {name: beegfs-storage, state: running, masked: true, enabled: true}
   - mount: {device: sdb, path: /data, fstype: XFS!, options: ["a,b"], persist: always}
   - command: {argv: []}
-  - package_version: {name: lvm2, min: ""}
+  - package_version: {name: lvm2, min: "", why: "two\nlines"}
   - file: {path: /etc/a, content: x, notify: [beegfs-meta]}
   - udev_rule: {name: ../x, content: ""}
   - command: {argv: [beegfs-ctl, --getentryinfo, /mnt/beegfs], read_only: true, creates: /x}
@@ -104,6 +104,7 @@ items:
 			"items[8].command.argv: required",
 			"items[8].command: set creates or unless",
 			"items[9].package_version.min",
+			"items[9].package_version.why: want one line",
 			`items[10].file.notify[0]: "beegfs-meta" is not a service item`,
 			"items[11].udev_rule.name",
 			"items[11].udev_rule.content: required",

@@ -275,4 +275,7 @@ type Command struct {
 type PackageVersion struct {
 	Name string `json:"name"`
 	Min  string `json:"min"`
+	// Why is what goes wrong below the floor, added to the refusal (one
+	// line, so an administrator knows why the floor is there).
+	Why string `json:"why,omitempty"`
 }

@@ -240,6 +240,9 @@ func validateItem(e *SpecError, p string, it Item) {
 		if !reVersion.MatchString(v.Min) {
 			e.add(p+".min", "%q: want a version like 2.02.180-10.el7_6.2 (optionally epoch:)", v.Min)
 		}
+		if len(v.Why) > 512 || strings.ContainsAny(v.Why, "\n\r") {
+			e.add(p+".why", "want one line of at most 512 characters")
+		}
 	}
 }
 

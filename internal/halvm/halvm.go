@@ -37,6 +37,13 @@ func NodeItems() []protocol.Item {
 	return []protocol.Item{{File: &protocol.File{Path: LocalConf, Content: &c, Mode: "0644", Owner: "root", Group: "root"}}}
 }
 
+// LVMFloor is R2's lvm2 floor (RHEL 7.6; lvm2 carries epoch 7 there).
+var LVMFloor = protocol.PackageVersion{Name: "lvm2", Min: "7:2.02.180-10.el7_6.2",
+	Why: "the first 128 KB of a physical volume can be corrupted"}
+
+// FloorItem checks the lvm2 floor before anything is changed.
+func FloorItem() protocol.Item { f := LVMFloor; return protocol.Item{PackageVersion: &f} }
+
 // VolumeGroup is the shared volume group with its one logical volume and
 // file system.
 type VolumeGroup struct {
@@ -121,7 +128,7 @@ func kib(b int64) string { return strconv.FormatInt(b>>10, 10) + "k" }
 // VGCreateArgv, LVCreateArgv and MkfsArgv are the commands the creation
 // runs, in order.
 func (v VolumeGroup) VGCreateArgv() []string {
-	return append([]string{"vgcreate", "--physicalextentsize", kib(v.ExtentBytes()), v.Name}, v.Devices...)
+	return append([]string{"vgcreate", "--physicalextentsize", kib(v.ExtentBytes()), "--addtag", CreatingTag, v.Name}, v.Devices...)
 }
 
 func (v VolumeGroup) LVCreateArgv() []string {
@@ -135,38 +142,72 @@ func (v VolumeGroup) MkfsArgv() []string {
 	return []string{"mkfs.xfs", "-q", "-d", "su=" + kib(v.StripeBytes()) + ",sw=" + strconv.Itoa(len(v.Devices)), v.DevicePath()}
 }
 
-// createScript refuses used devices (unless wipe), then creates and
+// CreatingTag marks a volume group whose creation has not finished (LVM
+// tags live in the volume group's metadata, so every node sees it): the
+// next apply resumes it, after a killed run, instead of leaving a volume
+// group without its logical volume or file system.
+const CreatingTag = "hpcstorage_creating"
+
+// createScript refuses used devices (unless wipe), then creates what is
+// missing, step by step (a resumed run skips what exists), and
 // deactivates: the cluster activates the volume group where it runs the
-// NFS group. $1 is wipe (yes/no), then the argv counts and argvs follow.
+// NFS group. $1 is wipe (yes/no), $2 the device count, the devices, then
+// the counts and argvs of vgcreate, lvcreate and mkfs, then the volume
+// group and the logical volume.
 const createScript = `set -eu
 wipe=$1; shift
 n=$1; shift
 devs=""
 i=0
 while [ "$i" -lt "$n" ]; do devs="$devs $1"; shift; i=$((i+1)); done
-for d in $devs; do
-  sig=$(blkid -p -o value -s TYPE "$d" 2>/dev/null || true)
-  [ -z "$sig" ] && sig=$(blkid -p -o value -s PTTYPE "$d" 2>/dev/null || true)
-  if [ -n "$sig" ] && [ "$wipe" != yes ]; then
-    echo "$d holds a $sig signature: refusing to create the volume group over it (set wipe to erase it)" >&2
-    exit 1
-  fi
-done
-if [ "$wipe" = yes ]; then for d in $devs; do wipefs -a "$d"; done; fi
-pvcreate --yes $devs
-for step in vg lv fs; do
+next() {
   c=$1; shift
   argv=""
   i=0
   while [ "$i" -lt "$c" ]; do argv="$argv $1"; shift; i=$((i+1)); done
-  $argv
-done
-vgchange --activate n "$1"
+}
+next "$@"; vgcreate=$argv; shift $((c+1))
+next "$@"; lvcreate=$argv; shift $((c+1))
+next "$@"; mkfs=$argv; shift $((c+1))
+vg=$1; lv=$2
+if ! vgs --foreign --noheadings -o vg_name "$vg" >/dev/null 2>&1; then
+  for d in $devs; do
+    sig=$(blkid -p -o value -s TYPE "$d" 2>/dev/null || true)
+    [ -z "$sig" ] && sig=$(blkid -p -o value -s PTTYPE "$d" 2>/dev/null || true)
+    if [ -n "$sig" ] && [ "$wipe" != yes ]; then
+      echo "$d holds a $sig signature: refusing to create the volume group over it (set wipe to erase it)" >&2
+      exit 1
+    fi
+  done
+  if [ "$wipe" = yes ]; then for d in $devs; do wipefs -a "$d"; done; fi
+  pvcreate --yes $devs
+  $vgcreate
+fi
+if ! lvs --noheadings -o lv_name "$vg/$lv" >/dev/null 2>&1; then
+  $lvcreate
+fi
+vgchange --activate y "$vg"
+sig=$(blkid -p -o value -s TYPE "/dev/$vg/$lv" 2>/dev/null || true)
+if [ -z "$sig" ]; then
+  $mkfs
+fi
+vgchange --deltag ` + CreatingTag + ` "$vg"
+vgchange --activate n "$vg"
+`
+
+// doneScript is the creation's guard: it holds when the volume group
+// exists (on any node, foreign ones included) and carries no CreatingTag,
+// so a finished volume group, or one made by someone else, is never
+// touched again.
+const doneScript = `tags=$(vgs --foreign --noheadings -o vg_tags "$1" 2>/dev/null) || exit 1
+case "$tags" in *` + CreatingTag + `*) exit 1 ;; esac
+exit 0
 `
 
 // CreateItem creates the volume group, logical volume and file system once:
-// it does not run when the volume group exists on any node (a foreign
-// one included), so it never re-creates or formats it.
+// it does not run when the volume group exists and its creation finished
+// (on any node, a foreign one included), so it never re-creates or formats
+// it; a creation that was cut short is resumed.
 func (v VolumeGroup) CreateItem() (protocol.Item, error) {
 	if err := v.Validate(); err != nil {
 		return protocol.Item{}, err
@@ -180,7 +221,31 @@ func (v VolumeGroup) CreateItem() (protocol.Item, error) {
 	for _, step := range [][]string{v.VGCreateArgv(), v.LVCreateArgv(), v.MkfsArgv()} {
 		argv = append(append(argv, strconv.Itoa(len(step))), step...)
 	}
-	argv = append(argv, v.Name)
+	argv = append(argv, v.Name, v.LogicalVolume)
 	return protocol.Item{Command: &protocol.Command{Name: "create-" + v.Name, Argv: argv,
-		Unless: []string{"vgs", "--foreign", "--noheadings", "-o", "vg_name", v.Name}}}, nil
+		Unless: []string{"/bin/sh", "-c", doneScript, "created-" + v.Name, v.Name}}}, nil
+}
+
+// usedScript refuses, read-only (so at plan time too), devices that hold a
+// signature while the volume group does not exist yet; a device not there
+// yet (its map comes with this apply) is checked again by the creation.
+const usedScript = `vg=$1; shift
+if vgs --foreign --noheadings -o vg_name "$vg" >/dev/null 2>&1; then exit 0; fi
+for d in "$@"; do
+  [ -e "$d" ] || continue
+  sig=$(blkid -p -o value -s TYPE "$d" 2>/dev/null || true)
+  if [ -n "$sig" ]; then
+    echo "$d already holds a $sig signature (another volume group or file system): refusing to create $vg over it; set wipe = true to erase it"
+    exit 1
+  fi
+done
+`
+
+// UsedProbe is the read-only refusal of used devices (none with Wipe).
+func (v VolumeGroup) UsedProbe() (protocol.Item, bool) {
+	if v.Wipe {
+		return protocol.Item{}, false
+	}
+	return protocol.Item{Command: &protocol.Command{Name: "unused-" + v.Name, ReadOnly: true,
+		Argv: append([]string{"/bin/sh", "-c", usedScript, "unused-" + v.Name, v.Name}, v.Devices...)}}, true
 }

@@ -25,7 +25,7 @@ func r2() VolumeGroup {
 func TestR2Commands(t *testing.T) {
 	v := r2()
 	for got, want := range map[string]string{
-		strings.Join(v.VGCreateArgv(), " "): "vgcreate --physicalextentsize 4096k vg_nfs /dev/mapper/nfs_vol1 /dev/mapper/nfs_vol2 /dev/mapper/nfs_vol3 " +
+		strings.Join(v.VGCreateArgv(), " "): "vgcreate --physicalextentsize 4096k --addtag hpcstorage_creating vg_nfs /dev/mapper/nfs_vol1 /dev/mapper/nfs_vol2 /dev/mapper/nfs_vol3 " +
 			"/dev/mapper/nfs_vol4 /dev/mapper/nfs_vol5 /dev/mapper/nfs_vol6 /dev/mapper/nfs_vol7 /dev/mapper/nfs_vol8",
 		strings.Join(v.LVCreateArgv(), " "): "lvcreate --yes --type striped --stripes 8 --stripesize 4096k --extents 100%FREE --name lv_nfs vg_nfs",
 		strings.Join(v.MkfsArgv(), " "):     "mkfs.xfs -q -d su=4096k,sw=8 /dev/vg_nfs/lv_nfs",
@@ -47,8 +47,24 @@ func TestR2Commands(t *testing.T) {
 	if _, err := protocol.ParseSpec(b); err != nil {
 		t.Fatalf("agent rejects the rendered spec: %v\n%s", err, b)
 	}
-	if u := strings.Join(item.Command.Unless, " "); u != "vgs --foreign --noheadings -o vg_name vg_nfs" {
-		t.Errorf("guard %q: the creation must not run where the volume group exists, on any node", u)
+	// The guard holds for a finished volume group (foreign ones too, so
+	// --foreign) and for one someone else made; it fails while there is
+	// none or its creation was cut short.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "vgs"), []byte("#!/bin/sh\necho \"$*\" > "+filepath.Join(bin, "args")+
+		"\n[ -n \"$VG_TAGS\" ] || exit 5\necho \"  $VG_TAGS\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for tags, holds := range map[string]bool{"": false, "hpcstorage_creating": false, "other,hpcstorage_creating": false, "x": true} {
+		g := item.Command.Unless
+		cmd := exec.Command(g[0], g[1:]...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":/usr/bin:/bin", "VG_TAGS="+tags)
+		if err := cmd.Run(); (err == nil) != holds {
+			t.Errorf("guard with tags %q: %v, want holds=%v", tags, err, holds)
+		}
+	}
+	if args, _ := os.ReadFile(filepath.Join(bin, "args")); strings.TrimSpace(string(args)) != "--foreign --noheadings -o vg_tags vg_nfs" {
+		t.Errorf("guard asks vgs %q", args)
 	}
 }
 
@@ -119,10 +135,23 @@ func TestCreateScript(t *testing.T) {
 	}
 	want := "pvcreate --yes " + strings.Join(v.Devices, " ") + "\n" +
 		strings.Join(v.VGCreateArgv(), " ") + "\n" + strings.Join(v.LVCreateArgv(), " ") + "\n" +
-		strings.Join(v.MkfsArgv(), " ") + "\nvgchange --activate n vg_nfs\n"
+		"vgchange --activate y vg_nfs\n" + strings.Join(v.MkfsArgv(), " ") +
+		"\nvgchange --deltag hpcstorage_creating vg_nfs\nvgchange --activate n vg_nfs\n"
 	if got != want {
 		t.Fatalf("commands:\n%s\nwant:\n%s", got, want)
 	}
+	// A run cut short after vgcreate resumes: no second pvcreate or
+	// vgcreate, the rest as before.
+	if err := os.WriteFile(filepath.Join(bin, "vgs"), []byte("#!/bin/sh\necho '  vg_nfs'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err = runScript(v, "/dev/mapper/nfs_vol3")
+	resumed := strings.Join(v.LVCreateArgv(), " ") + "\n" + "vgchange --activate y vg_nfs\n" + strings.Join(v.MkfsArgv(), " ") +
+		"\nvgchange --deltag hpcstorage_creating vg_nfs\nvgchange --activate n vg_nfs\n"
+	if err != nil || got != resumed {
+		t.Fatalf("resume: %v\n%s\nwant:\n%s", err, got, resumed)
+	}
+	os.Remove(filepath.Join(bin, "vgs"))
 	got, err = runScript(v, "/dev/mapper/nfs_vol3")
 	if err == nil || !strings.Contains(got, "/dev/mapper/nfs_vol3 holds a xfs signature") || strings.Contains(got, "pvcreate") {
 		t.Fatalf("a used device is not refused: %v\n%s", err, got)

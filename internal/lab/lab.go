@@ -87,8 +87,12 @@ type Lab struct {
 	// fstypes are volumes that already carry a file system (wwn -> type,
 	// VolumeRequest.FSType): every node they are cabled to sees it.
 	fstypes map[string]string
-	errs    []error
-	closed  bool
+	// paths is how many sd devices a mapped volume gives a node (r2: 2,
+	// r2.go); morePaths node -> wwn -> the kernel names beyond the first.
+	paths     int
+	morePaths map[string]map[string][]string
+	errs      []error
+	closed    bool
 }
 
 // State is what `status` and `down` read from Dir/lab.json.
@@ -166,7 +170,8 @@ func Up(cfg Config) (*Lab, error) {
 			return nil, err
 		}
 	}
-	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}}
+	l := &Lab{roots: map[string]string{}, disks: map[string]map[string]string{}, paths: pathsFor(cfg.Design),
+		morePaths: map[string]map[string][]string{}}
 	type planned struct{ name, role, bmc string }
 	var plan []planned
 	for _, s := range d.Services() {
@@ -207,6 +212,9 @@ func Up(cfg Config) (*Lab, error) {
 		Seed: func(root string, i int) error {
 			if err := fakenode.SeedWith(root, seedProfile(plan[i].role), fakenode.Options{Hostname: plan[i].name, Simulator: cfg.Simulator,
 				SharedDir: filepath.Join(dir, SharedDir)}); err != nil {
+				return err
+			}
+			if err := seedDesign(cfg.Design, plan[i].role, root); err != nil {
 				return err
 			}
 			return seedHA(d.Name, plan[i].role, root)
@@ -411,11 +419,15 @@ func (l *Lab) onMapping(ev redfishmock.MappingEvent) {
 		err = fakenode.AddBlockDevice(root, d)
 		if err == nil {
 			disks[wwn] = name
+			err = l.cableMore(root, ev, d)
 		}
 	case "unmapped":
 		if name, known := disks[wwn]; known {
 			err = fakenode.RemoveBlockDevice(root, name)
 			delete(disks, wwn)
+		}
+		if err == nil {
+			err = l.cableMore(root, ev, fakenode.Disk{})
 		}
 	}
 	if err != nil {

@@ -142,15 +142,47 @@ func (c Config) Render() (string, error) {
 }
 
 // Items are the agent items: the config (multipathd reloads it when it
-// changes) and the daemon running and enabled.
+// changes), the daemon running and enabled, `multipath -r` whenever an
+// alias has no map (a volume cabled after the daemon started), and one
+// read-only probe per volume that fails, naming it, when the node does
+// not see it: a plan then stops before anything is changed.
 func (c Config) Items() ([]protocol.Item, error) {
 	conf, err := c.Render()
 	if err != nil {
 		return nil, err
 	}
 	on := true
-	return []protocol.Item{
+	items := []protocol.Item{
 		{File: &protocol.File{Path: ConfPath, Content: &conf, Mode: "0644", Owner: "root", Group: "root", Notify: []string{Service}}},
 		{Service: &protocol.Service{Name: Service, Enabled: &on, State: "started"}},
-	}, nil
+		{Command: &protocol.Command{Name: "multipath-maps", Argv: []string{"multipath", "-r"},
+			Unless: append([]string{"/bin/sh", "-c", mapsScript, "multipath-maps"}, c.mapperPaths()...)}},
+	}
+	for _, a := range c.Aliases {
+		items = append(items, VisibleProbe(a))
+	}
+	return items, nil
+}
+
+// mapsScript holds when every alias has its map.
+const mapsScript = `for d in "$@"; do [ -e "$d" ] || exit 1; done`
+
+func (c Config) mapperPaths() []string {
+	var out []string
+	for _, a := range c.Aliases {
+		out = append(out, MapperPath(a.Name))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ByIDPath is where udev links a volume by its WWN (one of its paths).
+func ByIDPath(wwn string) string { return "/dev/disk/by-id/wwn-0x" + NormWWN(wwn) }
+
+// VisibleProbe is the read-only query that fails when the node does not
+// see the volume (not mapped to it, or not cabled).
+func VisibleProbe(a Alias) protocol.Item {
+	return protocol.Item{Command: &protocol.Command{Name: "visible-" + a.Name, ReadOnly: true,
+		Argv: []string{"/bin/sh", "-c", `[ -e "$1" ] && exit 0; echo "volume $2 (WWN $3) is not visible on this node ($1 missing): map it to every server of the pair"; exit 1`,
+			"visible-" + a.Name, ByIDPath(a.WWN), a.Name, NormWWN(a.WWN)}}}
 }

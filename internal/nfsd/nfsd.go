@@ -88,19 +88,40 @@ func (s Server) Items() ([]protocol.Item, error) {
 	file := func(p string, c *string) protocol.Item {
 		return protocol.Item{File: &protocol.File{Path: p, Content: c, Mode: "0644", Owner: "root", Group: "root"}}
 	}
+	threads := strconv.Itoa(s.Threads)
+	probe := ThreadsProbe().Command.Argv
 	return []protocol.Item{
 		file(NFSConf, &nfs),
 		file(IdmapdConf, &idmap),
 		{Service: &protocol.Service{Name: Unit, Enabled: &off}},
+		// Where nfsd runs (the active node) with another thread count,
+		// set it live: nfs.conf only counts at the next start.
+		{Command: &protocol.Command{Name: "nfsd-threads-live", Argv: []string{"rpc.nfsd", threads},
+			Unless: probe, UnlessMatch: []string{`^(stopped|0|` + threads + `)\s*$`}}},
 	}, nil
+}
+
+// Package floors of R2 (RHEL 7.6), each with what goes wrong below it.
+var (
+	KernelFloor = protocol.PackageVersion{Name: "kernel", Min: "3.10.0-957.5.1.el7",
+		Why: "NFS service hangs, with a kworker thread at 100 % CPU"}
+	ResourceAgentsFloor = protocol.PackageVersion{Name: "resource-agents", Min: "4.1.1-12.el7_6.4",
+		Why: "nfs-idmapd fails to start, so the cluster's nfsserver resource fails"}
+)
+
+// FloorItems are the package floors an NFS server checks before anything
+// is changed.
+func FloorItems() []protocol.Item {
+	k, r := KernelFloor, ResourceAgentsFloor
+	return []protocol.Item{{PackageVersion: &k}, {PackageVersion: &r}}
 }
 
 // ThreadsProbe is the read-only query whose output ParseThreads reads:
 // the running thread count, or "stopped" where nfsd does not run (the
-// passive node).
+// passive node). Shell built-ins only (read, echo): no other program.
 func ThreadsProbe() protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: "nfsd-threads", ReadOnly: true,
-		Argv: []string{"/bin/sh", "-c", `if [ -r "$1" ]; then cat "$1"; else echo stopped; fi`, "nfsd-threads", ThreadsProc}}}
+		Argv: []string{"/bin/sh", "-c", `if [ -e "$1" ]; then read -r n < "$1"; echo "$n"; else echo stopped; fi`, "nfsd-threads", ThreadsProc}}}
 }
 
 // ParseThreads reads the probe's output: running is false where nfsd does

@@ -97,6 +97,11 @@ while ! cibadmin --query --scope configuration; do
   sleep 2
 done`
 	queryStatus = `crm_mon -1 -X`
+	// After a change, crm_resource --wait waits for the transition it
+	// started to finish (pacemaker 1.1.13 and later), then crm_mon says
+	// where everything ended up. A timeout still prints where things are.
+	queryStatusSettled = `crm_resource --wait --timeout=120s >/dev/null 2>&1
+crm_mon -1 -X`
 	// pushPatch is what pcs cluster cib-push diff-against does: crm_diff
 	// makes a patch without versions from the two documents, cibadmin
 	// applies it; crm_diff exits 1 when they differ.
@@ -116,9 +121,14 @@ func QueryConfigurationItem() protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: "cib-configuration", Argv: []string{"sh", "-c", queryConfiguration}, ReadOnly: true}}
 }
 
-// QueryStatusItem reads where resources run (read-only).
-func QueryStatusItem() protocol.Item {
-	return protocol.Item{Command: &protocol.Command{Name: "crm-mon", Argv: []string{"sh", "-c", queryStatus}, ReadOnly: true}}
+// QueryStatusItem reads where resources run (read-only); settled first
+// waits for the cluster's transition to end.
+func QueryStatusItem(settled bool) protocol.Item {
+	script := queryStatus
+	if settled {
+		script = queryStatusSettled
+	}
+	return protocol.Item{Command: &protocol.Command{Name: "crm-mon", Argv: []string{"sh", "-c", script}, ReadOnly: true}}
 }
 
 // PushItems write the two documents PatchDocuments made and patch the live

@@ -62,8 +62,20 @@ func (e *Env) sigFile(dev string) (string, bool) {
 	return SigDir + "/" + path.Base(real), true
 }
 
-// signature is dev's file-system type, "" when blank or missing.
+// signature is dev's file-system type, "" when blank or missing: LVM's
+// shared metadata first (lvm.go: a PV, the file system of an LV), then
+// the device's own.
 func (e *Env) signature(dev string) string {
+	if real, ok := e.device(dev); ok {
+		if s := e.sharedSignature(real); s != "" {
+			return s
+		}
+	}
+	return e.localSignature(dev)
+}
+
+// localSignature is the signature recorded on this node's device.
+func (e *Env) localSignature(dev string) string {
 	f, ok := e.sigFile(dev)
 	if !ok {
 		return ""

@@ -22,6 +22,10 @@ import (
 // fstab), written by fakenode.
 const BootDir = "/.hpcstorage-sim/boot"
 
+// powerHooks act for a unit running at power off (on false: the node
+// vanished) or started at boot (on true).
+var powerHooks = map[string]func(e *Env, st *Systemd, on bool) error{}
+
 // PowerOff clears the node root dir's volatile state: services stop,
 // modules unload and file systems unmount back to the boot tables.
 func PowerOff(dir string) error {
@@ -31,10 +35,21 @@ func PowerOff(dir string) error {
 	}
 	e := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: discard{}}
 	st, err := e.loadUnits()
-	root.Close()
 	if err != nil {
+		root.Close()
 		return err
 	}
+	// Services that others see go away without a goodbye (a cluster
+	// member fails: its peers fence it).
+	for n, u := range st.Units {
+		if h := powerHooks[n]; h != nil && u.Active {
+			if err := h(e, &st, false); err != nil {
+				root.Close()
+				return fmt.Errorf("power off: %s: %w", n, err)
+			}
+		}
+	}
+	root.Close()
 	for n, u := range st.Units {
 		u.Active = false
 		if u == (Unit{}) {
@@ -110,6 +125,15 @@ func Boot(dir string) error {
 	for n, u := range st.Units {
 		u.Active = u.Enabled && !u.Masked
 		st.Units[n] = u
+	}
+	for n, u := range st.Units {
+		if h := powerHooks[n]; h != nil && u.Active {
+			if err := h(e, &st, true); err != nil {
+				// The unit fails to start, as systemd would leave it.
+				u.Active = false
+				st.Units[n] = u
+			}
+		}
 	}
 	if err := e.saveUnits(st); err != nil {
 		return err

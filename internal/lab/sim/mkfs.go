@@ -59,9 +59,15 @@ func mkfs(e *Env, args []string) int {
 			return 1
 		}
 	}
+	if fstype == "xfs" {
+		if code := e.checkXFSStripe(args); code != 0 {
+			return code
+		}
+	}
 	f, _ := e.sigFile(dev)
 	if err := e.write(f, []byte(fstype+"\n")); err != nil {
 		return e.fail(1, "%v", err)
 	}
+	e.recordSharedSignature(real, fstype)
 	return 0
 }

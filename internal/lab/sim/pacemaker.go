@@ -19,6 +19,10 @@ package sim
 //     controller does: cluster-name, dc-version, cluster-infrastructure,
 //     have-watchdog, the nodes of corosync.conf); stopping it leaves
 //     cleanly (its resources go elsewhere);
+//   - a node powered off through its BMC (PowerOff) fails: its peers see it
+//     go without a goodbye, the scheduler fences it through its fence
+//     device (crm_simulate --node-fail) and moves its resources; booting
+//     with pacemaker enabled joins it again;
 //   - every change is checked by the real crm_verify (a CIB with errors is
 //     refused as the CIB manager refuses an invalid update), then the
 //     cluster settles: crm_simulate --simulate runs the scheduler's whole
@@ -28,7 +32,8 @@ package sim
 //     when the CIB manager is not there ("Transport endpoint is not
 //     connected", exit 102).
 //
-// Transitions are logged to transitions.log in the shared folder.
+// Transitions are logged to transitions.log in the shared folder, changes
+// of the CIB (node and command) to operations.log.
 
 import (
 	"bufio"
@@ -63,6 +68,29 @@ const (
 func init() {
 	unitHooks[corosyncUnit] = corosyncHook
 	unitHooks[pacemakerUnit] = pacemakerHook
+	powerHooks[pacemakerUnit] = pacemakerPower
+}
+
+// pacemakerPower: a node powered off while in the cluster has failed (its
+// peers fence it through its fence device and take its resources); one
+// that boots with pacemaker enabled joins again.
+func pacemakerPower(e *Env, st *Systemd, on bool) error {
+	if on {
+		return pacemakerHook(e, st, true)
+	}
+	c, me, err := e.localCluster()
+	if err != nil {
+		return nil
+	}
+	dir, unlock, err := e.Shared(pcmkShared + "-" + c.clusterName)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if !fileExists(filepath.Join(dir, pcmkCIB)) {
+		return nil
+	}
+	return settleWith(dir, c, nil, nil, []string{me.name})
 }
 
 // realTool finds one of pacemaker's programs on the lab host.
@@ -217,8 +245,20 @@ func corosyncHook(e *Env, st *Systemd, start bool) error {
 			}
 			u.Active = false
 			st.Units[pacemakerUnit] = u
+			bounced[e.Root.Dir()] = true
 		}
 		return nil
+	}
+	if bounced[e.Root.Dir()] {
+		// A restart of corosync restarts pacemaker with it (Requires=).
+		delete(bounced, e.Root.Dir())
+		defer func() {
+			if err := pacemakerHook(e, st, true); err == nil {
+				u := st.Units[pacemakerUnit]
+				u.Active = true
+				st.Units[pacemakerUnit] = u
+			}
+		}()
 	}
 	c, _, err := e.localCluster()
 	if err != nil {
@@ -241,6 +281,10 @@ func corosyncHook(e *Env, st *Systemd, start bool) error {
 	}
 	return nil
 }
+
+// bounced marks, within one systemctl run, a root whose pacemaker a
+// corosync stop took down: the start of a restart brings it back.
+var bounced = map[string]bool{}
 
 // pacemakerHook joins the node to the lab's cluster or takes it out.
 func pacemakerHook(e *Env, st *Systemd, start bool) error {
@@ -328,6 +372,12 @@ func onlineNodes(cib []byte) ([]string, error) {
 // settle lets the cluster react to the CIB in dir: nodes up and down, and
 // the scheduler's transition run to its end, with votequorum's quorum.
 func settle(dir string, c corosyncConf, up, down []string) error {
+	return settleWith(dir, c, up, down, nil)
+}
+
+// settleWith also fails nodes (crm_simulate --node-fail: the node is
+// unclean and the scheduler fences it before moving its resources).
+func settleWith(dir string, c corosyncConf, up, down, failed []string) error {
 	cib := filepath.Join(dir, pcmkCIB)
 	data, err := os.ReadFile(cib)
 	if err != nil {
@@ -342,7 +392,7 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 			online = append(online, n)
 		}
 	}
-	online = slices.DeleteFunc(online, func(n string) bool { return slices.Contains(down, n) })
+	online = slices.DeleteFunc(online, func(n string) bool { return slices.Contains(down, n) || slices.Contains(failed, n) })
 	quorum := len(online)*2 > len(c.nodes) || (c.twoNode && len(online) >= 1)
 	q := "0"
 	if quorum {
@@ -356,6 +406,9 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 	for _, n := range down {
 		args = append(args, "--node-down", n)
 	}
+	for _, n := range failed {
+		args = append(args, "--node-fail", n)
+	}
 	var out, errb bytes.Buffer
 	code, err := runReal("crm_simulate", args, "", &out, &errb)
 	if err != nil {
@@ -365,7 +418,7 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 		return fmt.Errorf("crm_simulate: exit %d: %s", code, strings.TrimSpace(errb.String()))
 	}
 	if f, err := os.OpenFile(filepath.Join(dir, "transitions.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "=== up %v down %v quorum %s\n%s", up, down, q, out.String())
+		fmt.Fprintf(f, "=== up %v down %v failed %v quorum %s\n%s", up, down, failed, q, out.String())
 		f.Close()
 	}
 	return os.Rename(next, cib)
@@ -458,6 +511,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if err := os.WriteFile(work, before, 0o600); err != nil {
 		return e.fail(1, "%v", err)
 	}
+	orig := args
 	args, err = e.withFiles(tmp, args, "--xml-file", "-x")
 	if err != nil {
 		return e.fail(1, "%v", err)
@@ -470,6 +524,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if code != 0 || rerr != nil || bytes.Equal(before, after) {
 		return code
 	}
+	logChange(dir, e, tool, orig)
 	var vout, verr bytes.Buffer
 	vcode, err := runReal("crm_verify", []string{"--xml-file", work}, "", &vout, &verr)
 	if err != nil {
@@ -486,6 +541,21 @@ func (e *Env) cibChange(tool string, args []string) int {
 		return e.fail(1, "%v", err)
 	}
 	return 0
+}
+
+// OperationsLog, in the shared folder, has one line per change of the
+// CIB: the node it came from and the command, as the CIB manager's log
+// names the client and the operation.
+const OperationsLog = "operations.log"
+
+func logChange(dir string, e *Env, tool string, args []string) {
+	host, _ := e.read("/etc/hostname")
+	f, err := os.OpenFile(filepath.Join(dir, OperationsLog), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s: %s %s\n", strings.TrimSpace(string(host)), tool, strings.Join(args, " "))
 }
 
 // cibRead runs a real read-only tool on the cluster's CIB.

@@ -11,6 +11,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 )
@@ -83,6 +84,7 @@ func TestPacemakerClusterLifecycle(t *testing.T) {
 		t.Fatalf("cibadmin without pacemaker: exit %d %s", code, errs)
 	}
 	for _, n := range []*node{n1, n2} {
+		n.ok("systemctl", "enable", "corosync", "pacemaker")
 		n.ok("systemctl", "start", "corosync")
 		n.ok("systemctl", "start", "pacemaker")
 	}
@@ -151,6 +153,36 @@ func TestPacemakerClusterLifecycle(t *testing.T) {
 	}
 	if pl := place(n1); pl["svc"] != "nfs1" {
 		t.Fatalf("placement after unstandby: %v", pl)
+	}
+	// nfs1's BMC powers it off: nfs2 fences it and takes the group; nfs1
+	// boots and joins again (the group stays where it is: stickiness is 0
+	// here, so it goes home to nfs1).
+	if err := sim.PowerOff(n1.dir); err != nil {
+		t.Fatal(err)
+	}
+	if pl := place(n2); pl["svc"] != "nfs2" || pl["svc-ip"] != "nfs2" {
+		t.Fatalf("placement with nfs1 powered off: %v", pl)
+	}
+	if log, _ := os.ReadFile(filepath.Join(shared, "transitions.log")); !strings.Contains(string(log), "Fencing nfs1") {
+		t.Fatalf("nfs1 was not fenced:\n%s", log)
+	}
+	if err := sim.Boot(n1.dir); err != nil {
+		t.Fatal(err)
+	}
+	if mon, _, code := n1.tool("", "crm_mon", "-1", "-X"); code != 0 || strings.Count(mon, `online="true"`) != 2 {
+		t.Fatalf("crm_mon after nfs1 booted: exit %d\n%s", code, mon)
+	}
+	if pl := place(n2); pl["svc"] != "nfs1" {
+		t.Fatalf("placement after nfs1 is back: %v", pl)
+	}
+	// A restart of corosync (its configuration changed) takes pacemaker
+	// down and back up with it, as Requires= does: the group comes back.
+	n1.ok("systemctl", "restart", "corosync")
+	if out, _ := n1.query("systemctl", "is-active", "pacemaker"); strings.TrimSpace(out) != "active" {
+		t.Fatalf("pacemaker after a corosync restart: %q", out)
+	}
+	if pl := place(n2); pl["svc"] != "nfs1" {
+		t.Fatalf("placement after a corosync restart on nfs1: %v", pl)
 	}
 	// nfs1 leaves cleanly: the group goes to nfs2; crm_mon there says so,
 	// and nfs1's own tools no longer reach the CIB.

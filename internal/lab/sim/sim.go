@@ -78,6 +78,17 @@ func init() {
 		"mdtest":   func(e *Env, args []string) int { return mdtest(e, args, 1, 1) },
 		"iozone":   iozone,
 		"elbencho": elbencho,
+		// R2 (multipath.go, lvm.go, nfsd.go).
+		"multipath":  multipathCmd,
+		"multipathd": multipathd,
+		"pvcreate":   pvcreate,
+		"vgcreate":   vgcreate,
+		"lvcreate":   lvcreate,
+		"vgchange":   vgchange,
+		"vgs":        vgs,
+		"pvs":        pvs,
+		"lvs":        lvs,
+		"rpc.nfsd":   rpcNFSD,
 		// Pacemaker (pacemaker.go): the real tools on the lab's CIB.
 		"cibadmin":      cibadmin,
 		"crm_mon":       crmMon,

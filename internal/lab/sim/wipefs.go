@@ -38,5 +38,6 @@ func wipefs(e *Env, args []string) int {
 	if err := e.Root.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return e.fail(1, "error: %v", err)
 	}
+	e.wipeShared(real)
 	return 0
 }
