@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -174,6 +175,28 @@ func TestR1ModuleExample(t *testing.T) {
 	r := &r1Lab{Lab: l}
 	if !confKey("sysSessionChecksEnabled", "false").Match([]byte(r.read(t, "client01", "etc/beegfs/beegfs-client.conf"))) {
 		t.Error("the client of the HA file system keeps session checks on")
+	}
+	// stor1 fails (power-cycled through its BMC): stor2 fences it and
+	// starts stor1's group (its 16 target mounts and the service); stor1
+	// boots, joins again and the group comes home. Nothing in the
+	// configuration changed: the plan stays empty.
+	bmc := ""
+	for _, n := range l.State.Nodes {
+		if n.Name == "stor1" {
+			bmc = n.BMC
+		}
+	}
+	bmcPowerCycle(t, l, "stor1", os.Getenv(lab.PasswordEnv(bmc)))
+	trLog, err := os.ReadFile(filepath.Join(dir, "lab", lab.SharedDir, "pacemaker-beegfs-storage", "transitions.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(trLog), "Fencing stor1") || !regexp.MustCompile(`stor1-fs16\s+start on stor2`).Match(trLog) ||
+		!regexp.MustCompile(`stor1-service\s+start on stor2`).Match(trLog) {
+		t.Errorf("stor1's failure: not fenced, or its group not started on stor2:\n%s", trLog)
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
+		t.Errorf("plan after stor1's failover: changes %v, err %v", changes, err)
 	}
 	var drawers string
 	if err := json.Unmarshal(out["storage_drawers"].Value, &drawers); err != nil {
