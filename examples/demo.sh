@@ -169,12 +169,17 @@ LEGEND
 else
 	cat <<'LEGEND'
   volumes: array volumes cabled to the node (block devices with a WWN)
-  formatted, mounted: BeeGFS targets the provider formatted once and mounted
-  owners: agent owners holding settings on the node (node_config and each BeeGFS resource)
-  units: BeeGFS systemd units running (x6: template instances)
+  formatted, mounted: BeeGFS targets the provider formatted once (on their
+    preferred node) and mounted through fstab (none with HA: the cluster mounts them)
+  owners: agent owners holding settings on the node (node_config, each BeeGFS resource, the cluster)
+  units: systemd units running or enabled (with HA the BeeGFS units are the cluster's: see below)
 LEGEND
 fi
 
+fi
+if [ "$design" = r1 ] || [ "$design" = r3 ]; then
+	section "BeeGFS under pacemaker: where each service group runs (crm_mon, read back)"
+	"$tf" -chdir="$cfg" output -raw beegfs_groups && echo
 fi
 if [ "$design" = r4 ]; then
 	:

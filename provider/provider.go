@@ -356,6 +356,8 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		NewBeegfsStorageResource,
 		NewBeegfsClientResource,
 		NewBeegfsStripePatternResource,
+		NewBeegfsMirrorGroupResource,
+		NewBeegfsHAServicesResource,
 		NewBenchmarkResource,
 		NewMultipathResource,
 		NewHALVMResource,

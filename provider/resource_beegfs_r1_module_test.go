@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -92,8 +93,11 @@ func TestR1ModuleExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][3]int{ // array volumes seen, formats, mounts
-		"meta1": {12, 6, 6}, "meta2": {12, 6, 6}, "stor1": {32, 16, 16}, "stor2": {32, 16, 16}, "client01": {0, 0, 1}, // the BeeGFS mount
+	// Array volumes seen, formats, mounts. With HA each target is formatted
+	// once on its preferred server and mounted by the cluster only (no
+	// fstab mount); the client has its BeeGFS mount.
+	want := map[string][3]int{
+		"meta1": {12, 6, 0}, "meta2": {12, 6, 0}, "stor1": {32, 16, 0}, "stor2": {32, 16, 0}, "client01": {0, 0, 1},
 	}
 	for _, n := range nodes {
 		w, ok := want[n.Name]
@@ -105,10 +109,8 @@ func TestR1ModuleExample(t *testing.T) {
 		}
 		joined := strings.Join(n.Services, " ")
 		switch {
-		case n.Name == "meta1" && (strings.Count(joined, "beegfs-meta@") != 6 || !strings.Contains(joined, "beegfs-mgmtd")):
-			t.Errorf("meta1 services %v", n.Services)
-		case n.Name == "stor2" && !strings.Contains(joined, "beegfs-storage.service"):
-			t.Errorf("stor2 services %v", n.Services)
+		case n.Name != "client01" && strings.Contains(joined, "beegfs-"):
+			t.Errorf("%s: BeeGFS units running or enabled outside the cluster: %v", n.Name, n.Services)
 		case n.Name == "client01" && !strings.Contains(joined, "beegfs-client.service"):
 			t.Errorf("client01 services %v", n.Services)
 		}
@@ -128,7 +130,7 @@ func TestR1ModuleExample(t *testing.T) {
 		}
 		r := &r1Lab{Lab: l}
 		b := []byte(r.read(t, "mgmt", "etc/beegfs/beegfs-mon.conf"))
-		for k, v := range map[string]string{"sysMgmtdHost": "meta1", "dbHostName": "localhost", "dbHostPort": "8086", "dbDatabase": "beegfs_mon", "dbAuthFile": ""} {
+		for k, v := range map[string]string{"sysMgmtdHost": "10.100.0.1", "dbHostName": "localhost", "dbHostPort": "8086", "dbDatabase": "beegfs_mon", "dbAuthFile": ""} {
 			if !confKey(k, v).Match(b) {
 				t.Errorf("mgmt beegfs-mon.conf lacks %s = %s:\n%s", k, v, b)
 			}
@@ -144,6 +146,57 @@ func TestR1ModuleExample(t *testing.T) {
 	}
 	if got := strings.Join(services["mgmt"], " "); got != "beegfs-mon" {
 		t.Errorf("services output for mgmt %q, want beegfs-mon", got)
+	}
+	// Every group on its preferred server: mgmtd and server A's metadata
+	// instances on meta1, B's on meta2, each storage service on its server.
+	var groupsText string
+	if err := json.Unmarshal(out["beegfs_groups"].Value, &groupsText); err != nil {
+		t.Fatal(err)
+	}
+	placed := 0
+	for _, l := range strings.Split(strings.TrimSpace(groupsText), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			t.Errorf("beegfs_groups line %q", l)
+			continue
+		}
+		want := map[bool]string{true: "meta1", false: "meta2"}[f[0] == "mgmt" || strings.HasPrefix(f[0], "metaA")]
+		if strings.HasPrefix(f[0], "stor") {
+			want = f[0]
+		}
+		if f[2] != want {
+			t.Errorf("%s runs on %s, want %s", f[0], f[2], want)
+		}
+		placed++
+	}
+	if placed != 15 {
+		t.Errorf("%d groups placed, want 15 (mgmtd, 12 metadata, 2 storage):\n%s", placed, groupsText)
+	}
+	r := &r1Lab{Lab: l}
+	if !confKey("sysSessionChecksEnabled", "false").Match([]byte(r.read(t, "client01", "etc/beegfs/beegfs-client.conf"))) {
+		t.Error("the client of the HA file system keeps session checks on")
+	}
+	// stor1 fails (power-cycled through its BMC): stor2 fences it and
+	// starts stor1's group (its 16 target mounts and the service); stor1
+	// boots, joins again and the group comes home. Nothing in the
+	// configuration changed: the plan stays empty.
+	bmc := ""
+	for _, n := range l.State.Nodes {
+		if n.Name == "stor1" {
+			bmc = n.BMC
+		}
+	}
+	bmcPowerCycle(t, l, "stor1", os.Getenv(lab.PasswordEnv(bmc)))
+	trLog, err := os.ReadFile(filepath.Join(dir, "lab", lab.SharedDir, "pacemaker-beegfs-storage", "transitions.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(trLog), "Fencing stor1") || !regexp.MustCompile(`stor1-fs16\s+start on stor2`).Match(trLog) ||
+		!regexp.MustCompile(`stor1-service\s+start on stor2`).Match(trLog) {
+		t.Errorf("stor1's failure: not fenced, or its group not started on stor2:\n%s", trLog)
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
+		t.Errorf("plan after stor1's failover: changes %v, err %v", changes, err)
 	}
 	var drawers string
 	if err := json.Unmarshal(out["storage_drawers"].Value, &drawers); err != nil {
@@ -245,6 +298,7 @@ module "base" {
   servers               = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
   metadata_volumes      = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
   storage_volumes       = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
+  ha                    = false
   conn_auth_secret_file = %[12]q
 }
 
@@ -255,6 +309,7 @@ module "storage" {
   mgmtd_host            = module.base.mgmtd_host
   servers               = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
   storage_volumes       = [for i, w in %[11]s : { wwn = w, server = i }]
+  ha                    = false
   conn_auth_secret_file = %[12]q
 }
 

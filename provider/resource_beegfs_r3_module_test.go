@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,18 +13,26 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 // TestR3ModuleExample applies examples/r3 (three beegfs-building-block
-// modules, each carving its EF600 over SANtricity) with the real Terraform
-// CLI to a fresh R3 lab: every volume mapped to both file nodes of its
-// block and seen in their roots by WWN, targets formatted with the stripe
-// geometry of their group and mounted, services running; the second plan
-// is empty; the six file nodes are on per their BMCs; destroy leaves the
-// arrays and nodes bare.
+// modules, each carving its EF600 over SANtricity, each block a pacemaker
+// cluster) with the real Terraform CLI to a fresh R3 lab: every volume
+// mapped to both file nodes of its block and seen in their roots by WWN,
+// targets formatted once on their preferred node with the stripe geometry
+// of their group and never mounted through fstab (the cluster mounts
+// them), no BeeGFS unit started or enabled by Terraform, every group
+// running on its preferred node; the second plan is empty; a node in
+// standby moves its groups to the other node of its block and back; a
+// group's preferred node changed by hand in the cluster shows as drift and
+// is put back; the six file nodes are on per their BMCs; destroy removes
+// the groups and leaves the arrays and nodes bare, the format markers kept
+// (a target is never wiped).
 func TestR3ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R3 design")
@@ -70,13 +79,139 @@ func TestR3ModuleExample(t *testing.T) {
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
 	}
+	// Scale-out: the base block first, then two more. Adding blocks only
+	// creates (their servers, arrays, targets, services, groups and
+	// clusters): nothing of the base block changes.
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`blocks=["base"]`)); err != nil {
+		t.Fatalf("apply of the base block: %v", err)
+	}
+	growPlan := filepath.Join(dir, "grow.tfplan")
+	if _, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Out(growPlan)); err != nil {
+		t.Fatal(err)
+	}
+	grow, err := tf.ShowPlanFile(ctx, growPlan, tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creates := 0
+	for _, rc := range grow.ResourceChanges {
+		switch {
+		case rc.Change.Actions.Create():
+			creates++
+		case !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read():
+			t.Errorf("adding blocks 2 and 3 plans %v on %s", rc.Change.Actions, rc.Address)
+		}
+	}
+	if creates == 0 {
+		t.Error("adding blocks 2 and 3 plans no creates")
+	}
 	start := time.Now()
 	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	t.Logf("R3 apply: %s", time.Since(start).Round(time.Second))
+	t.Logf("R3 apply of blocks 2 and 3: %s", time.Since(start).Round(time.Second))
 	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
 		t.Fatalf("second plan: changes %v, err %v", changes, err)
+	}
+	groups := func() map[string]string {
+		t.Helper()
+		out, err := tf.Output(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text string
+		if err := json.Unmarshal(out["beegfs_groups"].Value, &text); err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[1] == "on" {
+				m[f[0]] = f[2]
+			}
+		}
+		return m
+	}
+	// Groups on their preferred nodes: storage A and metadata A instances
+	// on node1, mgmtd on bb1-node1.
+	placed := groups()
+	if len(placed) != 15 {
+		t.Errorf("%d groups placed, want 15 (mgmtd, 8 metadata, 6 storage): %v", len(placed), placed)
+	}
+	for g, n := range placed {
+		block := g[1:3]
+		want := "bb" + strings.TrimPrefix(block, "0") + "-node1"
+		if strings.Contains(g, "metaB") || strings.HasSuffix(g, "storB") {
+			want = "bb" + strings.TrimPrefix(block, "0") + "-node2"
+		}
+		if n != want {
+			t.Errorf("%s runs on %q, want %s", g, n, want)
+		}
+	}
+
+	// Planned maintenance: bb1-node1 in standby. The plan says which
+	// groups move; the apply moves them to bb1-node2, the other node of
+	// the block; back out of standby, they return.
+	standby := tfexec.Var(`standby=["bb1-node1"]`)
+	planFile := filepath.Join(dir, "standby.tfplan")
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), standby, tfexec.Out(planFile)); err != nil || !changes {
+		t.Fatalf("standby plan: changes %v, err %v", changes, err)
+	}
+	shown, err := tf.ShowPlanFile(ctx, planFile, tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves, _ := json.Marshal(shown.OutputChanges["standby_moves"])
+	for _, g := range []string{"b01-mgmt", "b01-storA", "b01-metaA-numa0-1"} {
+		if !strings.Contains(string(moves), g) {
+			t.Errorf("the standby plan does not say %s moves: %s", g, moves)
+		}
+	}
+	if strings.Contains(string(moves), "b01-storB") || strings.Contains(string(moves), "b02-") {
+		t.Errorf("the standby plan moves groups of other nodes: %s", moves)
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), standby); err != nil {
+		t.Fatalf("standby apply: %v", err)
+	}
+	for g, n := range groups() {
+		if strings.HasPrefix(g, "b01-") && n != "bb1-node2" {
+			t.Errorf("with bb1-node1 in standby %s runs on %q", g, n)
+		}
+		if strings.HasPrefix(g, "b02-") && n != placed[g] {
+			t.Errorf("%s moved from %s to %s though its block is untouched", g, placed[g], n)
+		}
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatalf("unstandby apply: %v", err)
+	}
+	for g, n := range groups() {
+		if n != placed[g] {
+			t.Errorf("after unstandby %s runs on %q, want %s (back home)", g, n, placed[g])
+		}
+	}
+	// By hand in block 1's cluster: a preferred node and a floating IP.
+	// Both show in the next plan, and the apply puts them back.
+	for _, argv := range [][]string{
+		{"cibadmin", "--modify", "--scope", "constraints", "--xml-text", `<rsc_location id="prefer-b01-storA-bb1-node1" rsc="b01-storA" node="bb1-node1" score="0"/>`},
+		{"crm_resource", "--resource", "b01-storA-ip", "--set-parameter", "ip", "--parameter-value", "100.127.0.99"},
+	} {
+		root, err := fsroot.Open(labRoot(t, l, "bb1-node1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = runner.Sim{Root: root}.Run(ctx, argv...)
+		root.Close()
+		if err != nil {
+			t.Fatalf("%q: %v", argv, err)
+		}
+		if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || !changes {
+			t.Errorf("after %s by hand: plan changes %v, err %v (want the drift shown)", argv[0], changes, err)
+		}
+		if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
+			t.Fatalf("apply after %s: %v", argv[0], err)
+		}
+		if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
+			t.Errorf("after putting %s back: plan changes %v, err %v", argv[0], changes, err)
+		}
 	}
 
 	// Per node: array volumes seen, formats, mounts. Base (block 1): mgmt,
@@ -97,18 +232,19 @@ func TestR3ModuleExample(t *testing.T) {
 			continue
 		}
 		delete(want, n.Name)
-		if got := [3]int{len(n.Disks), len(n.Formats), len(n.Mounts)}; got != w {
-			t.Errorf("%s: volumes, formats, mounts = %v, want %v", n.Name, got, w)
+		// With HA the targets are formatted on their preferred node and
+		// mounted by the cluster only: no fstab mount.
+		if got := [3]int{len(n.Disks), len(n.Formats), len(n.Mounts)}; got != [3]int{w[0], w[1], 0} {
+			t.Errorf("%s: volumes, formats, mounts = %v, want %v", n.Name, got, [3]int{w[0], w[1], 0})
 		}
-		joined := strings.Join(n.Services, " ")
-		if !strings.Contains(joined, "beegfs-storage") {
-			t.Errorf("%s: no storage service in %v", n.Name, n.Services)
+		if joined := strings.Join(n.Services, " "); strings.Contains(joined, "beegfs-") {
+			t.Errorf("%s: BeeGFS units running outside the cluster: %v", n.Name, n.Services)
 		}
-		if n.Name == "bb1-node1" && !strings.Contains(joined, "beegfs-mgmtd") {
-			t.Errorf("bb1-node1: no mgmtd in %v", n.Services)
-		}
-		if strings.HasPrefix(n.Name, "bb3") && strings.Contains(joined, "beegfs-meta") {
-			t.Errorf("%s (storage block) runs metadata: %v", n.Name, n.Services)
+		for _, unit := range []string{"b0%s-storA.d/beegfs-storage.conf", "b0%s-storB.d/beegfs-storage.conf"} {
+			f := fmt.Sprintf(unit, n.Name[2:3])
+			if b, err := os.ReadFile(filepath.Join(labRoot(t, l, n.Name), "etc/beegfs", f)); err != nil || !strings.Contains(string(b), "connInterfacesFile") {
+				t.Errorf("%s: %s missing or without connInterfacesFile (both nodes hold every instance's config): %v", n.Name, f, err)
+			}
 		}
 		sw := "sw=8 "
 		if strings.HasPrefix(n.Name, "bb3") {
@@ -167,6 +303,11 @@ func TestR3ModuleExample(t *testing.T) {
 		if len(n.Disks) != 0 || len(n.Mounts) != 0 || strings.Contains(strings.Join(n.Services, " "), "beegfs") {
 			t.Errorf("%s after destroy: volumes %v mounts %v services %v", n.Name, n.Disks, n.Mounts, n.Services)
 		}
+		// The format markers stay: destroy never wipes a target, and a
+		// new apply never formats one twice.
+		if m, _ := filepath.Glob(filepath.Join(labRoot(t, l, n.Name), "var/lib/hpcstorage/beegfs/formatted/wwn-*")); strings.HasPrefix(n.Name, "bb") && len(m) == 0 {
+			t.Errorf("%s after destroy: no format marker left", n.Name)
+		}
 	}
 	for _, srv := range l.ESeries() {
 		c, err := santricity.New(santricity.Config{Name: "check", URL: srv.URL, Username: srv.Username, Password: srv.Password, CACertPEM: srv.CAPEM()})
@@ -178,4 +319,16 @@ func TestR3ModuleExample(t *testing.T) {
 		}
 		_ = c.Close(ctx)
 	}
+}
+
+// labRoot is a lab node's root folder.
+func labRoot(t *testing.T, l *lab.Lab, name string) string {
+	t.Helper()
+	for _, n := range l.State.Nodes {
+		if n.Name == name {
+			return n.Root
+		}
+	}
+	t.Fatalf("no lab node %s", name)
+	return ""
 }

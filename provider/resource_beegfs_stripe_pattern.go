@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -31,12 +32,13 @@ type beegfsStripePatternResource struct {
 
 type beegfsStripePatternModel struct {
 	NodeService
-	MountPoint types.String `tfsdk:"mount_point"`
-	Path       types.String `tfsdk:"path"`
-	ChunkSize  types.Int64  `tfsdk:"chunk_size_bytes"`
-	NumTargets types.Int64  `tfsdk:"num_targets"`
-	Pool       types.Int64  `tfsdk:"pool"`
-	Command    types.List   `tfsdk:"command"`
+	MountPoint  types.String `tfsdk:"mount_point"`
+	Path        types.String `tfsdk:"path"`
+	ChunkSize   types.Int64  `tfsdk:"chunk_size_bytes"`
+	NumTargets  types.Int64  `tfsdk:"num_targets"`
+	Pool        types.Int64  `tfsdk:"pool"`
+	BuddyMirror types.Bool   `tfsdk:"buddy_mirror"`
+	Command     types.List   `tfsdk:"command"`
 }
 
 func beegfsStripePatternSchema() schema.Schema {
@@ -52,13 +54,17 @@ func beegfsStripePatternSchema() schema.Schema {
 			"R1 benchmarks 1; R3 single-client tests 8).", Validators: []validator.Int64{int64validator.Between(1, 1024)}},
 		"pool": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
 			MarkdownDescription: "Storage pool ID.", Validators: []validator.Int64{int64validator.Between(1, 65535)}},
+		"buddy_mirror": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+			MarkdownDescription: "Stripe over storage buddy mirror groups (`--pattern=buddymirror`; `num_targets` then counts groups): " +
+				"every chunk is written to both targets of a group (`hpcstorage_beegfs_mirror_group`), so files here take twice " +
+				"their size. Needs storage mirror groups in `pool`."},
 		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --setpattern` argv run on the client."},
 	}, false)
 	return schema.Schema{
 		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
 			"set with `beegfs-ctl --setpattern` on a client without restarting anything; new files in the directory " +
 			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size_bytes`, `num_targets` " +
-			"and `pool` in state are what the client shows, so a pattern changed by hand shows in the next plan and the " +
+			"`pool` and `buddy_mirror` in state are what the client shows, so a pattern changed by hand shows in the next plan and the " +
 			"apply sets it again (setpattern runs only when the read-back differs). Destroy leaves the directory and its " +
 			"pattern. The client needs BeeGFS 7.x `beegfs-ctl` (BeeGFS 8: `beegfs entry set`, not rendered yet).",
 		Attributes: attrs,
@@ -101,6 +107,7 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 		state.ChunkSize = types.Int64Value(p.ChunkSize)
 		state.NumTargets = types.Int64Value(int64(p.NumTargets))
 		state.Pool = types.Int64Value(int64(p.Pool))
+		state.BuddyMirror = types.BoolValue(p.IsBuddyMirror())
 	}
 	state.Drift = driftMap(drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -115,12 +122,13 @@ func (m *beegfsStripePatternModel) owner() string {
 }
 
 func (m *beegfsStripePatternModel) known() bool {
-	return !m.MountPoint.IsUnknown() && !m.Path.IsUnknown() && !m.ChunkSize.IsUnknown() && !m.NumTargets.IsUnknown() && !m.Pool.IsUnknown()
+	return !m.MountPoint.IsUnknown() && !m.Path.IsUnknown() && !m.ChunkSize.IsUnknown() && !m.NumTargets.IsUnknown() && !m.Pool.IsUnknown() &&
+		!m.BuddyMirror.IsUnknown()
 }
 
 func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
 	return beegfs.Stripe{MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
-		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1)}
+		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1), BuddyMirror: m.BuddyMirror.ValueBool()}
 }
 
 func (m *beegfsStripePatternModel) items(secretInput) ([]protocol.Item, path.Path, error) {

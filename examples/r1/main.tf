@@ -47,6 +47,19 @@ module "r1" {
   client_count      = var.client_count
   # The lab writes a random secret file; or set conn_auth_secret instead.
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
+  # HA (default): a pacemaker cluster per pair (beegfs-meta, beegfs-storage).
+  corosync_authkey_file = var.lab.corosync_authkey_file
+  standby               = var.standby
+}
+
+output "standby_moves" {
+  description = "Groups that run away from their preferred server because it is in standby (group => server)."
+  value       = module.r1.ha_standby_moves
+}
+
+output "beegfs_groups" {
+  description = "Where each BeeGFS group runs."
+  value       = join("\n", [for g in sort(keys(module.r1.beegfs_groups)) : format("  %-16s on %s", g, module.r1.beegfs_groups[g])])
 }
 
 output "targets" {

@@ -23,6 +23,7 @@ variable "lab" {
       known_hosts_file = string
     })
     beegfs_conn_auth_file = string
+    corosync_authkey_file = string
   })
 }
 
@@ -36,4 +37,10 @@ variable "drive_size_bytes" {
   description = "ME4084 drive size (the lab's default: 12 TB)."
   type        = number
   default     = 12000000000000
+}
+
+variable "standby" {
+  description = "Servers in standby (planned maintenance): their BeeGFS groups move to the other server of the pair."
+  type        = list(string)
+  default     = []
 }

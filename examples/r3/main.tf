@@ -34,9 +34,9 @@ provider "hpcstorage" {
 }
 
 locals {
-  # One base block (management, metadata, storage), then one of each other
-  # profile; block N is bbN-node1/2 with the array ef600-N.
-  profiles = { 1 = "base", 2 = "metadata_storage", 3 = "storage" }
+  # The base block (management, metadata, storage), then the others
+  # (var.blocks); block N is bbN-node1/2 with the array ef600-N.
+  profiles = { for i, p in var.blocks : tostring(i + 1) => p }
   blocks = { for b, p in local.profiles : b => {
     profile = p
     array   = "ef600-${b}"
@@ -44,19 +44,33 @@ locals {
   } }
 }
 
-# The six file nodes: powered on through their BMCs (inventory in bmc_summary).
+# The blocks' file nodes: powered on through their BMCs (inventory in
+# bmc_summary).
 resource "hpcstorage_server" "file_node" {
-  for_each    = { for name, n in var.lab.nodes : name => n.bmc if n.bmc != "" }
+  for_each    = { for s in flatten([for b in values(local.blocks) : b.servers]) : s.name => var.lab.nodes[s.name].bmc }
   endpoint    = each.value
   power_state = "On"
+}
+
+# HA (default in the module): each block is a two-node pacemaker cluster
+# (beegfs-b01...) fenced through its nodes' BMCs.
+locals {
+  ha_cluster = { authkey_file = var.lab.corosync_authkey_file, network = var.cluster_network }
+  ha_servers = { for b, x in local.blocks : b => [for i, s in x.servers : merge(s, {
+    bmc          = var.lab.nodes[s.name].bmc
+    systems_uri  = "/redfish/v1/Systems/${hpcstorage_server.file_node[s.name].system_id}"
+    cluster_addr = cidrhost(var.cluster_network, tonumber(b) * 2 + i - 1)
+  })] }
 }
 
 module "base" {
   source                = "../modules/beegfs-building-block"
   profile               = local.blocks[1].profile
   block                 = 1
-  servers               = local.blocks[1].servers
+  servers               = local.ha_servers["1"]
   array                 = local.blocks[1].array
+  ha_cluster            = local.ha_cluster
+  standby               = var.standby
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
@@ -65,10 +79,23 @@ module "block" {
   for_each              = { for b, x in local.blocks : b => x if b != "1" }
   profile               = each.value.profile
   block                 = tonumber(each.key)
-  servers               = each.value.servers
+  servers               = local.ha_servers[each.key]
   array                 = each.value.array
   mgmtd_host            = module.base.mgmtd_host
+  ha_cluster            = local.ha_cluster
+  standby               = var.standby
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
+}
+
+output "beegfs_groups" {
+  description = "Where each BeeGFS group runs (group => file node), read back from each block's cluster."
+  value = join("\n", [for g, n in merge(module.base.ha_placement, [for m in values(module.block) : m.ha_placement]...) :
+  format("  %-20s on %s", g, n)])
+}
+
+output "standby_moves" {
+  description = "Groups that run away from their preferred node because it is in standby (group => node)."
+  value       = merge(module.base.ha_standby_moves, [for m in values(module.block) : m.ha_standby_moves]...)
 }
 
 output "array_diagrams" {

@@ -26,5 +26,28 @@ variable "lab" {
       known_hosts_file = string
     })
     beegfs_conn_auth_file = string
+    corosync_authkey_file = string
   })
+}
+
+variable "cluster_network" {
+  description = "The pacemaker clusters' ring network (CIDR): node n of block b gets host 2b+n-2 (bb1-node1: .1)."
+  type        = string
+  default     = "10.10.0.0/24"
+}
+
+variable "standby" {
+  description = "File nodes in standby (planned maintenance): their BeeGFS groups move to the other node of their block; the plan shows it. Remove a node to let them come back."
+  type        = list(string)
+  default     = []
+}
+
+variable "blocks" {
+  description = "The building blocks, in order: block N is bbN-node1/2 with the array ef600-N. The first is the base block; scale out by appending blocks (a new block only adds its servers' targets, services, groups and cluster: nothing existing changes)."
+  type        = list(string)
+  default     = ["base", "metadata_storage", "storage"]
+  validation {
+    condition     = length(var.blocks) >= 1 && var.blocks[0] == "base" && !contains(slice(var.blocks, 1, length(var.blocks)), "base")
+    error_message = "The first block, and only it, is base."
+  }
 }

@@ -19,6 +19,10 @@ type Stripe struct {
 	ChunkSize  int64  // bytes, a power of two from 64 KiB
 	NumTargets int
 	Pool       int
+	// BuddyMirror stripes over storage mirror groups instead of targets
+	// (NumTargets then counts groups): every chunk is written twice, so
+	// files here take twice their size.
+	BuddyMirror bool
 }
 
 // Dir is the absolute directory.
@@ -61,8 +65,13 @@ func chunkArg(b int64) string {
 // SetPatternArgv is the BeeGFS 7.x command (BeeGFS 8: `beegfs entry set
 // --chunk-size --num-targets --pool`).
 func (s Stripe) SetPatternArgv() []string {
-	return []string{"beegfs-ctl", "--setpattern", "--chunksize=" + chunkArg(s.ChunkSize), fmt.Sprintf("--numtargets=%d", s.NumTargets),
-		fmt.Sprintf("--storagepoolid=%d", s.Pool), "--mount=" + s.MountPoint, s.Dir()}
+	argv := []string{"beegfs-ctl", "--setpattern"}
+	// Without --pattern beegfs-ctl sets raid0.
+	if s.BuddyMirror {
+		argv = append(argv, "--pattern=buddymirror")
+	}
+	return append(argv, "--chunksize="+chunkArg(s.ChunkSize), fmt.Sprintf("--numtargets=%d", s.NumTargets),
+		fmt.Sprintf("--storagepoolid=%d", s.Pool), "--mount="+s.MountPoint, s.Dir())
 }
 
 // GetEntryInfoArgv reads the directory's pattern back (BeeGFS 8:
@@ -87,6 +96,7 @@ func (s Stripe) Matchers() []string {
 		`(?mi)^\+ Chunksize: (?:` + chunkAlternatives(s.ChunkSize) + `)(?:i?B)?[ \t]*$`,
 		fmt.Sprintf(`(?m)^\+ Number of storage targets: desired: %d(?:[; \t].*)?$`, s.NumTargets),
 		fmt.Sprintf(`(?m)^\+ Storage Pool: %d(?:[ \t].*)?$`, s.Pool),
+		`(?mi)^\+ Type: ` + map[bool]string{false: `RAID0`, true: `Buddy ?Mirror`}[s.BuddyMirror] + `[ \t]*$`,
 	}
 }
 
@@ -111,6 +121,13 @@ func (s Stripe) Items() ([]protocol.Item, error) {
 // ProbeItem is the read-only query whose output ParseEntryInfo reads.
 func (s Stripe) ProbeItem() protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: "getentryinfo", Argv: s.GetEntryInfoArgv(), ReadOnly: true}}
+}
+
+// IsBuddyMirror reports a buddy mirror pattern (7.x prints "Buddy Mirror",
+// BeeGFS 8's table "BUDDYMIRROR" or "mirrored").
+func (p Pattern) IsBuddyMirror() bool {
+	t := strings.ReplaceAll(p.Type, " ", "")
+	return t == "BUDDYMIRROR" || t == "MIRRORED"
 }
 
 // Pattern is a stripe pattern as BeeGFS reports it.

@@ -4,8 +4,9 @@
 locals {
   with_mgmt = var.profile == "base"
   with_meta = var.profile != "storage"
-  mgmtd     = var.mgmtd_host != null ? var.mgmtd_host : var.servers[0].name
-  letters   = "abcdefghijklmnopqrstuvwxyz"
+  # With HA, services reach mgmtd on its floating IP (the base block's).
+  mgmtd   = var.mgmtd_host != null ? var.mgmtd_host : (var.ha ? cidrhost(var.ha_floating_network, var.block * 32 + 1) : var.servers[0].name)
+  letters = "abcdefghijklmnopqrstuvwxyz"
 
   mdts = { for i, v in(local.with_meta ? local.metadata_volumes : []) : format("b%02d-mdt%02d", var.block, i + 1) => merge(v, {
     index = i
@@ -30,6 +31,10 @@ check "inputs" {
     error_message = "With array set the module carves the volumes itself: leave metadata_volumes, storage_volumes and management_volume unset."
   }
   assert {
+    condition     = !var.ha || local.with_mgmt || var.mgmtd_host != null
+    error_message = "With HA, blocks other than base reach mgmtd on the base block's floating IP: set mgmtd_host to the base block's mgmtd_host output."
+  }
+  assert {
     condition     = local.with_mgmt || var.mgmtd_host != null
     error_message = "Only the base block runs the management service: set mgmtd_host to the base block's first server."
   }
@@ -39,8 +44,9 @@ check "inputs" {
   }
 }
 
+# Without HA: each server formats, mounts and serves its own volumes.
 resource "hpcstorage_beegfs_target" "mgmt" {
-  count       = local.with_mgmt && local.management_volume != null ? 1 : 0
+  count       = !var.ha && local.with_mgmt && local.management_volume != null ? 1 : 0
   host        = var.servers[local.management_volume.server].host
   wwn         = local.management_volume.wwn
   kind        = "management"
@@ -48,7 +54,7 @@ resource "hpcstorage_beegfs_target" "mgmt" {
 }
 
 resource "hpcstorage_beegfs_target" "mdt" {
-  for_each    = local.mdts
+  for_each    = var.ha ? {} : local.mdts
   host        = var.servers[each.value.server].host
   wwn         = each.value.wwn
   kind        = "metadata"
@@ -56,7 +62,7 @@ resource "hpcstorage_beegfs_target" "mdt" {
 }
 
 resource "hpcstorage_beegfs_target" "st" {
-  for_each           = local.sts
+  for_each           = var.ha ? {} : local.sts
   host               = var.servers[each.value.server].host
   wwn                = each.value.wwn
   kind               = "storage"
@@ -66,7 +72,7 @@ resource "hpcstorage_beegfs_target" "st" {
 }
 
 resource "hpcstorage_beegfs_management" "this" {
-  count = local.with_mgmt ? 1 : 0
+  count = !var.ha && local.with_mgmt ? 1 : 0
   host  = var.servers[0].host
   directory = (local.management_volume != null ? "${hpcstorage_beegfs_target.mgmt[0].mount_point}/mgmtd" :
   "${values(hpcstorage_beegfs_target.mdt)[0].mount_point}/mgmtd")
@@ -75,7 +81,7 @@ resource "hpcstorage_beegfs_management" "this" {
 }
 
 resource "hpcstorage_beegfs_metadata" "this" {
-  for_each              = local.with_meta ? { for i, s in var.servers : s.name => i if local.per_server[i] > 0 } : {}
+  for_each              = !var.ha && local.with_meta ? { for i, s in var.servers : s.name => i if local.per_server[i] > 0 } : {}
   host                  = var.servers[each.value].host
   mgmtd_host            = local.mgmtd
   conn_auth_secret      = var.conn_auth_secret
@@ -91,7 +97,7 @@ resource "hpcstorage_beegfs_metadata" "this" {
 }
 
 resource "hpcstorage_beegfs_storage" "this" {
-  for_each              = { for i, s in var.servers : s.name => i if length([for v in local.storage_volumes : v if v.server == i]) > 0 }
+  for_each              = var.ha ? {} : { for i, s in var.servers : s.name => i if length([for v in local.storage_volumes : v if v.server == i]) > 0 }
   host                  = var.servers[each.value].host
   mgmtd_host            = local.mgmtd
   node_id               = var.block * 100 + each.value + 1

@@ -17,10 +17,13 @@ variable "block" {
 }
 
 variable "servers" {
-  description = "The block's two servers (an HA pair): host name (what BeeGFS and the arrays call it) and SSH host."
+  description = "The block's two servers (an HA pair): host name (what BeeGFS, the arrays and the cluster call it) and SSH host; for the block's own cluster (ha_cluster.create) also its BMC endpoint, its Redfish system (`/redfish/v1/Systems/<system_id>`, for fence_redfish) and its corosync ring address."
   type = list(object({
-    name = string
-    host = string
+    name         = string
+    host         = string
+    bmc          = optional(string)
+    systems_uri  = optional(string)
+    cluster_addr = optional(string)
   }))
   validation {
     condition     = length(var.servers) == 2
@@ -86,4 +89,39 @@ variable "conn_auth_secret_file" {
   description = "File whose first line is the secret."
   type        = string
   default     = null
+}
+
+variable "ha" {
+  description = "Run the block's services under pacemaker (R3): one resource group per service, failing over between the two servers. Without it each server runs its own services alone."
+  type        = bool
+  default     = true
+}
+
+variable "ha_floating_network" {
+  description = "Network of the services' floating IPs (CIDR): block N uses 32 addresses from N*32 (mgmtd +1, metadata instances +2.., storage services +16..). Clients reach mgmtd on the base block's (output mgmtd_host)."
+  type        = string
+  default     = "100.127.0.0/16"
+}
+
+variable "ha_interface" {
+  description = "Interface the floating IPs are raised on (R3: the InfiniBand port i1b)."
+  type        = string
+  default     = "i1b"
+}
+
+variable "ha_cluster" {
+  description = "The pacemaker cluster the block's groups go into. create = true: the block's own two-node cluster (authkey_file: corosync key file; network: the ring network, CIDR; servers need bmc, systems_uri and cluster_addr). create = false: the caller builds one cluster for the whole file system from the ha_* outputs; nodes then lists all its node names (the block's groups never run outside the block)."
+  type = object({
+    create       = optional(bool, true)
+    authkey_file = optional(string)
+    network      = optional(string)
+    nodes        = optional(list(string))
+  })
+  default = {}
+}
+
+variable "standby" {
+  description = "Servers of the block in standby (planned maintenance; the block's own cluster only): their groups move to the other server; the plan shows the change. Remove a server to let its groups come back."
+  type        = list(string)
+  default     = []
 }

@@ -11,8 +11,9 @@ check "secret" {
 }
 
 locals {
-  clients   = var.client_count == null ? var.clients : slice(var.clients, 0, min(var.client_count, length(var.clients)))
-  mgmtd     = var.metadata_servers[0].name
+  clients = var.client_count == null ? var.clients : slice(var.clients, 0, min(var.client_count, length(var.clients)))
+  # With HA, services and clients reach mgmtd on its floating IP.
+  mgmtd     = var.ha ? cidrhost(var.ha_floating_network, 1) : var.metadata_servers[0].name
   meta_host = { for s in var.metadata_servers : s.name => s.host }
   stor_host = { for s in var.storage_servers : s.name => s.host }
   bmcs = { for s in concat(var.metadata_servers, var.storage_servers, var.management_server == null ? [] : [var.management_server]) :
@@ -160,8 +161,10 @@ resource "hpcstorage_node_config" "storage" {
 
 # --- BeeGFS targets: ext4 MDTs, xfs storage targets aligned to the stripe. -
 
+# Without HA each server formats, mounts and serves its own targets (with
+# HA, ha.tf).
 resource "hpcstorage_beegfs_target" "mdt" {
-  for_each    = hpcstorage_volume.mdt
+  for_each    = var.ha ? {} : hpcstorage_volume.mdt
   host        = local.meta_host[local.mdts[each.key].server]
   wwn         = each.value.wwn
   kind        = "metadata"
@@ -169,7 +172,7 @@ resource "hpcstorage_beegfs_target" "mdt" {
 }
 
 resource "hpcstorage_beegfs_target" "st" {
-  for_each           = hpcstorage_volume.st
+  for_each           = var.ha ? {} : hpcstorage_volume.st
   host               = local.stor_host[local.sts[each.key].server]
   wwn                = each.value.wwn
   kind               = "storage"
@@ -182,6 +185,7 @@ resource "hpcstorage_beegfs_target" "st" {
 
 # R1 initialises the management store in a mgmtd folder of metadata target 1.
 resource "hpcstorage_beegfs_management" "this" {
+  count                 = var.ha ? 0 : 1
   host                  = hpcstorage_beegfs_target.mdt["mdt01"].host
   directory             = "${hpcstorage_beegfs_target.mdt["mdt01"].mount_point}/mgmtd"
   conn_auth_secret      = var.conn_auth_secret
@@ -191,7 +195,7 @@ resource "hpcstorage_beegfs_management" "this" {
 # One beegfs-meta instance per MDT: metaA-numa0-1 ... (server letter, NUMA
 # zone, index in the zone), each on its own port.
 resource "hpcstorage_beegfs_metadata" "this" {
-  for_each              = local.meta_host
+  for_each              = var.ha ? {} : local.meta_host
   host                  = each.value
   mgmtd_host            = local.mgmtd
   conn_auth_secret      = var.conn_auth_secret
@@ -208,7 +212,7 @@ resource "hpcstorage_beegfs_metadata" "this" {
 
 # One beegfs-storage instance per server with its targets.
 resource "hpcstorage_beegfs_storage" "this" {
-  for_each              = local.stor_host
+  for_each              = var.ha ? {} : local.stor_host
   host                  = each.value
   mgmtd_host            = local.mgmtd
   node_id               = index(var.storage_servers[*].name, each.key) + 1
@@ -237,17 +241,19 @@ resource "hpcstorage_beegfs_monitor" "this" {
   influxdb_password_file = var.influxdb_password_file
   conn_auth_secret       = var.conn_auth_secret
   conn_auth_secret_file  = var.conn_auth_secret_file
-  depends_on             = [hpcstorage_beegfs_management.this]
+  depends_on             = [hpcstorage_beegfs_management.this, hpcstorage_ha_cluster.this]
 }
 
 resource "hpcstorage_beegfs_client" "this" {
-  for_each              = { for c in local.clients : c.name => c.host }
-  host                  = each.value
-  mgmtd_host            = local.mgmtd
-  mount_point           = var.mount_point
+  for_each    = { for c in local.clients : c.name => c.host }
+  host        = each.value
+  mgmtd_host  = local.mgmtd
+  mount_point = var.mount_point
+  # A client of an HA file system keeps its files when a service moves.
+  settings              = var.ha ? { sysSessionChecksEnabled = "false" } : null
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
-  depends_on            = [hpcstorage_beegfs_metadata.this, hpcstorage_beegfs_storage.this]
+  depends_on            = [hpcstorage_beegfs_metadata.this, hpcstorage_beegfs_storage.this, hpcstorage_ha_cluster.this]
 }
 
 resource "hpcstorage_beegfs_stripe_pattern" "this" {

@@ -148,3 +148,49 @@ variable "influxdb_password_file" {
   type        = string
   default     = null
 }
+
+variable "ha" {
+  description = "Run the services under pacemaker on R1's two HA pairs (needs two metadata and two storage servers, each with its bmc, and corosync_authkey_file). Without it each server runs its own services alone."
+  type        = bool
+  default     = true
+}
+
+variable "ha_floating_network" {
+  description = "Network of the services' floating IPs (CIDR): mgmtd gets host 1, metadata instances 2 to 13, storage services 32 and 33. Clients reach mgmtd on host 1."
+  type        = string
+  default     = "10.100.0.0/24"
+}
+
+variable "ha_interface" {
+  description = "Interface the floating IPs are raised on (R1: the EDR InfiniBand port ib0)."
+  type        = string
+  default     = "ib0"
+}
+
+variable "ha_clusters" {
+  description = "`pair`: a two-node cluster per pair (beegfs-meta, beegfs-storage); `file_system`: one cluster (beegfs) of the four servers, each pair's groups kept on that pair."
+  type        = string
+  default     = "pair"
+  validation {
+    condition     = contains(["pair", "file_system"], var.ha_clusters)
+    error_message = "ha_clusters must be pair or file_system."
+  }
+}
+
+variable "ha_cluster_network" {
+  description = "Corosync ring network (CIDR): metadata servers get hosts 1 and 2, storage servers 3 and 4."
+  type        = string
+  default     = "10.10.0.0/24"
+}
+
+variable "corosync_authkey_file" {
+  description = "Corosync authkey file (e.g. from `corosync-keygen -k FILE`), read where Terraform runs; only its hash reaches state. Required with ha."
+  type        = string
+  default     = null
+}
+
+variable "standby" {
+  description = "Servers in standby (planned maintenance): their groups move to the other server of the pair; the plan shows it. Remove a server to let its groups come back."
+  type        = list(string)
+  default     = []
+}

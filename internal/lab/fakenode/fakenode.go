@@ -118,7 +118,7 @@ type nic struct {
 // beegfsServerUnits are on every server profile: converged building blocks
 // (R3) install all BeeGFS server packages, and any server may be given any
 // role.
-var beegfsServerUnits = []string{"beegfs-mgmtd.service", "beegfs-meta.service", "beegfs-meta@.service",
+var beegfsServerUnits = []string{"beegfs-mgmtd.service", "beegfs-mgmtd@.service", "beegfs-meta.service", "beegfs-meta@.service",
 	"beegfs-storage.service", "beegfs-storage@.service"}
 
 func profileNode(p Profile, hostname string) node {

@@ -58,5 +58,9 @@ func (e *Env) beegfsClientMounts(active bool) error {
 			lines = append(lines, "beegfs_nodev "+mp+" beegfs rw,relatime,cfgFile="+want[mp]+",_netdev 0 0")
 		}
 	}
-	return e.write("/proc/mounts", joinLines(lines))
+	if err := e.write("/proc/mounts", joinLines(lines)); err != nil {
+		return err
+	}
+	// A mounted client registers at the management service.
+	return e.registerClient(active && len(order) > 0)
 }

@@ -17,8 +17,12 @@ import (
 // not given keep DIR's current values; a chunk size must be a power of
 // two of at least 64k), `--getentryinfo PATH` prints it in 7.x's format;
 // a directory without a pattern of its own inherits its nearest
-// ancestor's, else the defaults (512K chunks, 4 targets, pool 1). Other
-// modes succeed without effect and, as queries, exit 1.
+// ancestor's, else the defaults (512K chunks, 4 targets, pool 1);
+// `--pattern=raid0|buddymirror` sets the type (default raid0) (getentryinfo prints RAID0 or
+// Buddy Mirror; other pattern names are refused). The mirror modes
+// (--addmirrorgroup, --listmirrorgroups, --mirrormd, --listnodes of
+// clients) are in beegfs_mirror.go. Other modes succeed without effect
+// and, as queries, exit 1.
 //
 // Stripe patterns are file-system metadata: StripePath (under DataDir)
 // survives reboots.
@@ -31,6 +35,8 @@ type Stripe struct {
 	ChunkSize  int64 `json:"chunk_size"`
 	NumTargets int   `json:"num_targets"`
 	Pool       int   `json:"pool"`
+	// BuddyMirror is the buddymirror pattern (RAID0 when false).
+	BuddyMirror bool `json:"buddy_mirror,omitempty"`
 }
 
 var defaultStripe = Stripe{ChunkSize: 512 << 10, NumTargets: 4, Pool: 1}
@@ -81,6 +87,9 @@ func beegfsCtl(e *Env, args []string) int {
 		}
 		pos = append(pos, a)
 	}
+	if code, ok := beegfsMirror(e, opts); ok {
+		return code
+	}
 	_, set := opts["setpattern"]
 	_, get := opts["getentryinfo"]
 	if !set && !get {
@@ -101,9 +110,13 @@ func beegfsCtl(e *Env, args []string) int {
 		if st.Pool == 1 {
 			pool += " (Default)"
 		}
+		typ := "RAID0"
+		if st.BuddyMirror {
+			typ = "Buddy Mirror"
+		}
 		fmt.Fprintf(e.Stdout, "Entry type: directory\nEntryID: %X-%X-1\nMetadata node: hpcstorage-sim [ID: 1]\n"+
-			"Stripe pattern details:\n+ Type: RAID0\n+ Chunksize: %s\n+ Number of storage targets: desired: %d\n"+
-			"+ Storage Pool: %s\n", sum[:2], sum[2:6], FormatChunk(st.ChunkSize), st.NumTargets, pool)
+			"Stripe pattern details:\n+ Type: %s\n+ Chunksize: %s\n+ Number of storage targets: desired: %d\n"+
+			"+ Storage Pool: %s\n", sum[:2], sum[2:6], typ, FormatChunk(st.ChunkSize), st.NumTargets, pool)
 		return 0
 	}
 	if v, ok := opts["chunksize"]; ok {
@@ -112,6 +125,18 @@ func beegfsCtl(e *Env, args []string) int {
 		}
 		if st.ChunkSize < 64<<10 || st.ChunkSize&(st.ChunkSize-1) != 0 {
 			return e.fail(1, "invalid chunksize %s: a power of two of at least 64k", v)
+		}
+	}
+	// Without --pattern, setpattern sets beegfs-ctl's default, raid0.
+	st.BuddyMirror = false
+	if v, ok := opts["pattern"]; ok {
+		switch v {
+		case "raid0":
+			st.BuddyMirror = false
+		case "buddymirror":
+			st.BuddyMirror = true
+		default:
+			return e.fail(1, "invalid pattern %q: want raid0 or buddymirror", v)
 		}
 	}
 	if v, ok := opts["numtargets"]; ok {

@@ -1,0 +1,222 @@
+package beegfs
+
+// Buddy mirroring, for designs whose servers do not share storage: a
+// mirror (buddy) group pairs two storage targets, or two metadata nodes,
+// the secondary holding a copy of the primary (BeeGFS 7.x
+// `beegfs-ctl --addmirrorgroup`). Mirroring halves the usable capacity of
+// the targets it pairs. Groups are always defined explicitly here:
+// BeeGFS's automatic mode silently leaves out targets of unequal size,
+// so a pair across sizes is refused instead of half-built.
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+)
+
+// Mirror node types, as beegfs-ctl's --nodetype names them.
+const (
+	MirrorStorage = "storage"
+	MirrorMeta    = "meta"
+)
+
+// MirrorNodeTypes lists them, for validators and docs.
+var MirrorNodeTypes = []string{MirrorStorage, MirrorMeta}
+
+// MirrorMDMarker is written once `beegfs-ctl --mirrormd` has run: metadata
+// mirroring cannot be turned off again, so the command runs once.
+const MirrorMDMarker = "/var/lib/hpcstorage/beegfs/mirrormd"
+
+// MirrorMember is one side of a group: a storage target, or a metadata
+// node (its numeric id).
+type MirrorMember struct {
+	ID int
+	// SizeBytes is the target's size (storage): both sides must match.
+	SizeBytes int64
+	// Pool is the storage pool of the target (storage): both sides must
+	// be in the same one.
+	Pool int
+	// Server is the node that serves it, when known: both sides on one
+	// server would lose both copies with it.
+	Server string
+}
+
+// MirrorGroup is one buddy group.
+type MirrorGroup struct {
+	NodeType  string
+	GroupID   int
+	Primary   MirrorMember
+	Secondary MirrorMember
+	// MirrorMetadata (meta only) runs `beegfs-ctl --mirrormd` once the
+	// group exists: the root directory and everything created below it
+	// get mirrored metadata.
+	MirrorMetadata bool
+}
+
+func mirrorInvalid(field, format string, a ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, a...))
+}
+
+// Validate refuses what BeeGFS would refuse, or silently get wrong.
+func (g MirrorGroup) Validate() error {
+	if !contains(MirrorNodeTypes, g.NodeType) {
+		return mirrorInvalid("node_type", "%q: want one of %s", g.NodeType, strings.Join(MirrorNodeTypes, ", "))
+	}
+	if g.GroupID < 1 || g.GroupID > 65535 {
+		return mirrorInvalid("group_id", "%d: want 1 to 65535", g.GroupID)
+	}
+	for _, m := range []struct {
+		field string
+		m     MirrorMember
+	}{{"primary", g.Primary}, {"secondary", g.Secondary}} {
+		if m.m.ID < 1 || m.m.ID > 65535 {
+			return mirrorInvalid(m.field+".id", "%d: want 1 to 65535", m.m.ID)
+		}
+	}
+	if g.Primary.ID == g.Secondary.ID {
+		return mirrorInvalid("secondary.id", "%d is also the primary: a group mirrors two different %s", g.Secondary.ID, g.what())
+	}
+	if g.Primary.Server != "" && g.Primary.Server == g.Secondary.Server {
+		return mirrorInvalid("secondary.server", "both sides are on %s: losing that server would lose both copies", g.Primary.Server)
+	}
+	if g.NodeType == MirrorStorage {
+		if g.Primary.SizeBytes <= 0 || g.Secondary.SizeBytes <= 0 {
+			return mirrorInvalid("secondary.size_bytes", "give both targets' sizes: a pair across sizes is refused (BeeGFS's "+
+				"automatic mode silently skips such targets, and the smaller side caps the group)")
+		}
+		if g.Primary.SizeBytes != g.Secondary.SizeBytes {
+			return mirrorInvalid("secondary.size_bytes", "target %d has %d bytes, target %d %d: a mirror group pairs targets of equal size "+
+				"(the smaller would cap the group and BeeGFS's automatic mode would skip them)", g.Primary.ID, g.Primary.SizeBytes,
+				g.Secondary.ID, g.Secondary.SizeBytes)
+		}
+		if g.Primary.Pool < 1 || g.Secondary.Pool < 1 {
+			return mirrorInvalid("secondary.pool", "want the storage pool of both targets (1 is the default pool)")
+		}
+		if g.Primary.Pool != g.Secondary.Pool {
+			return mirrorInvalid("secondary.pool", "target %d is in pool %d, target %d in pool %d: both targets of a group must be in "+
+				"the same storage pool", g.Primary.ID, g.Primary.Pool, g.Secondary.ID, g.Secondary.Pool)
+		}
+	}
+	if g.MirrorMetadata && g.NodeType != MirrorMeta {
+		return mirrorInvalid("mirror_metadata", "metadata mirroring needs a metadata (node_type = %q) group", MirrorMeta)
+	}
+	return nil
+}
+
+func (g MirrorGroup) what() string {
+	if g.NodeType == MirrorMeta {
+		return "metadata nodes"
+	}
+	return "targets"
+}
+
+// AddArgv is the command that defines the group.
+func (g MirrorGroup) AddArgv() []string {
+	return []string{"beegfs-ctl", "--addmirrorgroup", "--nodetype=" + g.NodeType, fmt.Sprintf("--primary=%d", g.Primary.ID),
+		fmt.Sprintf("--secondary=%d", g.Secondary.ID), fmt.Sprintf("--groupid=%d", g.GroupID)}
+}
+
+// ListArgv reads the groups of one node type back.
+func ListArgv(nodeType string) []string {
+	return []string{"beegfs-ctl", "--listmirrorgroups", "--nodetype=" + nodeType}
+}
+
+// ClientsArgv lists the clients registered at the management service: a
+// mounted client is registered.
+var ClientsArgv = []string{"beegfs-ctl", "--listnodes", "--nodetype=client"}
+
+// MirrorMDArgv turns metadata mirroring on.
+var MirrorMDArgv = []string{"beegfs-ctl", "--mirrormd"}
+
+// matcher is the group's line in --listmirrorgroups, either way round:
+// after a failover BeeGFS swaps primary and secondary, and the group is
+// still the one defined.
+func (g MirrorGroup) matcher() string {
+	return fmt.Sprintf(`(?m)^\s*%d\s+(?:%d\s+%d|%d\s+%d)\s*$`, g.GroupID, g.Primary.ID, g.Secondary.ID, g.Secondary.ID, g.Primary.ID)
+}
+
+// Listed finds the group in a listing: found, and whether its members
+// are the ones defined (either way round).
+func (g MirrorGroup) Listed(groups []ListedGroup) (found, same bool) {
+	for _, l := range groups {
+		if l.ID == g.GroupID {
+			return true, l.Primary == g.Primary.ID && l.Secondary == g.Secondary.ID || l.Primary == g.Secondary.ID && l.Secondary == g.Primary.ID
+		}
+	}
+	return false, false
+}
+
+// Items define the group unless --listmirrorgroups already lists it, then
+// (mirror_metadata) turn metadata mirroring on once.
+func (g MirrorGroup) Items() ([]protocol.Item, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	items := []protocol.Item{{Command: &protocol.Command{Name: "addmirrorgroup", Argv: g.AddArgv(), Unless: ListArgv(g.NodeType),
+		UnlessMatch: []string{g.matcher()}}}}
+	if g.MirrorMetadata {
+		argv := append([]string{"/bin/sh", "-c", `marker=$1; shift; "$@" || exit 1; mkdir -p "${marker%/*}" && : > "$marker"`,
+			"hpcstorage-mirrormd", MirrorMDMarker}, MirrorMDArgv...)
+		items = append(items, protocol.Item{Command: &protocol.Command{Name: "mirrormd", Argv: argv, Creates: MirrorMDMarker}})
+	}
+	return items, nil
+}
+
+// ProbeItems are the read-only queries ParseMirrorGroups and
+// ParseClients read: the groups, and the mounted clients.
+func (g MirrorGroup) ProbeItems() []protocol.Item {
+	return []protocol.Item{
+		{Command: &protocol.Command{Name: "listmirrorgroups", Argv: ListArgv(g.NodeType), ReadOnly: true}},
+		{Command: &protocol.Command{Name: "listclients", Argv: ClientsArgv, ReadOnly: true}},
+	}
+}
+
+// ListedGroup is one line of --listmirrorgroups.
+type ListedGroup struct {
+	ID, Primary, Secondary int
+}
+
+var reGroupLine = regexp.MustCompile(`^\s*(\d+)\s+(\d+)\s+(\d+)\s*$`)
+
+// ParseMirrorGroups reads `beegfs-ctl --listmirrorgroups`: a header
+// (BuddyGroupID PrimaryTargetID SecondaryTargetID, or ...NodeID for
+// metadata), a line of =, then one line per group.
+func ParseMirrorGroups(out string) ([]ListedGroup, error) {
+	var groups []ListedGroup
+	header := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "BuddyGroupID") {
+			header = true
+			continue
+		}
+		m := reGroupLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		var g ListedGroup
+		g.ID, _ = strconv.Atoi(m[1])
+		g.Primary, _ = strconv.Atoi(m[2])
+		g.Secondary, _ = strconv.Atoi(m[3])
+		groups = append(groups, g)
+	}
+	if !header {
+		return nil, fmt.Errorf("no BuddyGroupID header in the mirror group list: %q", clip(out))
+	}
+	return groups, nil
+}
+
+// ParseClients reads `beegfs-ctl --listnodes --nodetype=client`: one
+// "name [ID: n]" line per registered client.
+func ParseClients(out string) []string {
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		l = strings.TrimSpace(l)
+		if name, _, ok := strings.Cut(l, " [ID:"); ok && name != "" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
