@@ -130,6 +130,9 @@ func (e *Env) withLVM(f func(st *lvmState) int) int {
 // readLVM reads the shared metadata without holding it.
 func (e *Env) readLVM() *lvmState {
 	st := &lvmState{PVs: map[string]*lvmPV{}, VGs: map[string]*lvmVG{}}
+	if !e.hasShared("lvm") {
+		return st
+	}
 	e.withLVM(func(s *lvmState) int { *st = *s; return 1 })
 	return st
 }
@@ -211,7 +214,7 @@ func (e *Env) recordSharedSignature(real, fstype string) {
 // wipeShared erases a PV label or an LV's file system (wipefs -a).
 func (e *Env) wipeShared(real string) {
 	id, kind := e.diskID(real)
-	if id == "" {
+	if id == "" || !e.hasShared("lvm") {
 		return
 	}
 	e.withLVM(func(st *lvmState) int {

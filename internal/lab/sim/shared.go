@@ -34,6 +34,22 @@ func LinkShared(root, dir string) error {
 	return nil
 }
 
+// sharedPath is where Shared keeps name's state.
+func (e *Env) sharedPath(name string) string {
+	base := filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(SharedLink, "/")))
+	if _, err := os.Stat(base); err != nil {
+		base = filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(DataDir, "/")), "shared")
+	}
+	return filepath.Join(base, name)
+}
+
+// hasShared reports whether name's state exists: readers that find none
+// leave the root untouched (a query must not create state).
+func (e *Env) hasShared(name string) bool {
+	_, err := os.Stat(e.sharedPath(name))
+	return err == nil
+}
+
 // Shared returns the host folder of one cluster's state (name: "gpfs",
 // "ceph", "pacemaker"...), created if missing, locked against the other
 // nodes' simulators until unlock is called. The folder is outside the
@@ -42,11 +58,7 @@ func (e *Env) Shared(name string) (dir string, unlock func(), err error) {
 	if name == "" || strings.ContainsAny(name, "/\\") || name == "." || name == ".." {
 		return "", nil, fmt.Errorf("shared state: bad name %q", name)
 	}
-	base := filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(SharedLink, "/")))
-	if _, err := os.Stat(base); err != nil {
-		base = filepath.Join(e.Root.Dir(), filepath.FromSlash(strings.TrimPrefix(DataDir, "/")), "shared")
-	}
-	dir = filepath.Join(base, name)
+	dir = e.sharedPath(name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, fmt.Errorf("shared state: %w", err)
 	}
