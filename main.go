@@ -25,6 +25,9 @@ import (
 var atExit = func() {}
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == provider.KeeperArg {
+		os.Exit(provider.RunSessionKeeper())
+	}
 	var debug, showVersion bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	// The flag package takes -version and --version alike.
@@ -36,6 +39,7 @@ func main() {
 	}
 	quietLogs()
 	lessGC()
+	provider.EnableSessionKeepers(version.Version)
 
 	err := providerserver.Serve(context.Background(), provider.New(version.Version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/hpcstorage/hpcstorage",

@@ -229,6 +229,11 @@ type PoolOptions struct {
 	// node and connection. The pool falls back to it by itself for
 	// agents without serve.
 	ExecPerCall bool
+	// Keeper, when set, shares each node's agent session with the other
+	// processes of this user that reach it with the same settings, through
+	// a local session keeper (keeper.go): one agent process per node per
+	// Terraform command instead of one per provider process.
+	Keeper *KeeperConfig
 }
 
 // String describes the options with every secret redacted, so logging an

@@ -1,0 +1,132 @@
+//go:build linux
+
+package transport_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
+)
+
+// keeperConfig starts this test binary as the keeper, with the agent it
+// built.
+func keeperConfig(dir string, idle time.Duration) *transport.KeeperConfig {
+	return &transport.KeeperConfig{Dir: dir, Build: "test", Idle: idle, Command: func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), keeperEnv+"=1", "HPCSTORAGE_TEST_AGENT="+agentBin)
+		return cmd
+	}}
+}
+
+// Two pools standing for the plan and apply walks' provider processes,
+// against real OpenSSH: the first starts a keeper that delivers the agent
+// and serves; the second reaches the node through the same keeper, so the
+// node sees one SSH command session and one agent process for both, and
+// neither pool dials. Errors keep their meaning across the socket, and the
+// keeper (with its connection and agent) ends after its idle time.
+func TestOpenSSHSessionKeeper(t *testing.T) {
+	needAgent(t)
+	srv := startSSHD(t, "", sftpInternal)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+		t.Fatal(err)
+	}
+	agentPath := filepath.Join(dir, "bin", "hpcstorage-agent")
+	o := transport.Options{
+		Host: "127.0.0.1", Port: srv.port(), User: "root",
+		PrivateKey: testKey(t).pem, HostKeys: []string{ssh.FingerprintSHA256(srv.hostKey)},
+		AgentPath: agentPath, RunTimeout: time.Minute,
+	}
+	kdir := filepath.Join(dir, "keepers")
+	const idle = 2 * time.Second
+	plan := newPool(t, transport.PoolOptions{MaxPerHost: 4, Agent: hostAgent, Keeper: keeperConfig(kdir, idle)})
+	r, err := plan.Apply(t.Context(), o, transport.Request{Spec: spec("keep"), Root: root, Check: true})
+	if err != nil || !r.Delivered || r.Result == nil {
+		t.Fatalf("plan walk: err=%v resp=%+v", err, r)
+	}
+	if fi, err := os.Stat(kdir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("keeper directory: %v, %v", fi.Mode(), err)
+	}
+	if _, err := plan.Facts(t.Context(), o, root); err != nil {
+		t.Fatal(err)
+	}
+	cmds := sshdCommands(srv)
+	plan.Close()
+
+	apply := newPool(t, transport.PoolOptions{MaxPerHost: 4, Agent: hostAgent, Keeper: keeperConfig(kdir, idle)})
+	r, err = apply.Apply(t.Context(), o, transport.Request{Spec: spec("keep"), Root: root})
+	if err != nil || r.Delivered || r.Result == nil {
+		t.Fatalf("apply walk: err=%v resp=%+v", err, r)
+	}
+	if _, err := apply.Facts(t.Context(), o, root); err != nil {
+		t.Fatal(err)
+	}
+	if got := sshdCommands(srv); got != cmds || len(agentPIDs(t, agentPath)) != 1 || plan.Dials()+apply.Dials() != 0 {
+		t.Fatalf("two walks: %d new command sessions in the second, %d agent processes, %d dials in this process; want 0, 1, 0",
+			got-cmds, len(agentPIDs(t, agentPath)), plan.Dials()+apply.Dials())
+	}
+
+	// An error the keeper meets keeps its sentinel here: a host key that
+	// does not match.
+	bad := o
+	bad.HostKeys = []string{"SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}
+	_, err = apply.Facts(t.Context(), bad, root)
+	var se *transport.StepError
+	if !errors.Is(err, transport.ErrHostKeyMismatch) || !errors.As(err, &se) || se.Step != transport.StepHandshake || apply.Dials() != 0 {
+		t.Fatalf("wrong host key through the keeper: %v (dials here %d)", err, apply.Dials())
+	}
+	apply.Close()
+
+	// No client for the idle time: the keepers end, their sockets go, and
+	// the agent session with them.
+	deadline := time.Now().Add(idle + 10*time.Second)
+	for {
+		socks, _ := filepath.Glob(filepath.Join(kdir, "*.sock"))
+		if len(socks) == 0 && len(agentPIDs(t, agentPath)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the idle time: sockets %v, agent processes %v", socks, agentPIDs(t, agentPath))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A keeper directory others can enter is refused: the pool works alone.
+func TestSessionKeeperRefusesOpenDirectory(t *testing.T) {
+	needAgent(t)
+	srv := startSSHD(t, "", sftpInternal)
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	if err := fakenode.Seed(root, fakenode.Storage); err != nil {
+		t.Fatal(err)
+	}
+	kdir := filepath.Join(dir, "keepers")
+	if err := os.Mkdir(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := transport.Options{
+		Host: "127.0.0.1", Port: srv.port(), User: "root",
+		PrivateKey: testKey(t).pem, HostKeys: []string{ssh.FingerprintSHA256(srv.hostKey)},
+		AgentPath: filepath.Join(dir, "bin", "hpcstorage-agent"), RunTimeout: time.Minute,
+	}
+	p := newPool(t, transport.PoolOptions{Agent: hostAgent, Keeper: keeperConfig(kdir, time.Second)})
+	if _, err := p.Facts(t.Context(), o, root); err != nil {
+		t.Fatal(err)
+	}
+	if socks, _ := filepath.Glob(filepath.Join(kdir, "*")); p.Dials() != 1 || len(socks) != 0 {
+		t.Fatalf("open keeper directory: %d dials here, files %v; want 1 dial and nothing written", p.Dials(), socks)
+	}
+}
