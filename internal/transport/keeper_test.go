@@ -130,3 +130,41 @@ func TestSessionKeeperRefusesOpenDirectory(t *testing.T) {
 		t.Fatalf("open keeper directory: %d dials here, files %v; want 1 dial and nothing written", p.Dials(), socks)
 	}
 }
+
+// The same on lab nodes: three pools (a plan's walk, then an apply's two
+// walks) over two nodes through keepers: one SSH exec and one agent
+// process per node for all three, none dialed by this process.
+func TestLabSessionKeeperAcrossPools(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 2)
+	kh := knownHosts(t, lab)
+	kdir := filepath.Join(t.TempDir(), "keepers")
+	type count struct{ execs, agents int64 }
+	before := map[string]count{}
+	for _, n := range lab.Nodes {
+		before[n.Name] = count{n.Execs(), n.AgentStarts()}
+	}
+	for walk, check := range []bool{true, true, false} {
+		p := newPool(t, transport.PoolOptions{Agent: hostAgent, Keeper: keeperConfig(kdir, 5*time.Second)})
+		for _, n := range lab.Nodes {
+			o := nodeOptions(t, n, kh)
+			if _, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("keep"), Check: check}); err != nil {
+				t.Fatalf("walk %d on %s: %v", walk, n.Name, err)
+			}
+			if _, err := p.Facts(t.Context(), o, ""); err != nil {
+				t.Fatalf("walk %d on %s: %v", walk, n.Name, err)
+			}
+		}
+		if p.Dials() != 0 {
+			t.Fatalf("walk %d: %d dials in this process, want 0 (the keeper dials)", walk, p.Dials())
+		}
+		p.Close()
+	}
+	for _, n := range lab.Nodes {
+		// The first run carries --expect-sha256 and finds no agent; the
+		// session starts after delivery: two execs, one agent.
+		if e, a := n.Execs()-before[n.Name].execs, n.AgentStarts()-before[n.Name].agents; e > 2 || a != 1 {
+			t.Errorf("%s: %d execs and %d agent processes for three walks, want at most 2 and 1", n.Name, e, a)
+		}
+	}
+}
