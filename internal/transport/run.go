@@ -501,7 +501,7 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (delivery, 
 		}
 	}()
 	openSFTP := func() error {
-		if ss != nil || o.Sudo || p.hostFact(p.noSFTP, o) {
+		if ss != nil || o.Sudo || p.opts.CompressedDelivery || p.hostFact(p.noSFTP, o) {
 			return nil
 		}
 		var err error
