@@ -441,7 +441,18 @@ func EnableSessionKeepers(build string) {
 		return
 	}
 	sessionKeeper.Store(&transport.KeeperConfig{
-		Command: func() *exec.Cmd { return exec.Command(exe, KeeperArg) },
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(exe, KeeperArg)
+			// Not the provider's environment (endpoint passwords, Terraform's
+			// plugin settings): the keeper gets its settings on stdin.
+			cmd.Env = []string{}
+			for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"} {
+				if v, ok := os.LookupEnv(k); ok {
+					cmd.Env = append(cmd.Env, k+"="+v)
+				}
+			}
+			return cmd
+		},
 		// Another build of the provider (an upgrade, a rebuilt binary)
 		// never talks to this one's keepers.
 		Build: fmt.Sprintf("%s %s %d %d", build, exe, fi.Size(), fi.ModTime().UnixNano()),
