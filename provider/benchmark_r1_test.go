@@ -127,6 +127,9 @@ func BenchmarkR1Module(b *testing.B) {
 	_, applyWorst := perNode(s0, 1)
 	b.Logf("first apply (2 provider processes: plan and apply walks, sharing each node's session through a keeper; delivery included): %s; busiest node: %d execs, %d programs, %d agent processes",
 		applyTime.Round(time.Millisecond), applyWorst.execs, applyWorst.procs, applyWorst.agents)
+	if applyWorst.agents > 1 {
+		b.Errorf("first apply started %d agent processes on its busiest node, want 1 (both walks through the node's session keeper)", applyWorst.agents)
+	}
 	// Each command below starts cold, as a user's next command after the
 	// keepers' idle time would: no keeper, no connection.
 	providerBin := filepath.Join(bin, "terraform-provider-hpcstorage")
