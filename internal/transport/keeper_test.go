@@ -3,16 +3,22 @@
 package transport_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -166,5 +172,87 @@ func TestLabSessionKeeperAcrossPools(t *testing.T) {
 		if e, a := n.Execs()-before[n.Name].execs, n.AgentStarts()-before[n.Name].agents; e > 2 || a != 1 {
 			t.Errorf("%s: %d execs and %d agent processes for three walks, want at most 2 and 1", n.Name, e, a)
 		}
+	}
+}
+
+// keeperPIDs lists the keepers this test process started (its children
+// running this test binary), except those in old.
+func keeperPIDs(t *testing.T, old ...int) []int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 2 || f[1] != strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		if slices.Contains(old, pid) {
+			continue
+		}
+		if env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ")); err == nil && bytes.Contains(env, []byte(keeperEnv+"=1")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// A keeper killed under requests: the read-only one runs again in this
+// process and succeeds, the apply fails saying it may have run (it is not
+// sent twice), and the next call starts a new keeper.
+func TestLabSessionKeeperKilled(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	kh := knownHosts(t, lab)
+	n := lab.Nodes[0]
+	o := nodeOptions(t, n, kh)
+	kdir := filepath.Join(t.TempDir(), "keepers")
+	p := newPool(t, transport.PoolOptions{Agent: hostAgent, Keeper: keeperConfig(kdir, 5*time.Second)})
+	others := keeperPIDs(t) // other tests' keepers, still in their idle time
+	if _, err := p.Facts(t.Context(), o, ""); err != nil {
+		t.Fatal(err)
+	}
+	pids := keeperPIDs(t, others...)
+	if len(pids) != 1 {
+		t.Fatalf("keepers: %v, want one", pids)
+	}
+	n.SetFaults(labnode.Faults{RunDelay: time.Second})
+	type result struct {
+		err error
+	}
+	check, apply := make(chan result, 1), make(chan result, 1)
+	go func() {
+		_, err := p.Facts(t.Context(), o, "")
+		check <- result{err}
+	}()
+	go func() {
+		_, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("keep")})
+		apply <- result{err}
+	}()
+	time.Sleep(300 * time.Millisecond) // both held on the node
+	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	n.SetFaults(labnode.Faults{})
+	if r := <-check; r.err != nil {
+		t.Errorf("read-only call under a killed keeper: %v, want it run again here", r.err)
+	}
+	r := <-apply
+	if !errors.Is(r.err, transport.ErrConnectionLost) || !strings.Contains(r.err.Error(), "may have run") {
+		t.Errorf("apply under a killed keeper: %v, want a lost connection that may have run", r.err)
+	}
+	if _, err := p.Facts(t.Context(), o, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := keeperPIDs(t, others...); len(got) != 1 || got[0] == pids[0] {
+		t.Errorf("after the kill: keepers %v, want one new one", got)
 	}
 }
