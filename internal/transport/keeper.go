@@ -397,6 +397,14 @@ func (p *Pool) keeperSocket(dir string, o *Options) (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(m, "%s\x00%s\x00", p.opts.Keeper.Build, ob)
+	// And what the known_hosts files say now: a key removed or revoked
+	// there sends the next command to a new keeper, which verifies again.
+	for q := o; q != nil; q = q.Bastion {
+		for _, f := range q.KnownHostsFiles {
+			b, err := os.ReadFile(f)
+			fmt.Fprintf(m, "%s\x00%x\x00%v\x00", f, sha256.Sum256(b), err != nil)
+		}
+	}
 	sock := filepath.Join(dir, hex.EncodeToString(m.Sum(nil))[:32]+".sock")
 	if len(sock) >= 104 { // sun_path, with room for every platform
 		return "", fmt.Errorf("socket path %s too long", sock)

@@ -256,3 +256,26 @@ func TestLabSessionKeeperKilled(t *testing.T) {
 		t.Errorf("after the kill: keepers %v, want one new one", got)
 	}
 }
+
+// Editing known_hosts (here: the node's key removed) sends the next pool
+// to a new keeper, which verifies the host again and refuses it, as a new
+// connection would; a keeper connected before the edit is not reused.
+func TestLabSessionKeeperKnownHostsEdited(t *testing.T) {
+	needAgent(t)
+	lab := startLab(t, 1)
+	kh := knownHosts(t, lab)
+	o := nodeOptions(t, lab.Nodes[0], kh)
+	kdir := filepath.Join(t.TempDir(), "keepers")
+	p := newPool(t, transport.PoolOptions{Agent: hostAgent, Keeper: keeperConfig(kdir, 5*time.Second)})
+	if _, err := p.Facts(t.Context(), o, ""); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if err := os.WriteFile(kh, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = newPool(t, transport.PoolOptions{Agent: hostAgent, Keeper: keeperConfig(kdir, 5*time.Second)})
+	if _, err := p.Facts(t.Context(), o, ""); !errors.Is(err, transport.ErrUnknownHost) {
+		t.Fatalf("after the node's key left known_hosts: %v, want %v", err, transport.ErrUnknownHost)
+	}
+}
