@@ -265,7 +265,7 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 		Password: str(m.Password, "password"),
 		Sleep:    p.hooks.sleep,
 		// Only redacted lines reach this sink (see redfish.RedactBody).
-		Log: func(msg string) { tflog.Trace(ctx, msg) },
+		Log: traceSink(ctx),
 	}
 	if c.URL == "" {
 		diags.AddAttributeError(at("url"), "Missing Endpoint URL",

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -408,10 +410,60 @@ func CloseNodes() {
 	})
 }
 
+// KeeperArg, as the only argument, makes the provider binary a session
+// keeper (transport.RunKeeper): the process that holds each node's SSH
+// connection and agent session for all provider processes of one
+// Terraform command.
+const KeeperArg = "hpcstorage-session-keeper"
+
+// sessionKeeper is set when this process can start keepers: the provider
+// binary (EnableSessionKeepers), not a provider served inside a test.
+var sessionKeeper atomic.Pointer[transport.KeeperConfig]
+
+// RunSessionKeeper is the keeper's main; its exit code.
+func RunSessionKeeper() int {
+	return transport.RunKeeper(os.Stdin, os.Stdout, transport.PoolOptions{Agent: sshAgentSource})
+}
+
+// EnableSessionKeepers lets this process share node sessions through
+// keepers started from its own binary; HPCSTORAGE_SESSION_KEEPER=off
+// keeps every provider process on its own connections.
+func EnableSessionKeepers(build string) {
+	if strings.EqualFold(os.Getenv("HPCSTORAGE_SESSION_KEEPER"), "off") {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return
+	}
+	sessionKeeper.Store(&transport.KeeperConfig{
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(exe, KeeperArg)
+			// Not the provider's environment (endpoint passwords, Terraform's
+			// plugin settings): the keeper gets its settings on stdin.
+			cmd.Env = []string{}
+			for _, k := range []string{"PATH", "HOME", "TMPDIR", "XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"} {
+				if v, ok := os.LookupEnv(k); ok {
+					cmd.Env = append(cmd.Env, k+"="+v)
+				}
+			}
+			return cmd
+		},
+		// Another build of the provider (an upgrade, a rebuilt binary)
+		// never talks to this one's keepers.
+		Build: fmt.Sprintf("%s %s %d %d", build, exe, fi.Size(), fi.ModTime().UnixNano()),
+	})
+}
+
 // configureNodes parses the provider's ssh block into the access bundle.
 func (p *hpcstorageProvider) configureNodes(_ context.Context, cfg types.Object, diags *diag.Diagnostics) *nodeAccess {
 	s := parseSSH(cfg, path.Root("ssh"), diags)
-	opts := transport.PoolOptions{MaxParallel: s.ints["max_parallel"], MaxPerHost: s.ints["max_per_host"], Agent: sshAgentSource}
+	opts := transport.PoolOptions{MaxParallel: s.ints["max_parallel"], MaxPerHost: s.ints["max_per_host"], Agent: sshAgentSource,
+		Keeper: sessionKeeper.Load()}
 	pool, _ := sshPools.LoadOrStore(p, transport.NewPool(opts))
 	_, known := attrToGo(cfg)
 	return &nodeAccess{pool: pool.(*transport.Pool), defaults: s, claims: newClaimRegistry(), deferred: !known}

@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"sync"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
@@ -27,4 +31,15 @@ func CloseSessions(ctx context.Context) error {
 	})
 	errs = append(errs, closeESeries(ctx))
 	return errors.Join(errs...)
+}
+
+// traceSink is where the Redfish and SANtricity clients log requests: nil
+// when the provider's logs are off (main sets TF_LOG_PROVIDER=OFF unless a
+// TF_LOG* variable asks for logs), so no response body is redacted and
+// formatted for nobody to read.
+func traceSink(ctx context.Context) func(string) {
+	if strings.EqualFold(os.Getenv("TF_LOG_PROVIDER"), "off") {
+		return nil
+	}
+	return func(msg string) { tflog.Trace(ctx, msg) }
 }

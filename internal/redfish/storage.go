@@ -1,6 +1,7 @@
 package redfish
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,13 +238,10 @@ func (e *Endpoint) expandMembers(ctx context.Context, uri, member string) ([]jso
 		}
 	}
 	for i, it := range items {
-		var probe map[string]json.RawMessage
-		_ = json.Unmarshal(it, &probe)
-		if len(probe) > 1 {
+		l, linkOnly := linkOf(it)
+		if !linkOnly {
 			continue // already expanded
 		}
-		var l schemasLink
-		_ = json.Unmarshal(it, &l)
 		resp, err := e.Get(ctx, l.ID, nil)
 		if err != nil {
 			return nil, err
@@ -251,6 +249,16 @@ func (e *Endpoint) expandMembers(ctx context.Context, uri, member string) ([]jso
 		items[i] = resp.Body
 	}
 	return items, nil
+}
+
+// linkOf reads a collection member that is only a link ({"@odata.id":
+// ...}); ok is false for anything more (an expanded member). The decoder
+// stops at the first other member, so an expanded drive document is not
+// parsed whole just to learn that.
+func linkOf(raw json.RawMessage) (l schemasLink, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return l, dec.Decode(&l) == nil
 }
 
 // Drives lists the drives of an array in bay order; empty bays (Status
@@ -707,11 +715,16 @@ func (e *Endpoint) Map(ctx context.Context, storageID string, v *Volume, host st
 // CachedDrives lists the drives of an array from the short-lived collection
 // cache (one expanded GET per array for a whole plan).
 func (e *Endpoint) CachedDrives(ctx context.Context, storageID string) ([]Drive, error) {
-	items, err := e.cachedMembers(ctx, StorageURI(storageID), "Drives")
+	ent, err := e.cachedEntry(ctx, StorageURI(storageID), "Drives")
 	if err != nil {
 		return nil, err
 	}
-	return drivesOf(items)
+	ent.drivesOnce.Do(func() { ent.drives, ent.drivesErr = drivesOf(ent.items) })
+	if ent.drivesErr != nil {
+		return nil, ent.drivesErr
+	}
+	// Callers may reorder or edit their copy; Warnings are only read.
+	return slices.Clone(ent.drives), nil
 }
 
 // ReadPool reads a pool by id or name through the collection cache; its

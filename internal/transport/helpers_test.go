@@ -32,7 +32,16 @@ var (
 	agentErr  error
 )
 
+// keeperEnv makes this test binary a session keeper.
+const keeperEnv = "HPCSTORAGE_TEST_KEEPER"
+
 func TestMain(m *testing.M) {
+	// This test binary is also the session keeper the keeper tests start
+	// (as the provider binary is in production).
+	if os.Getenv(keeperEnv) == "1" {
+		buildAgent("")
+		os.Exit(transport.RunKeeper(os.Stdin, os.Stdout, transport.PoolOptions{Agent: hostAgent}))
+	}
 	dir, err := os.MkdirTemp("", "transport-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

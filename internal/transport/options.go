@@ -229,6 +229,16 @@ type PoolOptions struct {
 	// node and connection. The pool falls back to it by itself for
 	// agents without serve.
 	ExecPerCall bool
+	// Keeper, when set, shares each node's agent session with the other
+	// processes of this user that reach it with the same settings, through
+	// a local session keeper (keeper.go): one agent process per node per
+	// Terraform command instead of one per provider process.
+	Keeper *KeeperConfig
+	// CompressedDelivery ships the agent gzip-compressed through one exec
+	// (the node's gzip writes it: less than half the bytes on the wire)
+	// even where the sftp subsystem could write it uncompressed without
+	// starting a process. A node without gzip still gets it plain.
+	CompressedDelivery bool
 }
 
 // String describes the options with every secret redacted, so logging an

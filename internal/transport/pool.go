@@ -51,6 +51,7 @@ type Pool struct {
 	gz     sync.Map // agent build sha256 -> *gzBuild
 
 	sessionStarts atomic.Int64 // agent sessions started, for tests and benchmarks
+	keepers       map[string]*keeperSlot
 }
 
 // entry is a connection being made or made; concurrent callers for one
@@ -129,7 +130,10 @@ func (p *Pool) Close() error {
 	p.closed = true
 	conns := p.conns
 	p.conns = map[string]*entry{}
+	keepers := p.keepers
+	p.keepers = nil
 	p.mu.Unlock()
+	p.closeKeepers(keepers)
 	for _, e := range conns {
 		<-e.ready
 		if e.c != nil {

@@ -125,16 +125,30 @@ func (p *Pool) ApplyAll(ctx context.Context, targets []Target) []Outcome {
 	return out
 }
 
-// agentCall runs the agent with args on the host: over the connection's
-// agent session when it has one (see session.go), else as one exec.
-// readOnly calls (facts, check runs) are retried once on a new session
-// when the session drops under them; others are not, since they may have
-// run.
+// agentCall runs the agent with args on the host and maps its exit status
+// to an error: through the node's session keeper when the pool has one
+// (keeper.go), else in this process (agentRun).
 func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin []byte, isApply, readOnly bool) (*Response, error) {
-	name := o.name()
 	ctx, cancel := context.WithTimeoutCause(ctx, o.RunTimeout,
 		fmt.Errorf("run_timeout %s exceeded: %w", o.RunTimeout, ErrTimeout))
 	defer cancel()
+	resp, err, ok := p.keeperCall(ctx, o, args, stdin, readOnly)
+	if !ok {
+		resp, err = p.agentRun(ctx, o, args, stdin, readOnly)
+	}
+	if err != nil {
+		return resp, err
+	}
+	return resp, agentOutcome(o, resp, isApply)
+}
+
+// agentRun runs the agent with args on the host: over the connection's
+// agent session when it has one (see session.go), else as one exec.
+// readOnly calls (facts, check runs) are retried once on a new session
+// when the session drops under them; others are not, since they may have
+// run. The caller maps the agent's exit status (agentOutcome).
+func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []byte, readOnly bool) (*Response, error) {
+	name := o.name()
 	release, err := p.acquire(ctx, o.poolKey())
 	if err != nil {
 		return nil, &StepError{Host: name, Step: StepDial, ExitStatus: -1, Err: ctxErr(ctx, err)}
@@ -207,8 +221,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 			if err != nil {
 				return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err})
 			}
-			resp := &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}
-			return resp, agentOutcome(o, resp, isApply)
+			return &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}, nil
 		}
 		// On a connection that has not probed yet, run the agent straight
 		// away (one exec); only a missing or other build falls back to the
@@ -266,7 +279,7 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 			c.agentState(o.AgentPath).forget()
 			continue
 		}
-		return resp, agentOutcome(o, resp, isApply)
+		return resp, nil
 	}
 }
 
@@ -488,7 +501,7 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (delivery, 
 		}
 	}()
 	openSFTP := func() error {
-		if ss != nil || o.Sudo || p.hostFact(p.noSFTP, o) {
+		if ss != nil || o.Sudo || p.opts.CompressedDelivery || p.hostFact(p.noSFTP, o) {
 			return nil
 		}
 		var err error
