@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -14,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -41,6 +43,7 @@ type gpfsFilesystemModel struct {
 	SSH                 types.Object `tfsdk:"ssh"`
 	Device              types.String `tfsdk:"device"`
 	BlockSize           types.String `tfsdk:"block_size"`
+	MetadataBlockSize   types.String `tfsdk:"metadata_block_size"`
 	Allocation          types.String `tfsdk:"allocation"`
 	MetadataReplicas    types.Int64  `tfsdk:"metadata_replicas"`
 	MaxMetadataReplicas types.Int64  `tfsdk:"max_metadata_replicas"`
@@ -58,6 +61,8 @@ type gpfsFilesystemModel struct {
 	DeleteOnDestroy     types.Bool   `tfsdk:"delete_on_destroy"`
 	MmcrfsCommand       types.List   `tfsdk:"mmcrfs_command"`
 	AddedDisks          types.List   `tfsdk:"added_disks"`
+	SubblocksPerBlock   types.Int64  `tfsdk:"subblocks_per_block"`
+	SubblockBytes       types.Int64  `tfsdk:"subblock_bytes"`
 	Drift               types.Map    `tfsdk:"drift"`
 }
 
@@ -100,7 +105,12 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"device": schema.StringAttribute{Required: true, MarkdownDescription: "Device name, e.g. `fs1` (`/dev/fs1`). Changing it replaces the resource.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"block_size": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("8M"),
-				MarkdownDescription: "Block size of the system pool (`-B`): `8M` for R5 (256 sub-blocks of 32 KiB)."},
+				MarkdownDescription: "Data block size (`-B`): `8M` for R5."},
+			"metadata_block_size": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The system pool's own block size (`--metadata-block-size`), allowed when every NSD of " +
+					"the system pool is `metadataOnly`. GPFS 5 gives every pool the same number of subblocks per block, the " +
+					"smaller of the two sizes' counts: R5's `8M` data blocks with `2M` metadata blocks have 256 subblocks of " +
+					"32 KiB (without it, 512 of 16 KiB). Unset: one block size everywhere. Fixed at creation."},
 			"allocation": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("scatter"),
 				MarkdownDescription: "Block allocation map (`-j`): " + backtickList(gpfs.LayoutMaps) + ". `scatter` keeps " +
 					"performance flat as the file system fills.", Validators: []validator.String{stringvalidator.OneOf(gpfs.LayoutMaps...)}},
@@ -147,6 +157,10 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "The mmcrfs argv the file system was created with."},
 			"added_disks": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "NSDs of the latest expansion: in a plan, exactly those the apply passes to the one `mmadddisk`."},
+			"subblocks_per_block": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Subblocks per full block, as `mmlsfs --subblocks-per-full-block` reports it."},
+			"subblock_bytes": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Subblock (minimum fragment) size of the data pools in bytes, as `mmlsfs -f` reports it."},
 			"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "The device name.", PlanModifiers: fixed},
 			"drift": nodeDriftAttribute(),
 		},
@@ -165,7 +179,7 @@ func (r *gpfsFilesystemResource) Configure(_ context.Context, req resource.Confi
 
 // fs converts the model; known false while an input is unknown.
 func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (gpfs.FileSystem, bool) {
-	for _, v := range []interface{ IsUnknown() bool }{m.Device, m.BlockSize, m.Allocation, m.MetadataReplicas, m.MaxMetadataReplicas,
+	for _, v := range []interface{ IsUnknown() bool }{m.Device, m.BlockSize, m.MetadataBlockSize, m.Allocation, m.MetadataReplicas, m.MaxMetadataReplicas,
 		m.DataReplicas, m.MaxDataReplicas, m.NumNodes, m.MountPoint, m.AutoMount, m.Disks, m.Pools, m.PlacementPolicy, m.MaxBlockSize} {
 		if v.IsUnknown() {
 			return gpfs.FileSystem{}, false
@@ -180,7 +194,8 @@ func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (
 	if diags.HasError() {
 		return gpfs.FileSystem{}, false
 	}
-	f := gpfs.FileSystem{Device: m.Device.ValueString(), BlockSize: stringOr(m.BlockSize, "8M"), LayoutMap: stringOr(m.Allocation, "scatter"),
+	f := gpfs.FileSystem{Device: m.Device.ValueString(), BlockSize: stringOr(m.BlockSize, "8M"),
+		MetaBlockSize: m.MetadataBlockSize.ValueString(), LayoutMap: stringOr(m.Allocation, "scatter"),
 		MetaRepl: intOr(m.MetadataReplicas, 1), MaxMeta: intOr(m.MaxMetadataReplicas, 2), DataRepl: intOr(m.DataReplicas, 1),
 		MaxData: intOr(m.MaxDataReplicas, 2), NumNodes: intOr(m.NumNodes, 32), MountPoint: m.MountPoint.ValueString(),
 		AutoMount: m.AutoMount.IsNull() || m.AutoMount.ValueBool(), Policy: m.PlacementPolicy.ValueString()}
@@ -308,9 +323,31 @@ func (r *gpfsFilesystemResource) converge(ctx context.Context, m *gpfsFilesystem
 	} else if m.AddedDisks.IsUnknown() || m.AddedDisks.IsNull() {
 		m.AddedDisks = stringList(nil)
 	}
+	m.setSubblocks(seen)
 	m.ID = m.Device
 	m.Drift = emptyDrift()
 	return true
+}
+
+// setSubblocks reads the subblock figures from mmlsfs -Y (the data pools'
+// fragment size is the "other pools" row when the system pool has its own
+// block size).
+func (m *gpfsFilesystemModel) setSubblocks(seen gpfs.FSSeen) {
+	frag, ok := seen.Attrs["minFragmentSize/other pools"]
+	if !ok {
+		frag = seen.Attrs["minFragmentSize"]
+	}
+	m.SubblocksPerBlock = int64Attr(seen.Attrs["subblocksPerFullBlock"])
+	m.SubblockBytes = int64Attr(frag)
+}
+
+// int64Attr is an mmlsfs number, null when absent or not a number.
+func int64Attr(s string) types.Int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(n)
 }
 
 func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -337,6 +374,9 @@ func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequ
 		return
 	}
 	state.Drift = driftMap(f.FSDrift(seen))
+	if seen.Exists {
+		state.setSubblocks(seen)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -442,7 +482,8 @@ func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.Mo
 		attr      string
 		was, will string
 	}{
-		{"block_size", before.BlockSize, f.BlockSize}, {"allocation", before.LayoutMap, f.LayoutMap},
+		{"block_size", before.BlockSize, f.BlockSize}, {"metadata_block_size", before.MetaBlockSize, f.MetaBlockSize},
+		{"allocation", before.LayoutMap, f.LayoutMap},
 		{"metadata_replicas", fmt.Sprint(before.MetaRepl), fmt.Sprint(f.MetaRepl)},
 		{"max_metadata_replicas", fmt.Sprint(before.MaxMeta), fmt.Sprint(f.MaxMeta)},
 		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},

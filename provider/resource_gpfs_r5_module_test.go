@@ -178,7 +178,8 @@ func (r *r5Lab) planActions(t *testing.T, vars ...string) map[string]string {
 // TestR5ModuleExample applies examples/r5 (the spectrum-scale module) with
 // the real Terraform CLI to a fresh R5 lab, 2 ME4084s without their
 // ME484s: NSDs with their usage and failure groups, the file system with
-// -B 8M -j scatter, pagepool 16G on the NSD servers; the second plan is
+// -B 8M -j scatter and 2M metadata blocks (256 subblocks of 32 KiB, read
+// back from mmlsfs -f -Y), pagepool 16G on the NSD servers; the second plan is
 // empty. Then the capacity expansion (both ME484s): the plan only adds
 // and updates in place, and the apply runs ONE mmadddisk with exactly the
 // 16 new NSDs. A pagepool changed by hand shows as drift and the apply
@@ -223,6 +224,24 @@ func TestR5ModuleExample(t *testing.T) {
 	if attrs["blockSize"] != "8388608" || attrs["blockAllocationType"] != "scatter" {
 		t.Errorf("mmlsfs: block size %s, allocation %s", attrs["blockSize"], attrs["blockAllocationType"])
 	}
+	// The paper's 256 subblocks of 32 KiB: 8M data blocks, a 2M
+	// metadataOnly system pool (mmlsfs -f has one row per pool kind).
+	frag, err := gpfs.ParseFSAttrs(r.mm(t, "nsd1", true, "mmlsfs", "fs1", "-f", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frag["minFragmentSize/other pools"] != "32768" || frag["minFragmentSize/system pool"] != "8192" ||
+		attrs["subblocksPerFullBlock"] != "256" || attrs["blockSize/system pool"] != "2097152" {
+		t.Errorf("mmlsfs -f: %v; subblocks per block %s, system pool block size %s", frag,
+			attrs["subblocksPerFullBlock"], attrs["blockSize/system pool"])
+	}
+	outs, err := r.tf.Output(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(outs["subblocks"].Value); got != `"256 x 32 KiB"` {
+		t.Errorf("subblocks output = %s, want 256 x 32 KiB", got)
+	}
 	conf, err := gpfs.ParseConfig(r.mm(t, "nsd2", true, "mmlsconfig", "-Y"))
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +252,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if v, _ := conf.Value("maxblocksize", gpfs.AllNodes); !gpfs.SameValue("maxblocksize", "8M", v) {
 		t.Errorf("maxblocksize = %q", v)
 	}
-	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 || !strings.Contains(strings.Join(got[0], " "), "-B 8M -j scatter -m 1 -M 2 -r 1 -R 2 -n 32 -T /gpfs/fs1 -A yes") {
+	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 || !strings.Contains(strings.Join(got[0], " "), "-B 8M -j scatter -m 1 -M 2 -r 1 -R 2 -n 32 -T /gpfs/fs1 -A yes --metadata-block-size 2M") {
 		t.Errorf("mmcrfs runs: %v", got)
 	}
 

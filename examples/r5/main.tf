@@ -56,6 +56,10 @@ output "mmcrfs_command" {
   value = join(" ", module.r5.mmcrfs_command)
 }
 
+output "subblocks" {
+  value = "${module.r5.subblocks.per_block} x ${module.r5.subblocks.bytes / 1024} KiB"
+}
+
 output "added_disks" {
   value = module.r5.added_disks
 }

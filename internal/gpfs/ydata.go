@@ -265,7 +265,13 @@ func ParseFSAttrs(out string) (map[string]string, error) {
 	}
 	a := map[string]string{}
 	for _, r := range p.Table("mmlsfs", "").Rows {
+		// A field with one value per pool kind (blockSize, minFragmentSize
+		// with a metadata block size) is also kept by its remark, e.g.
+		// "blockSize/system pool"; the plain name holds the last row.
 		a[r["fieldName"]] = r["data"]
+		if r["remarks"] != "" {
+			a[r["fieldName"]+"/"+r["remarks"]] = r["data"]
+		}
 	}
 	return a, nil
 }
