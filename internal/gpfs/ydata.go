@@ -48,7 +48,15 @@ func ParseY(out string) (Parsed, error) {
 		}
 		key := f[0] + ":" + f[1]
 		if f[2] == "HEADER" {
-			p[key] = &Table{Command: f[0], Section: f[1], Fields: f[3:]}
+			// Field names are percent-encoded too (mmsmb's gpfs:leases).
+			names := make([]string, len(f)-3)
+			for i, h := range f[3:] {
+				var err error
+				if names[i], err = url.PathUnescape(h); err != nil {
+					return nil, fmt.Errorf("-Y output line %d: header field %q: %v", n+1, h, err)
+				}
+			}
+			p[key] = &Table{Command: f[0], Section: f[1], Fields: names}
 			continue
 		}
 		t, ok := p[key]
