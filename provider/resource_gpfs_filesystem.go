@@ -167,14 +167,198 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 	}
 }
 
-func replicaAttribute(desc string, def int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc + " 1 to 3."}
-}
-
 func (r *gpfsFilesystemResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
 		r.nodes = d.Nodes
 	}
+}
+
+func (r *gpfsFilesystemResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f, ok := cfg.fs(ctx, &resp.Diagnostics); ok {
+		var quiet diag.Diagnostics
+		gpfsProblems(&quiet, f.Validate())
+		for _, d := range quiet.Errors() {
+			resp.Diagnostics.Append(d)
+		}
+	}
+}
+
+// ModifyPlan checks the rules, refuses changes mmcrfs settings cannot
+// take, lists the NSDs the apply adds, and refuses or announces removals.
+func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		if !req.State.Raw.IsNull() {
+			var state gpfsFilesystemModel
+			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+			if state.DeleteOnDestroy.ValueBool() {
+				resp.Diagnostics.AddWarning("File System Deleted", fmt.Sprintf("delete_on_destroy is set: destroy unmounts and "+
+					"DELETES file system %s and all its data (mmdelfs).", state.Device.ValueString()))
+			} else {
+				resp.Diagnostics.AddWarning("File System Kept", fmt.Sprintf("Destroy keeps file system %s and its data; set "+
+					"delete_on_destroy = true (and apply) first to delete it.", state.Device.ValueString()))
+			}
+		}
+		return
+	}
+	var plan gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	plan.ID = plan.Device
+	f, ok := plan.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	gpfsProblems(&resp.Diagnostics, f.Validate())
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
+		plan.AddedDisks = stringList(nil)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	before, ok := state.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	for _, c := range []struct {
+		attr      string
+		was, will string
+	}{
+		{"block_size", before.BlockSize, f.BlockSize}, {"metadata_block_size", before.MetaBlockSize, f.MetaBlockSize},
+		{"allocation", before.LayoutMap, f.LayoutMap},
+		{"metadata_replicas", fmt.Sprint(before.MetaRepl), fmt.Sprint(f.MetaRepl)},
+		{"max_metadata_replicas", fmt.Sprint(before.MaxMeta), fmt.Sprint(f.MaxMeta)},
+		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},
+		{"max_data_replicas", fmt.Sprint(before.MaxData), fmt.Sprint(f.MaxData)},
+		{"mount_point", before.MountPoint, f.MountPoint},
+	} {
+		if c.was != c.will {
+			addError(&resp.Diagnostics, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
+				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
+				c.attr, c.was, f.Device), nil)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.MmcrfsCommand = state.MmcrfsCommand
+	var added []string
+	for _, n := range diskNames(f) {
+		if !slices.Contains(diskNames(before), n) {
+			added = append(added, n)
+		}
+	}
+	if len(added) > 0 {
+		plan.AddedDisks = stringList(added)
+		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
+			"%d NSD(s) to %s with one mmadddisk: %s. Existing NSDs and data are untouched; the file system stays mounted.%s",
+			len(added), f.Device, strings.Join(added, ", "), map[bool]string{true: " mmrestripefs -b then rebalances existing data.",
+				false: " Existing data is not rebalanced (rebalance_on_add is off)."}[plan.Rebalance.ValueBool()]))
+	} else {
+		plan.AddedDisks = state.AddedDisks
+	}
+	var removed []string
+	for _, n := range diskNames(before) {
+		if !slices.Contains(diskNames(f), n) {
+			removed = append(removed, n)
+		}
+	}
+	if len(removed) > 0 {
+		if !plan.AllowDiskRemoval.ValueBool() {
+			addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
+				"disks. Taking a disk out of file system %s migrates its data to the other disks (mmdeldisk): set "+
+				"allow_disk_removal = true to do so, or put them back.", strings.Join(removed, ", "), f.Device), nil)
+			return
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
+			"runs mmdeldisk %s %q: GPFS migrates their data to the remaining disks first.", f.Device, strings.Join(removed, ";")))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	f, ok := state.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(f.FSDrift(seen))
+	if seen.Exists {
+		state.setSubblocks(seen)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsFilesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	remove := removedDisks(ctx, &prior, &plan, &resp.Diagnostics)
+	if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
+		addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
+			"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
+		return
+	}
+	plan.MmcrfsCommand = prior.MmcrfsCommand
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, remove, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
+	if state.DeleteOnDestroy.ValueBool() {
+		dev := state.Device.ValueString()
+		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
+			gpfsCommand("mmdelfs", "mmdelfs", dev)}, &resp.Diagnostics) {
+			return
+		}
+		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
+	}
+	a.remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+func replicaAttribute(desc string, def int64) schema.Int64Attribute {
+	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc + " 1 to 3."}
 }
 
 // fs converts the model; known false while an input is unknown.
@@ -350,56 +534,6 @@ func int64Attr(s string) types.Int64 {
 	return types.Int64Value(n)
 }
 
-func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	f, ok := state.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = driftMap(f.FSDrift(seen))
-	if seen.Exists {
-		state.setSubblocks(seen)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *gpfsFilesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	remove := removedDisks(ctx, &prior, &plan, &resp.Diagnostics)
-	if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
-		addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
-			"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
-		return
-	}
-	plan.MmcrfsCommand = prior.MmcrfsCommand
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, remove, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
 func removedDisks(ctx context.Context, prior, plan *gpfsFilesystemModel, diags *diag.Diagnostics) []string {
 	before, ok1 := prior.fs(ctx, diags)
 	after, ok2 := plan.fs(ctx, diags)
@@ -413,138 +547,4 @@ func removedDisks(ctx context.Context, prior, plan *gpfsFilesystemModel, diags *
 		}
 	}
 	return out
-}
-
-func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
-	if state.DeleteOnDestroy.ValueBool() {
-		dev := state.Device.ValueString()
-		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
-			gpfsCommand("mmdelfs", "mmdelfs", dev)}, &resp.Diagnostics) {
-			return
-		}
-		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
-	}
-	a.remove(ctx, state.owner(), &resp.Diagnostics)
-}
-
-// ModifyPlan checks the rules, refuses changes mmcrfs settings cannot
-// take, lists the NSDs the apply adds, and refuses or announces removals.
-func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			var state gpfsFilesystemModel
-			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-			if state.DeleteOnDestroy.ValueBool() {
-				resp.Diagnostics.AddWarning("File System Deleted", fmt.Sprintf("delete_on_destroy is set: destroy unmounts and "+
-					"DELETES file system %s and all its data (mmdelfs).", state.Device.ValueString()))
-			} else {
-				resp.Diagnostics.AddWarning("File System Kept", fmt.Sprintf("Destroy keeps file system %s and its data; set "+
-					"delete_on_destroy = true (and apply) first to delete it.", state.Device.ValueString()))
-			}
-		}
-		return
-	}
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	plan.ID = plan.Device
-	f, ok := plan.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	gpfsProblems(&resp.Diagnostics, f.Validate())
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if req.State.Raw.IsNull() {
-		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
-		plan.AddedDisks = stringList(nil)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	before, ok := state.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	for _, c := range []struct {
-		attr      string
-		was, will string
-	}{
-		{"block_size", before.BlockSize, f.BlockSize}, {"metadata_block_size", before.MetaBlockSize, f.MetaBlockSize},
-		{"allocation", before.LayoutMap, f.LayoutMap},
-		{"metadata_replicas", fmt.Sprint(before.MetaRepl), fmt.Sprint(f.MetaRepl)},
-		{"max_metadata_replicas", fmt.Sprint(before.MaxMeta), fmt.Sprint(f.MaxMeta)},
-		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},
-		{"max_data_replicas", fmt.Sprint(before.MaxData), fmt.Sprint(f.MaxData)},
-		{"mount_point", before.MountPoint, f.MountPoint},
-	} {
-		if c.was != c.will {
-			addError(&resp.Diagnostics, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
-				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
-				c.attr, c.was, f.Device), nil)
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.MmcrfsCommand = state.MmcrfsCommand
-	var added []string
-	for _, n := range diskNames(f) {
-		if !slices.Contains(diskNames(before), n) {
-			added = append(added, n)
-		}
-	}
-	if len(added) > 0 {
-		plan.AddedDisks = stringList(added)
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
-			"%d NSD(s) to %s with one mmadddisk: %s. Existing NSDs and data are untouched; the file system stays mounted.%s",
-			len(added), f.Device, strings.Join(added, ", "), map[bool]string{true: " mmrestripefs -b then rebalances existing data.",
-				false: " Existing data is not rebalanced (rebalance_on_add is off)."}[plan.Rebalance.ValueBool()]))
-	} else {
-		plan.AddedDisks = state.AddedDisks
-	}
-	var removed []string
-	for _, n := range diskNames(before) {
-		if !slices.Contains(diskNames(f), n) {
-			removed = append(removed, n)
-		}
-	}
-	if len(removed) > 0 {
-		if !plan.AllowDiskRemoval.ValueBool() {
-			addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
-				"disks. Taking a disk out of file system %s migrates its data to the other disks (mmdeldisk): set "+
-				"allow_disk_removal = true to do so, or put them back.", strings.Join(removed, ", "), f.Device), nil)
-			return
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
-			"runs mmdeldisk %s %q: GPFS migrates their data to the remaining disks first.", f.Device, strings.Join(removed, ";")))
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *gpfsFilesystemResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if f, ok := cfg.fs(ctx, &resp.Diagnostics); ok {
-		var quiet diag.Diagnostics
-		gpfsProblems(&quiet, f.Validate())
-		for _, d := range quiet.Errors() {
-			resp.Diagnostics.Append(d)
-		}
-	}
 }

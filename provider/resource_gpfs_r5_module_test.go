@@ -242,6 +242,15 @@ func TestR5ModuleExample(t *testing.T) {
 	if got := string(outs["subblocks"].Value); got != `"256 x 32 KiB"` {
 		t.Errorf("subblocks output = %s, want 256 x 32 KiB", got)
 	}
+	// The gateways: CES addresses and the SMB export next to NFS.
+	ips, err := gpfs.ParseCESAddresses(r.mm(t, "gw1", true, "mmces", "address", "list", "-Y"))
+	if err != nil || !slices.Equal(ips, []string{"10.10.0.201", "10.10.0.202"}) {
+		t.Errorf("CES addresses %v %v", ips, err)
+	}
+	shares, err := gpfs.ParseSMBExports(r.mm(t, "gw2", true, "mmsmb", "export", "list", "-Y", "--all"))
+	if err != nil || len(shares) != 1 || shares[0].Name != "fs1" || shares[0].Path != "/gpfs/fs1" || shares[0].Options["browseable"] != "yes" {
+		t.Errorf("SMB exports %v %v", shares, err)
+	}
 	conf, err := gpfs.ParseConfig(r.mm(t, "nsd2", true, "mmlsconfig", "-Y"))
 	if err != nil {
 		t.Fatal(err)
@@ -327,6 +336,18 @@ func TestR5ModuleExample(t *testing.T) {
 		t.Errorf("pagepool on nsdServers after the apply = %q", v)
 	}
 
+	// The SMB export removed by hand: drift on the gateways, put back.
+	r.mm(t, "gw1", false, "mmsmb", "export", "remove", "fs1")
+	if actions = r.planActions(t, "me484_count=2"); len(actions) != 1 || actions["module.r5.hpcstorage_gpfs_gateways.this[0]"] != "update" {
+		t.Errorf("plan after mmsmb export remove by hand: %v, want one update of the gateways", actions)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil {
+		t.Fatalf("apply after SMB drift: %v", err)
+	}
+	if shares, _ = gpfs.ParseSMBExports(r.mm(t, "gw2", true, "mmsmb", "export", "list", "-Y")); len(shares) != 1 {
+		t.Errorf("SMB exports after the apply: %v", shares)
+	}
+
 	// Taking an ME484 out would remove NSDs from the file system: refused
 	// at plan time unless allow_disk_removal.
 	_, err = r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=1"))
@@ -344,6 +365,63 @@ func TestR5ModuleExample(t *testing.T) {
 	}
 	if got := r.mmLog(t, "nsd1", "mmdelfs"); len(got) != 0 {
 		t.Errorf("destroy ran mmdelfs: %v", got)
+	}
+}
+
+// TestR5MetadataME4024: the module with the high-demand metadata module
+// (metadata = "me4024": the ME4024's 24 SSDs as 12 RAID1 LUNs, metadata
+// NSDs in failure group 101) on one ME4084, and rebalance_on_add: the
+// expansion by the ME484 runs mmadddisk then mmrestripefs -b, once; a
+// later apply without new disks does not restripe again.
+func TestR5MetadataME4024(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies the R5 design")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	main, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "examples", "r5", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(main), `metadata          = "base"`,
+		`metadata          = "me4024"
+  metadata_arrays   = ["me4024-1"]
+  rebalance_on_add  = true`, 1)
+	if cfg == string(main) {
+		t.Fatal("examples/r5/main.tf no longer sets metadata = \"base\"")
+	}
+	r := upR5(t, cfg)
+	ctx := context.Background()
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1")); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := map[string]int{}
+	for _, d := range disks {
+		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
+	}
+	if want := map[string]int{"metadataOnly/system/fg101": 12, "dataOnly/data/fg1": 8}; !mapsEqual(usage, want) {
+		t.Errorf("disks by usage/pool/failure group = %v, want %v", usage, want)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 0 {
+		t.Errorf("mmrestripefs ran at creation: %v", got)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1"), tfexec.Var("me484_count=1")); err != nil {
+		t.Fatalf("expansion apply: %v", err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 1 || strings.Join(got[0][1:], " ") != "fs1 -b" {
+		t.Errorf("mmrestripefs runs after the expansion: %v, want one mmrestripefs fs1 -b", got)
+	}
+	if got := r.mmLog(t, "nsd1", "mmadddisk"); len(got) != 1 {
+		t.Errorf("mmadddisk runs: %v", got)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1"), tfexec.Var("me484_count=1")); err != nil {
+		t.Fatalf("second apply: %v", err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 1 {
+		t.Errorf("mmrestripefs ran %d times after an apply without new disks", len(got))
 	}
 }
 

@@ -169,11 +169,13 @@ resource "hpcstorage_gpfs_filesystem" "this" {
 }
 
 resource "hpcstorage_gpfs_gateways" "this" {
-  count      = length(var.gateways) > 0 ? 1 : 0
-  host       = local.admin
-  name       = var.cluster_name
-  filesystem = hpcstorage_gpfs_filesystem.this.id
-  nodes      = [for g in var.gateways : g.name]
-  services   = ["NFS", "SMB"]
-  exports    = [{ path = var.mount_point, clients = var.nfs_clients }]
+  count         = length(var.gateways) > 0 ? 1 : 0
+  host          = local.admin
+  name          = var.cluster_name
+  filesystem    = hpcstorage_gpfs_filesystem.this.id
+  nodes         = [for g in var.gateways : g.name]
+  services      = ["NFS", "SMB"]
+  exports       = [{ path = var.mount_point, clients = var.nfs_clients }]
+  ces_addresses = var.ces_addresses
+  smb_exports   = [{ name = var.device, path = var.mount_point, options = var.smb_options }]
 }

@@ -129,6 +129,18 @@ variable "nfs_clients" {
   default = [{ spec = "*", options = "Access_Type=RW,Squash=root_squash" }]
 }
 
+variable "ces_addresses" {
+  description = "CES addresses of the gateways, where clients outside the fabric mount the file system over NFS and SMB (mmces address add --ces-ip)."
+  type        = list(string)
+  default     = []
+}
+
+variable "smb_options" {
+  description = "Options of the SMB export of the mount point (named after the device; mmsmb export add --option), e.g. { \"smb encrypt\" = \"desired\" }."
+  type        = map(string)
+  default     = { browseable = "yes" }
+}
+
 variable "rebalance_on_add" {
   description = "Run mmrestripefs -b after an expansion (off: existing data stays where it is)."
   type        = bool
