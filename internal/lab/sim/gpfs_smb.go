@@ -98,25 +98,8 @@ func mmsmb(e *Env, args []string) int {
 			if find(name) >= 0 {
 				return g.fail("The SMB export %s already exists.", name)
 			}
-			if !strings.HasPrefix(pos[3], "/") {
-				return g.fail("Incorrect path %s: it must be absolute.", pos[3])
-			}
-			var in *gpfsFS
-			for _, fsys := range g.st.FS {
-				if p == fsys.MountPoint || strings.HasPrefix(p, fsys.MountPoint+"/") {
-					in = fsys
-				}
-			}
-			if in == nil {
-				return g.fail("The path %s is not in a GPFS file system.", p)
-			}
-			if len(in.Mounted) == 0 {
-				return g.fail("File system %s of %s is not mounted.", in.Name, p)
-			}
-			if p != in.MountPoint {
-				if st, err := e.Root.Stat(p); err != nil || !st.IsDir() {
-					return g.fail("The path %s does not exist.", p)
-				}
+			if _, err := g.exportPath(e, pos[3]); err != nil {
+				return g.fail("%v", err)
 			}
 			sh := &gpfsShare{Name: name, Path: p, Options: map[string]string{}}
 			for _, o := range opts {
