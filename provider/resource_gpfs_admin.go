@@ -246,3 +246,13 @@ func driftText(d map[string]string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// cutImportID splits an import id HOST/NAME at its last slash (a host may
+// be address:port).
+func cutImportID(id string) (host, name string, ok bool) {
+	i := strings.LastIndex(id, "/")
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}

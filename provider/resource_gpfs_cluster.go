@@ -24,6 +24,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsClusterResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsClusterResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsClusterResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsClusterResource)(nil)
 )
@@ -179,6 +180,13 @@ func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state.Nodes.IsNull() {
+		r.readImported(ctx, &state, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		return
+	}
 	s, ok := state.spec(ctx, &resp.Diagnostics)
 	if !ok {
 		return
@@ -224,6 +232,74 @@ func (r *gpfsClusterResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	state.admin(r.nodes).remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ImportState takes HOST/NAME: the admin node as SSH reaches it, then the
+// cluster name; the Read that follows fills the rest from the -Y outputs.
+func (r *gpfsClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	host, name, ok := cutImportID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give HOST/NAME: the admin node as SSH reaches it, "+
+			"then the cluster name, e.g. 10.0.0.5:22/r5; got %q.", req.ID))
+		return
+	}
+	for attr, v := range map[string]string{"host": host, "name": name, "id": name} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
+
+// readImported fills an imported cluster from mmlscluster, mmlsconfig,
+// mmlsnodeclass and mmlsnsd -X (NSD servers): see gpfs.ImportCluster.
+func (r *gpfsClusterResource) readImported(ctx context.Context, m *gpfsClusterModel, diags *diag.Diagnostics) {
+	a := m.admin(r.nodes)
+	seen, ok := readCluster(ctx, a, true, diags)
+	if !ok {
+		return
+	}
+	if !seen.Exists || gpfs.ShortName(seen.Cluster.Name) != gpfs.ShortName(m.Name.ValueString()) {
+		diags.AddError("Cluster Not Found", fmt.Sprintf("Host %s is not in a cluster named %s (mmlscluster -Y: %q).", a.host,
+			m.Name.ValueString(), seen.Cluster.Name))
+		return
+	}
+	var servers []string
+	out, failed, ok := a.query(ctx, diags, "mmlsnsd", "-X", "-Y")
+	if !ok {
+		return
+	}
+	if failed == "" { // mmlsnsd fails when there is no NSD yet
+		nsds, err := gpfs.ParseNSDs(out)
+		if err != nil {
+			diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmlsnsd -X -Y: %v", a.host, err))
+			return
+		}
+		for _, n := range nsds {
+			for _, s := range n.Servers {
+				servers = append(servers, gpfs.ShortName(s))
+			}
+		}
+	}
+	s := gpfs.ImportCluster(seen, servers)
+	s.Name = m.Name.ValueString()
+	nodes := map[string][]string{}
+	for _, n := range s.Nodes {
+		nodes[n.Name] = n.Roles
+	}
+	var d diag.Diagnostics
+	m.Nodes, d = types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, nodes)
+	diags.Append(d...)
+	m.NodeClasses = types.MapNull(types.ListType{ElemType: types.StringType})
+	if len(s.Classes) > 0 {
+		m.NodeClasses, d = types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, s.Classes)
+		diags.Append(d...)
+	}
+	m.Config = types.MapNull(types.MapType{ElemType: types.StringType})
+	if len(s.Config) > 0 {
+		m.Config, d = types.MapValueFrom(ctx, types.MapType{ElemType: types.StringType}, s.Config)
+		diags.Append(d...)
+	}
+	m.fill(s)
+	m.ClusterID = types.StringValue(seen.Cluster.ID)
+	m.Drift = driftMap(gpfs.ClusterDrift(s, seen))
 }
 
 // spec converts the model; known is false while an input is unknown.
