@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -28,6 +29,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsFilesystemResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsFilesystemResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsFilesystemResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsFilesystemResource)(nil)
 )
@@ -304,6 +306,13 @@ func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state.Disks.IsNull() {
+		r.readImported(ctx, &state, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		return
+	}
 	f, ok := state.fs(ctx, &resp.Diagnostics)
 	if !ok {
 		return
@@ -355,6 +364,92 @@ func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.Delete
 		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
 	}
 	a.remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ImportState takes HOST/DEVICE: the admin node as SSH reaches it, then
+// the file system's device name; the Read that follows fills the rest.
+func (r *gpfsFilesystemResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	host, dev, ok := cutImportID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give HOST/DEVICE: the admin node as SSH reaches it, "+
+			"then the file system's device name, e.g. 10.0.0.5:22/fs1; got %q.", req.ID))
+		return
+	}
+	for attr, v := range map[string]string{"host": host, "device": dev, "id": dev} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
+
+var (
+	gpfsDiskType = types.ObjectType{AttrTypes: map[string]attr.Type{"nsd": types.StringType, "usage": types.StringType,
+		"failure_group": types.Int64Type, "pool": types.StringType}}
+	gpfsPoolType = types.ObjectType{AttrTypes: map[string]attr.Type{"name": types.StringType, "block_size": types.StringType,
+		"layout_map": types.StringType}}
+)
+
+// readImported fills an imported file system from mmlsfs, mmlsdisk,
+// mmlspolicy -L (gpfs.ImportFS) and the cluster's maxblocksize; the
+// switches (rebalance_on_add, allow_disk_removal, delete_on_destroy) take
+// their defaults.
+func (r *gpfsFilesystemResource) readImported(ctx context.Context, m *gpfsFilesystemModel, diags *diag.Diagnostics) {
+	a := newGPFSAdmin(r.nodes, m.Host, m.SSH)
+	seen, ok := readFS(ctx, a, m.Device.ValueString(), true, diags)
+	if !ok {
+		return
+	}
+	if !seen.Exists {
+		diags.AddError("File System Not Found", fmt.Sprintf("Host %s: mmlsfs does not know %s.", a.host, m.Device.ValueString()))
+		return
+	}
+	f, err := gpfs.ImportFS(m.Device.ValueString(), seen)
+	if err != nil {
+		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: %v", a.host, err))
+		return
+	}
+	out, failed, ok := a.query(ctx, diags, "mmlsconfig", "maxblocksize", "-Y")
+	if !ok {
+		return
+	}
+	m.MaxBlockSize = types.StringNull()
+	if conf, err := gpfs.ParseConfig(out); failed == "" && err == nil {
+		if v, ok := conf.Value("maxblocksize", gpfs.AllNodes); ok {
+			m.MaxBlockSize = types.StringValue(v)
+		}
+	}
+	m.BlockSize, m.Allocation, m.MountPoint = types.StringValue(f.BlockSize), types.StringValue(f.LayoutMap), types.StringValue(f.MountPoint)
+	m.MetadataBlockSize = types.StringNull()
+	if f.MetaBlockSize != "" {
+		m.MetadataBlockSize = types.StringValue(f.MetaBlockSize)
+	}
+	m.MetadataReplicas, m.MaxMetadataReplicas = types.Int64Value(int64(f.MetaRepl)), types.Int64Value(int64(f.MaxMeta))
+	m.DataReplicas, m.MaxDataReplicas = types.Int64Value(int64(f.DataRepl)), types.Int64Value(int64(f.MaxData))
+	m.NumNodes, m.AutoMount = types.Int64Value(int64(f.NumNodes)), types.BoolValue(f.AutoMount)
+	var disks []gpfsDiskModel
+	for _, d := range f.Disks {
+		disks = append(disks, gpfsDiskModel{NSD: types.StringValue(d.Name), Usage: types.StringValue(d.Usage),
+			FailureGroup: types.Int64Value(int64(d.FailureGroup)), Pool: types.StringValue(d.Pool)})
+	}
+	var pools []gpfsPoolModel
+	for _, p := range f.Pools {
+		pools = append(pools, gpfsPoolModel{Name: types.StringValue(p.Name), BlockSize: types.StringValue(p.BlockSize), LayoutMap: types.StringValue(p.LayoutMap)})
+	}
+	var d diag.Diagnostics
+	m.Disks, d = types.ListValueFrom(ctx, gpfsDiskType, disks)
+	diags.Append(d...)
+	m.Pools = types.ListNull(gpfsPoolType)
+	if len(pools) > 0 {
+		m.Pools, d = types.ListValueFrom(ctx, gpfsPoolType, pools)
+		diags.Append(d...)
+	}
+	m.PlacementPolicy = types.StringNull()
+	if f.Policy != "" {
+		m.PlacementPolicy = types.StringValue(f.Policy)
+	}
+	m.Rebalance, m.AllowDiskRemoval, m.DeleteOnDestroy = types.BoolValue(false), types.BoolValue(false), types.BoolValue(false)
+	m.MmcrfsCommand = stringList(f.MmcrfsArgv(m.dir() + "/mmcrfs.stanza"))
+	m.AddedDisks = stringList(nil)
+	m.setSubblocks(seen)
+	m.Drift = driftMap(f.FSDrift(seen))
 }
 
 func replicaAttribute(desc string, def int64) schema.Int64Attribute {

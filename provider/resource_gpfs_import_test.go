@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,14 @@ import (
 // importPlan plans with vars and returns, by address, whether the plan
 // imports the resource and its actions.
 func (r *r5Lab) importPlan(t *testing.T, vars ...string) map[string]string {
+	t.Helper()
+	actions, _ := r.importChanges(t, vars...)
+	return actions
+}
+
+// importChanges is importPlan with, by address, the attributes an update
+// changes (known values only).
+func (r *r5Lab) importChanges(t *testing.T, vars ...string) (map[string]string, map[string][]string) {
 	t.Helper()
 	ctx := context.Background()
 	planFile := filepath.Join(r.dir, "import.plan")
@@ -27,7 +37,7 @@ func (r *r5Lab) importPlan(t *testing.T, vars ...string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]string{}
+	out, changed := map[string]string{}, map[string][]string{}
 	for _, rc := range p.ResourceChanges {
 		a := ""
 		for _, x := range rc.Change.Actions {
@@ -37,8 +47,16 @@ func (r *r5Lab) importPlan(t *testing.T, vars ...string) map[string]string {
 			a = "import+" + a
 		}
 		out[rc.Address] = a
+		before, _ := rc.Change.Before.(map[string]any)
+		after, _ := rc.Change.After.(map[string]any)
+		for k, v := range after {
+			if !reflect.DeepEqual(before[k], v) {
+				changed[rc.Address] = append(changed[rc.Address], k)
+			}
+		}
+		slices.Sort(changed[rc.Address])
 	}
-	return out
+	return out, changed
 }
 
 // writeImport adds an import.tf with the given import blocks.

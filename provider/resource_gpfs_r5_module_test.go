@@ -408,6 +408,33 @@ func TestR5MetadataME4024(t *testing.T) {
 	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 0 {
 		t.Errorf("mmrestripefs ran at creation: %v", got)
 	}
+
+	// Import (id HOST/DEVICE): the file system forgotten by the state comes
+	// back from mmlsfs, mmlsdisk and mmlspolicy as configured; only the
+	// switch rebalance_on_add, which GPFS does not keep, is set by the plan.
+	const fsAddr = "module.r5.hpcstorage_gpfs_filesystem.this"
+	if err := r.tf.StateRm(ctx, fsAddr); err != nil {
+		t.Fatal(err)
+	}
+	r.writeImport(t, `
+import {
+  to = module.r5.hpcstorage_gpfs_filesystem.this
+  id = "${var.lab.nodes["nsd1"].host}/fs1"
+}
+`)
+	actions, changed := r.importChanges(t, "array_count=1")
+	if actions[fsAddr] != "import+update" || !slices.Equal(changed[fsAddr], []string{"rebalance_on_add"}) {
+		t.Errorf("plan of the file system import: %s, changing %v; want an import setting only rebalance_on_add", actions[fsAddr], changed[fsAddr])
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1")); err != nil {
+		t.Fatalf("apply of the import: %v", err)
+	}
+	if err := os.Remove(filepath.Join(r.tf.WorkingDir(), "import.tf")); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 {
+		t.Errorf("mmcrfs ran %d times", len(got))
+	}
 	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1"), tfexec.Var("me484_count=1")); err != nil {
 		t.Fatalf("expansion apply: %v", err)
 	}

@@ -1,7 +1,9 @@
 package gpfs
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -60,4 +62,58 @@ func ImportCluster(seen ClusterSeen, nsdServers []string) ClusterSpec {
 		}
 	}
 	return s
+}
+
+// ImportFS is the file system that matches one read back (mmlsfs -Y,
+// mmlsdisk -Y, mmlspolicy -L): mmcrfs settings, disks in mmlsdisk order,
+// pools other than system with the file system's block size and
+// allocation, and the installed policy.
+func ImportFS(device string, seen FSSeen) (FileSystem, error) {
+	a := seen.Attrs
+	num := func(k string) (int, error) {
+		n, err := strconv.Atoi(a[k])
+		if err != nil {
+			return 0, fmt.Errorf("%w: mmlsfs %s: %q is not a number", ErrInvalid, k, a[k])
+		}
+		return n, nil
+	}
+	f := FileSystem{Device: device, LayoutMap: a["blockAllocationType"], MountPoint: a["defaultMountPoint"],
+		AutoMount: a["automaticMountOption"] == "yes"}
+	bs, err := ParseSize(a["blockSize"])
+	if err != nil {
+		return f, fmt.Errorf("mmlsfs blockSize: %w", err)
+	}
+	f.BlockSize = FormatSize(bs)
+	if v, ok := a["blockSize/system pool"]; ok {
+		md, err := ParseSize(v)
+		if err != nil {
+			return f, fmt.Errorf("mmlsfs blockSize (system pool): %w", err)
+		}
+		f.MetaBlockSize = FormatSize(md)
+	}
+	for _, x := range []struct {
+		key string
+		to  *int
+	}{{"defaultMetadataReplicas", &f.MetaRepl}, {"maxMetadataReplicas", &f.MaxMeta}, {"defaultDataReplicas", &f.DataRepl},
+		{"maxDataReplicas", &f.MaxData}, {"numNodes", &f.NumNodes}} {
+		if *x.to, err = num(x.key); err != nil {
+			return f, err
+		}
+	}
+	pools := map[string]bool{}
+	for _, d := range seen.Disks {
+		fg, err := strconv.Atoi(d.FailureGroup)
+		if err != nil {
+			return f, fmt.Errorf("%w: mmlsdisk: failure group %q of %s", ErrInvalid, d.FailureGroup, d.Name)
+		}
+		f.Disks = append(f.Disks, NSD{Name: d.Name, Usage: d.Usage(), FailureGroup: fg, Pool: d.Pool})
+		if d.Pool != SystemPool && !pools[d.Pool] {
+			pools[d.Pool] = true
+			f.Pools = append(f.Pools, Pool{Name: d.Pool, BlockSize: f.BlockSize, LayoutMap: f.LayoutMap})
+		}
+	}
+	if !strings.HasPrefix(seen.Policy, "No policy file was installed") {
+		f.Policy = seen.Policy
+	}
+	return f, nil
 }

@@ -51,3 +51,32 @@ func TestImportCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestImportFS: the file system imported from the -Y fixtures has no
+// drift against them, and its mmcrfs settings are the fixture's.
+func TestImportFS(t *testing.T) {
+	seen := FSSeen{Exists: true, Mounted: true}
+	var err error
+	if seen.Attrs, err = ParseFSAttrs(fixture(t, "mmlsfs.Y")); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Disks, err = ParseDisks(fixture(t, "mmlsdisk.Y")); err != nil {
+		t.Fatal(err)
+	}
+	seen.Policy = "RULE 'default' SET POOL 'data'\n"
+	f, err := ImportFS("fs1", seen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.BlockSize != "8M" || f.MetaBlockSize != "" || f.LayoutMap != "scatter" || f.MountPoint != "/gpfs/fs1" || !f.AutoMount ||
+		f.MetaRepl != 1 || f.MaxMeta != 2 || f.NumNodes != 32 || len(f.Disks) != len(seen.Disks) || f.Policy != seen.Policy {
+		t.Errorf("imported %+v", f)
+	}
+	if d := f.FSDrift(seen); len(d) != 0 {
+		t.Errorf("drift after import: %v", d)
+	}
+	seen.Attrs["numNodes"] = "many"
+	if _, err := ImportFS("fs1", seen); err == nil {
+		t.Error("a numNodes that is not a number was imported")
+	}
+}
