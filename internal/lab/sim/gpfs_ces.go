@@ -20,7 +20,7 @@ package sim
 //
 // The -Y field names of mmces and mmnfs are not confirmed by a capture
 // (the NFS export columns are those of `mmnfs export list`); parse them
-// by header name. SMB shares (mmsmb) are not simulated.
+// by header name. SMB exports (mmsmb) are in gpfs_smb.go.
 
 import (
 	"fmt"
