@@ -206,14 +206,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if len(nsds) != 18 {
 		t.Errorf("%d NSDs, want 16 data + 2 metadata: %v", len(nsds), nsds)
 	}
-	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	usage := map[string]int{}
-	for _, d := range disks {
-		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
-	}
+	usage := r.disksByUsage(t)
 	if want := map[string]int{"metadataOnly/system/fg1": 2, "dataOnly/data/fg1": 8, "dataOnly/data/fg2": 8}; !mapsEqual(usage, want) {
 		t.Errorf("disks by usage/pool/failure group = %v, want %v", usage, want)
 	}
@@ -315,7 +308,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 {
 		t.Errorf("mmcrfs ran %d times after the expansion", len(got))
 	}
-	if disks, _ = gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y")); len(disks) != 34 {
+	if disks, _ := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y")); len(disks) != 34 {
 		t.Errorf("file system has %d disks after the expansion, want 34", len(disks))
 	}
 	if changes, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil || changes {
@@ -394,14 +387,7 @@ func TestR5MetadataME4024(t *testing.T) {
 	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1")); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
-	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	usage := map[string]int{}
-	for _, d := range disks {
-		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
-	}
+	usage := r.disksByUsage(t)
 	if want := map[string]int{"metadataOnly/system/fg101": 12, "dataOnly/data/fg1": 8}; !mapsEqual(usage, want) {
 		t.Errorf("disks by usage/pool/failure group = %v, want %v", usage, want)
 	}
@@ -450,6 +436,21 @@ import {
 	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 1 {
 		t.Errorf("mmrestripefs ran %d times after an apply without new disks", len(got))
 	}
+}
+
+// disksByUsage counts fs1's disks (mmlsdisk -Y) by usage, pool and
+// failure group: "dataOnly/data/fg1".
+func (r *r5Lab) disksByUsage(t *testing.T) map[string]int {
+	t.Helper()
+	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := map[string]int{}
+	for _, d := range disks {
+		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
+	}
+	return usage
 }
 
 func mapsEqual(a, b map[string]int) bool {
