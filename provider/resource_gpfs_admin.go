@@ -205,3 +205,54 @@ func gpfsAttrPath(s string) tfpath.Path {
 
 // reSafeName is a name that is safe in a file name on the admin node.
 var reSafeName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// stepItems turns steps into agent items: the files each reads, then the
+// command with its guard (see gpfsCommand).
+func stepItems(steps []gpfs.Step) []protocol.Item {
+	var items []protocol.Item
+	for _, s := range steps {
+		for _, f := range sortedKeys(s.Files) {
+			items = append(items, gpfsFile(f, s.Files[f]))
+		}
+		items = append(items, gpfsStep(s))
+	}
+	return items
+}
+
+// dedupeFiles keeps the last item for a path (an agent spec lists each
+// file once).
+func dedupeFiles(items []protocol.Item) []protocol.Item {
+	last := map[string]int{}
+	for i, it := range items {
+		if it.File != nil {
+			last[it.File.Path] = i
+		}
+	}
+	var out []protocol.Item
+	for i, it := range items {
+		if it.File != nil && last[it.File.Path] != i {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// driftText is drift as one line, keys sorted.
+func driftText(d map[string]string) string {
+	var out []string
+	for _, k := range sortedKeys(d) {
+		out = append(out, k+": "+d[k])
+	}
+	return strings.Join(out, "; ")
+}
+
+// cutImportID splits an import id HOST/NAME at its last slash (a host may
+// be address:port).
+func cutImportID(id string) (host, name string, ok bool) {
+	i := strings.LastIndex(id, "/")
+	if i <= 0 || i == len(id)-1 {
+		return "", "", false
+	}
+	return id[:i], id[i+1:], true
+}

@@ -3,7 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -23,6 +24,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsClusterResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsClusterResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsClusterResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsClusterResource)(nil)
 )
@@ -104,6 +106,202 @@ func (r *gpfsClusterResource) Configure(_ context.Context, req resource.Configur
 	}
 }
 
+func (r *gpfsClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsClusterModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := cfg.spec(ctx, &resp.Diagnostics); ok {
+		var quiet diag.Diagnostics // warnings are for the plan
+		validateClusterSpec(s, &quiet)
+		for _, d := range quiet.Errors() {
+			resp.Diagnostics.Append(d)
+		}
+	}
+}
+
+// ModifyPlan checks the rules, fills the computed values known from the
+// configuration, and says which nodes a plan removes from the cluster.
+func (r *gpfsClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		if !req.State.Raw.IsNull() {
+			resp.Diagnostics.AddWarning("Cluster Kept", "Destroying hpcstorage_gpfs_cluster leaves the GPFS cluster running "+
+				"(its file systems depend on it); only the node files on the admin node are removed.")
+		}
+		return
+	}
+	var plan gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	s, ok := plan.spec(ctx, &resp.Diagnostics)
+	if ok {
+		validateClusterSpec(s, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		plan.fill(s)
+	}
+	if !req.State.Raw.IsNull() && ok {
+		var state gpfsClusterModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		var before map[string][]string
+		resp.Diagnostics.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
+		have := map[string]bool{}
+		for _, n := range s.Nodes {
+			have[n.Name] = true
+		}
+		for _, n := range slices.Sorted(maps.Keys(before)) {
+			if !have[n] {
+				resp.Diagnostics.AddAttributeWarning(path.Root("nodes"), "Node Leaves The Cluster",
+					fmt.Sprintf("Node %s is no longer configured: the apply stops GPFS on it (mmshutdown -N %s) and removes it "+
+						"from the cluster (mmdelnode -N %s).", n, n, n))
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *gpfsClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.Nodes.IsNull() {
+		r.readImported(ctx, &state, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		return
+	}
+	s, ok := state.spec(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readCluster(ctx, state.admin(r.nodes), len(s.Classes) > 0, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(gpfs.ClusterDrift(s, seen))
+	if seen.Exists {
+		state.ClusterID = types.StringValue(seen.Cluster.ID)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsClusterModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var before, after map[string][]string
+	resp.Diagnostics.Append(prior.Nodes.ElementsAs(ctx, &before, false)...)
+	resp.Diagnostics.Append(plan.Nodes.ElementsAs(ctx, &after, false)...)
+	var dropped []string
+	for n := range before {
+		if _, ok := after[n]; !ok {
+			dropped = append(dropped, n)
+		}
+	}
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete keeps the cluster (see the description) and removes the files.
+func (r *gpfsClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsClusterModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.admin(r.nodes).remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ImportState takes HOST/NAME: the admin node as SSH reaches it, then the
+// cluster name; the Read that follows fills the rest from the -Y outputs.
+func (r *gpfsClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	host, name, ok := cutImportID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give HOST/NAME: the admin node as SSH reaches it, "+
+			"then the cluster name, e.g. 10.0.0.5:22/r5; got %q.", req.ID))
+		return
+	}
+	for attr, v := range map[string]string{"host": host, "name": name, "id": name} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
+
+// readImported fills an imported cluster from mmlscluster, mmlsconfig,
+// mmlsnodeclass and mmlsnsd -X (NSD servers): see gpfs.ImportCluster.
+func (r *gpfsClusterResource) readImported(ctx context.Context, m *gpfsClusterModel, diags *diag.Diagnostics) {
+	a := m.admin(r.nodes)
+	seen, ok := readCluster(ctx, a, true, diags)
+	if !ok {
+		return
+	}
+	if !seen.Exists || gpfs.ShortName(seen.Cluster.Name) != gpfs.ShortName(m.Name.ValueString()) {
+		diags.AddError("Cluster Not Found", fmt.Sprintf("Host %s is not in a cluster named %s (mmlscluster -Y: %q).", a.host,
+			m.Name.ValueString(), seen.Cluster.Name))
+		return
+	}
+	var servers []string
+	out, failed, ok := a.query(ctx, diags, "mmlsnsd", "-X", "-Y")
+	if !ok {
+		return
+	}
+	if failed == "" { // mmlsnsd fails when there is no NSD yet
+		nsds, err := gpfs.ParseNSDs(out)
+		if err != nil {
+			diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmlsnsd -X -Y: %v", a.host, err))
+			return
+		}
+		for _, n := range nsds {
+			for _, s := range n.Servers {
+				servers = append(servers, gpfs.ShortName(s))
+			}
+		}
+	}
+	s := gpfs.ImportCluster(seen, servers)
+	s.Name = m.Name.ValueString()
+	nodes := map[string][]string{}
+	for _, n := range s.Nodes {
+		nodes[n.Name] = n.Roles
+	}
+	var d diag.Diagnostics
+	m.Nodes, d = types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, nodes)
+	diags.Append(d...)
+	m.NodeClasses = types.MapNull(types.ListType{ElemType: types.StringType})
+	if len(s.Classes) > 0 {
+		m.NodeClasses, d = types.MapValueFrom(ctx, types.ListType{ElemType: types.StringType}, s.Classes)
+		diags.Append(d...)
+	}
+	m.Config = types.MapNull(types.MapType{ElemType: types.StringType})
+	if len(s.Config) > 0 {
+		m.Config, d = types.MapValueFrom(ctx, types.MapType{ElemType: types.StringType}, s.Config)
+		diags.Append(d...)
+	}
+	m.fill(s)
+	m.ClusterID = types.StringValue(seen.Cluster.ID)
+	m.Drift = driftMap(gpfs.ClusterDrift(s, seen))
+}
+
 // spec converts the model; known is false while an input is unknown.
 func (m *gpfsClusterModel) spec(ctx context.Context, diags *diag.Diagnostics) (gpfs.ClusterSpec, bool) {
 	if m.Name.IsUnknown() || m.Nodes.IsUnknown() || m.NodeClasses.IsUnknown() || m.Config.IsUnknown() {
@@ -123,19 +321,10 @@ func (m *gpfsClusterModel) spec(ctx context.Context, diags *diag.Diagnostics) (g
 		return gpfs.ClusterSpec{}, false
 	}
 	s := gpfs.ClusterSpec{Name: m.Name.ValueString(), Classes: classes, Config: config, Dir: gpfsPath("cluster-" + m.Name.ValueString())}
-	for _, n := range sortedKeysOf(nodes) {
+	for _, n := range slices.Sorted(maps.Keys(nodes)) {
 		s.Nodes = append(s.Nodes, gpfs.Node{Name: n, Roles: nodes[n]})
 	}
 	return s, true
-}
-
-func sortedKeysOf[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // validate checks the spec; maxblocksize is cluster-wide only.
@@ -214,19 +403,6 @@ func readCluster(ctx context.Context, a gpfsAdmin, withClasses bool, diags *diag
 	return seen, true
 }
 
-// stepItems turns steps into agent items: the files each reads, then the
-// command with its guard (see gpfsCommand).
-func stepItems(steps []gpfs.Step) []protocol.Item {
-	var items []protocol.Item
-	for _, s := range steps {
-		for _, f := range sortedKeysOf(s.Files) {
-			items = append(items, gpfsFile(f, s.Files[f]))
-		}
-		items = append(items, gpfsStep(s))
-	}
-	return items
-}
-
 // converge reads the cluster, runs what differs and reads it back.
 func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel, dropped []string, diags *diag.Diagnostics) bool {
 	s, ok := m.spec(ctx, diags)
@@ -270,152 +446,4 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	m.ClusterID = types.StringValue(seen.Cluster.ID)
 	m.Drift = emptyDrift()
 	return true
-}
-
-// dedupeFiles keeps the last item for a path (an agent spec lists each
-// file once).
-func dedupeFiles(items []protocol.Item) []protocol.Item {
-	last := map[string]int{}
-	for i, it := range items {
-		if it.File != nil {
-			last[it.File.Path] = i
-		}
-	}
-	var out []protocol.Item
-	for i, it := range items {
-		if it.File != nil && last[it.File.Path] != i {
-			continue
-		}
-		out = append(out, it)
-	}
-	return out
-}
-
-func driftText(d map[string]string) string {
-	var out []string
-	for _, k := range sortedKeysOf(d) {
-		out = append(out, k+": "+d[k])
-	}
-	return strings.Join(out, "; ")
-}
-
-func (r *gpfsClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s, ok := state.spec(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	seen, ok := readCluster(ctx, state.admin(r.nodes), len(s.Classes) > 0, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = driftMap(gpfs.ClusterDrift(s, seen))
-	if seen.Exists {
-		state.ClusterID = types.StringValue(seen.Cluster.ID)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *gpfsClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var before, after map[string][]string
-	resp.Diagnostics.Append(prior.Nodes.ElementsAs(ctx, &before, false)...)
-	resp.Diagnostics.Append(plan.Nodes.ElementsAs(ctx, &after, false)...)
-	var dropped []string
-	for n := range before {
-		if _, ok := after[n]; !ok {
-			dropped = append(dropped, n)
-		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// Delete keeps the cluster (see the description) and removes the files.
-func (r *gpfsClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state.admin(r.nodes).remove(ctx, state.owner(), &resp.Diagnostics)
-}
-
-// ModifyPlan checks the rules, fills the computed values known from the
-// configuration, and says which nodes a plan removes from the cluster.
-func (r *gpfsClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			resp.Diagnostics.AddWarning("Cluster Kept", "Destroying hpcstorage_gpfs_cluster leaves the GPFS cluster running "+
-				"(its file systems depend on it); only the node files on the admin node are removed.")
-		}
-		return
-	}
-	var plan gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	s, ok := plan.spec(ctx, &resp.Diagnostics)
-	if ok {
-		validateClusterSpec(s, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		plan.fill(s)
-	}
-	if !req.State.Raw.IsNull() && ok {
-		var state gpfsClusterModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		var before map[string][]string
-		resp.Diagnostics.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
-		have := map[string]bool{}
-		for _, n := range s.Nodes {
-			have[n.Name] = true
-		}
-		for _, n := range sortedKeysOf(before) {
-			if !have[n] {
-				resp.Diagnostics.AddAttributeWarning(path.Root("nodes"), "Node Leaves The Cluster",
-					fmt.Sprintf("Node %s is no longer configured: the apply stops GPFS on it (mmshutdown -N %s) and removes it "+
-						"from the cluster (mmdelnode -N %s).", n, n, n))
-			}
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *gpfsClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg gpfsClusterModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if s, ok := cfg.spec(ctx, &resp.Diagnostics); ok {
-		var quiet diag.Diagnostics // warnings are for the plan
-		validateClusterSpec(s, &quiet)
-		for _, d := range quiet.Errors() {
-			resp.Diagnostics.Append(d)
-		}
-	}
 }

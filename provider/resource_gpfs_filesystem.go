@@ -4,16 +4,19 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -26,6 +29,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsFilesystemResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsFilesystemResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsFilesystemResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsFilesystemResource)(nil)
 )
@@ -41,6 +45,7 @@ type gpfsFilesystemModel struct {
 	SSH                 types.Object `tfsdk:"ssh"`
 	Device              types.String `tfsdk:"device"`
 	BlockSize           types.String `tfsdk:"block_size"`
+	MetadataBlockSize   types.String `tfsdk:"metadata_block_size"`
 	Allocation          types.String `tfsdk:"allocation"`
 	MetadataReplicas    types.Int64  `tfsdk:"metadata_replicas"`
 	MaxMetadataReplicas types.Int64  `tfsdk:"max_metadata_replicas"`
@@ -58,6 +63,8 @@ type gpfsFilesystemModel struct {
 	DeleteOnDestroy     types.Bool   `tfsdk:"delete_on_destroy"`
 	MmcrfsCommand       types.List   `tfsdk:"mmcrfs_command"`
 	AddedDisks          types.List   `tfsdk:"added_disks"`
+	SubblocksPerBlock   types.Int64  `tfsdk:"subblocks_per_block"`
+	SubblockBytes       types.Int64  `tfsdk:"subblock_bytes"`
 	Drift               types.Map    `tfsdk:"drift"`
 }
 
@@ -100,7 +107,12 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"device": schema.StringAttribute{Required: true, MarkdownDescription: "Device name, e.g. `fs1` (`/dev/fs1`). Changing it replaces the resource.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"block_size": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("8M"),
-				MarkdownDescription: "Block size of the system pool (`-B`): `8M` for R5 (256 sub-blocks of 32 KiB)."},
+				MarkdownDescription: "Data block size (`-B`): `8M` for R5."},
+			"metadata_block_size": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The system pool's own block size (`--metadata-block-size`), allowed when every NSD of " +
+					"the system pool is `metadataOnly`. GPFS 5 gives every pool the same number of subblocks per block, the " +
+					"smaller of the two sizes' counts: R5's `8M` data blocks with `2M` metadata blocks have 256 subblocks of " +
+					"32 KiB (without it, 512 of 16 KiB). Unset: one block size everywhere. Fixed at creation."},
 			"allocation": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("scatter"),
 				MarkdownDescription: "Block allocation map (`-j`): " + backtickList(gpfs.LayoutMaps) + ". `scatter` keeps " +
 					"performance flat as the file system fills.", Validators: []validator.String{stringvalidator.OneOf(gpfs.LayoutMaps...)}},
@@ -147,14 +159,14 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "The mmcrfs argv the file system was created with."},
 			"added_disks": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "NSDs of the latest expansion: in a plan, exactly those the apply passes to the one `mmadddisk`."},
+			"subblocks_per_block": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Subblocks per full block, as `mmlsfs --subblocks-per-full-block` reports it."},
+			"subblock_bytes": schema.Int64Attribute{Computed: true, PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "Subblock (minimum fragment) size of the data pools in bytes, as `mmlsfs -f` reports it."},
 			"id":    schema.StringAttribute{Computed: true, MarkdownDescription: "The device name.", PlanModifiers: fixed},
 			"drift": nodeDriftAttribute(),
 		},
 	}
-}
-
-func replicaAttribute(desc string, def int64) schema.Int64Attribute {
-	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc + " 1 to 3."}
 }
 
 func (r *gpfsFilesystemResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -163,9 +175,290 @@ func (r *gpfsFilesystemResource) Configure(_ context.Context, req resource.Confi
 	}
 }
 
+func (r *gpfsFilesystemResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if f, ok := cfg.fs(ctx, &resp.Diagnostics); ok {
+		var quiet diag.Diagnostics
+		gpfsProblems(&quiet, f.Validate())
+		for _, d := range quiet.Errors() {
+			resp.Diagnostics.Append(d)
+		}
+	}
+}
+
+// ModifyPlan checks the rules, refuses changes mmcrfs settings cannot
+// take, lists the NSDs the apply adds, and refuses or announces removals.
+func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		if !req.State.Raw.IsNull() {
+			var state gpfsFilesystemModel
+			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+			if state.DeleteOnDestroy.ValueBool() {
+				resp.Diagnostics.AddWarning("File System Deleted", fmt.Sprintf("delete_on_destroy is set: destroy unmounts and "+
+					"DELETES file system %s and all its data (mmdelfs).", state.Device.ValueString()))
+			} else {
+				resp.Diagnostics.AddWarning("File System Kept", fmt.Sprintf("Destroy keeps file system %s and its data; set "+
+					"delete_on_destroy = true (and apply) first to delete it.", state.Device.ValueString()))
+			}
+		}
+		return
+	}
+	var plan gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	plan.ID = plan.Device
+	f, ok := plan.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	gpfsProblems(&resp.Diagnostics, f.Validate())
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
+		plan.AddedDisks = stringList(nil)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	before, ok := state.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	for _, c := range []struct {
+		attr      string
+		was, will string
+	}{
+		{"block_size", before.BlockSize, f.BlockSize}, {"metadata_block_size", before.MetaBlockSize, f.MetaBlockSize},
+		{"allocation", before.LayoutMap, f.LayoutMap},
+		{"metadata_replicas", fmt.Sprint(before.MetaRepl), fmt.Sprint(f.MetaRepl)},
+		{"max_metadata_replicas", fmt.Sprint(before.MaxMeta), fmt.Sprint(f.MaxMeta)},
+		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},
+		{"max_data_replicas", fmt.Sprint(before.MaxData), fmt.Sprint(f.MaxData)},
+		{"mount_point", before.MountPoint, f.MountPoint},
+	} {
+		if c.was != c.will {
+			addError(&resp.Diagnostics, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
+				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
+				c.attr, c.was, f.Device), nil)
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.MmcrfsCommand = state.MmcrfsCommand
+	var added []string
+	for _, n := range diskNames(f) {
+		if !slices.Contains(diskNames(before), n) {
+			added = append(added, n)
+		}
+	}
+	if len(added) > 0 {
+		plan.AddedDisks = stringList(added)
+		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
+			"%d NSD(s) to %s with one mmadddisk: %s. Existing NSDs and data are untouched; the file system stays mounted.%s",
+			len(added), f.Device, strings.Join(added, ", "), map[bool]string{true: " mmrestripefs -b then rebalances existing data.",
+				false: " Existing data is not rebalanced (rebalance_on_add is off)."}[plan.Rebalance.ValueBool()]))
+	} else {
+		plan.AddedDisks = state.AddedDisks
+	}
+	var removed []string
+	for _, n := range diskNames(before) {
+		if !slices.Contains(diskNames(f), n) {
+			removed = append(removed, n)
+		}
+	}
+	if len(removed) > 0 {
+		if !plan.AllowDiskRemoval.ValueBool() {
+			addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
+				"disks. Taking a disk out of file system %s migrates its data to the other disks (mmdeldisk): set "+
+				"allow_disk_removal = true to do so, or put them back.", strings.Join(removed, ", "), f.Device), nil)
+			return
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
+			"runs mmdeldisk %s %q: GPFS migrates their data to the remaining disks first.", f.Device, strings.Join(removed, ";")))
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.Disks.IsNull() {
+		r.readImported(ctx, &state, &resp.Diagnostics)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		}
+		return
+	}
+	f, ok := state.fs(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(f.FSDrift(seen))
+	if seen.Exists {
+		state.setSubblocks(seen)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsFilesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsFilesystemModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	remove := removedDisks(ctx, &prior, &plan, &resp.Diagnostics)
+	if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
+		addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
+			"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
+		return
+	}
+	plan.MmcrfsCommand = prior.MmcrfsCommand
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, remove, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsFilesystemModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
+	if state.DeleteOnDestroy.ValueBool() {
+		dev := state.Device.ValueString()
+		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
+			gpfsCommand("mmdelfs", "mmdelfs", dev)}, &resp.Diagnostics) {
+			return
+		}
+		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
+	}
+	a.remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
+// ImportState takes HOST/DEVICE: the admin node as SSH reaches it, then
+// the file system's device name; the Read that follows fills the rest.
+func (r *gpfsFilesystemResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	host, dev, ok := cutImportID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give HOST/DEVICE: the admin node as SSH reaches it, "+
+			"then the file system's device name, e.g. 10.0.0.5:22/fs1; got %q.", req.ID))
+		return
+	}
+	for attr, v := range map[string]string{"host": host, "device": dev, "id": dev} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
+
+var (
+	gpfsDiskType = types.ObjectType{AttrTypes: map[string]attr.Type{"nsd": types.StringType, "usage": types.StringType,
+		"failure_group": types.Int64Type, "pool": types.StringType}}
+	gpfsPoolType = types.ObjectType{AttrTypes: map[string]attr.Type{"name": types.StringType, "block_size": types.StringType,
+		"layout_map": types.StringType}}
+)
+
+// readImported fills an imported file system from mmlsfs, mmlsdisk,
+// mmlspolicy -L (gpfs.ImportFS) and the cluster's maxblocksize; the
+// switches (rebalance_on_add, allow_disk_removal, delete_on_destroy) take
+// their defaults.
+func (r *gpfsFilesystemResource) readImported(ctx context.Context, m *gpfsFilesystemModel, diags *diag.Diagnostics) {
+	a := newGPFSAdmin(r.nodes, m.Host, m.SSH)
+	seen, ok := readFS(ctx, a, m.Device.ValueString(), true, diags)
+	if !ok {
+		return
+	}
+	if !seen.Exists {
+		diags.AddError("File System Not Found", fmt.Sprintf("Host %s: mmlsfs does not know %s.", a.host, m.Device.ValueString()))
+		return
+	}
+	f, err := gpfs.ImportFS(m.Device.ValueString(), seen)
+	if err != nil {
+		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: %v", a.host, err))
+		return
+	}
+	out, failed, ok := a.query(ctx, diags, "mmlsconfig", "maxblocksize", "-Y")
+	if !ok {
+		return
+	}
+	m.MaxBlockSize = types.StringNull()
+	if conf, err := gpfs.ParseConfig(out); failed == "" && err == nil {
+		if v, ok := conf.Value("maxblocksize", gpfs.AllNodes); ok {
+			m.MaxBlockSize = types.StringValue(v)
+		}
+	}
+	m.BlockSize, m.Allocation, m.MountPoint = types.StringValue(f.BlockSize), types.StringValue(f.LayoutMap), types.StringValue(f.MountPoint)
+	m.MetadataBlockSize = types.StringNull()
+	if f.MetaBlockSize != "" {
+		m.MetadataBlockSize = types.StringValue(f.MetaBlockSize)
+	}
+	m.MetadataReplicas, m.MaxMetadataReplicas = types.Int64Value(int64(f.MetaRepl)), types.Int64Value(int64(f.MaxMeta))
+	m.DataReplicas, m.MaxDataReplicas = types.Int64Value(int64(f.DataRepl)), types.Int64Value(int64(f.MaxData))
+	m.NumNodes, m.AutoMount = types.Int64Value(int64(f.NumNodes)), types.BoolValue(f.AutoMount)
+	var disks []gpfsDiskModel
+	for _, d := range f.Disks {
+		disks = append(disks, gpfsDiskModel{NSD: types.StringValue(d.Name), Usage: types.StringValue(d.Usage),
+			FailureGroup: types.Int64Value(int64(d.FailureGroup)), Pool: types.StringValue(d.Pool)})
+	}
+	var pools []gpfsPoolModel
+	for _, p := range f.Pools {
+		pools = append(pools, gpfsPoolModel{Name: types.StringValue(p.Name), BlockSize: types.StringValue(p.BlockSize), LayoutMap: types.StringValue(p.LayoutMap)})
+	}
+	var d diag.Diagnostics
+	m.Disks, d = types.ListValueFrom(ctx, gpfsDiskType, disks)
+	diags.Append(d...)
+	m.Pools = types.ListNull(gpfsPoolType)
+	if len(pools) > 0 {
+		m.Pools, d = types.ListValueFrom(ctx, gpfsPoolType, pools)
+		diags.Append(d...)
+	}
+	m.PlacementPolicy = types.StringNull()
+	if f.Policy != "" {
+		m.PlacementPolicy = types.StringValue(f.Policy)
+	}
+	m.Rebalance, m.AllowDiskRemoval, m.DeleteOnDestroy = types.BoolValue(false), types.BoolValue(false), types.BoolValue(false)
+	m.MmcrfsCommand = stringList(f.MmcrfsArgv(m.dir() + "/mmcrfs.stanza"))
+	m.AddedDisks = stringList(nil)
+	m.setSubblocks(seen)
+	m.Drift = driftMap(f.FSDrift(seen))
+}
+
+func replicaAttribute(desc string, def int64) schema.Int64Attribute {
+	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc + " 1 to 3."}
+}
+
 // fs converts the model; known false while an input is unknown.
 func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (gpfs.FileSystem, bool) {
-	for _, v := range []interface{ IsUnknown() bool }{m.Device, m.BlockSize, m.Allocation, m.MetadataReplicas, m.MaxMetadataReplicas,
+	for _, v := range []interface{ IsUnknown() bool }{m.Device, m.BlockSize, m.MetadataBlockSize, m.Allocation, m.MetadataReplicas, m.MaxMetadataReplicas,
 		m.DataReplicas, m.MaxDataReplicas, m.NumNodes, m.MountPoint, m.AutoMount, m.Disks, m.Pools, m.PlacementPolicy, m.MaxBlockSize} {
 		if v.IsUnknown() {
 			return gpfs.FileSystem{}, false
@@ -180,7 +473,8 @@ func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (
 	if diags.HasError() {
 		return gpfs.FileSystem{}, false
 	}
-	f := gpfs.FileSystem{Device: m.Device.ValueString(), BlockSize: stringOr(m.BlockSize, "8M"), LayoutMap: stringOr(m.Allocation, "scatter"),
+	f := gpfs.FileSystem{Device: m.Device.ValueString(), BlockSize: stringOr(m.BlockSize, "8M"),
+		MetaBlockSize: m.MetadataBlockSize.ValueString(), LayoutMap: stringOr(m.Allocation, "scatter"),
 		MetaRepl: intOr(m.MetadataReplicas, 1), MaxMeta: intOr(m.MaxMetadataReplicas, 2), DataRepl: intOr(m.DataReplicas, 1),
 		MaxData: intOr(m.MaxDataReplicas, 2), NumNodes: intOr(m.NumNodes, 32), MountPoint: m.MountPoint.ValueString(),
 		AutoMount: m.AutoMount.IsNull() || m.AutoMount.ValueBool(), Policy: m.PlacementPolicy.ValueString()}
@@ -308,56 +602,31 @@ func (r *gpfsFilesystemResource) converge(ctx context.Context, m *gpfsFilesystem
 	} else if m.AddedDisks.IsUnknown() || m.AddedDisks.IsNull() {
 		m.AddedDisks = stringList(nil)
 	}
+	m.setSubblocks(seen)
 	m.ID = m.Device
 	m.Drift = emptyDrift()
 	return true
 }
 
-func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
+// setSubblocks reads the subblock figures from mmlsfs -Y (the data pools'
+// fragment size is the "other pools" row when the system pool has its own
+// block size).
+func (m *gpfsFilesystemModel) setSubblocks(seen gpfs.FSSeen) {
+	frag, ok := seen.Attrs["minFragmentSize/other pools"]
+	if !ok {
+		frag = seen.Attrs["minFragmentSize"]
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	m.SubblocksPerBlock = int64Attr(seen.Attrs["subblocksPerFullBlock"])
+	m.SubblockBytes = int64Attr(frag)
 }
 
-func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+// int64Attr is an mmlsfs number, null when absent or not a number.
+func int64Attr(s string) types.Int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return types.Int64Null()
 	}
-	f, ok := state.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = driftMap(f.FSDrift(seen))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *gpfsFilesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	remove := removedDisks(ctx, &prior, &plan, &resp.Diagnostics)
-	if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
-		addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
-			"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
-		return
-	}
-	plan.MmcrfsCommand = prior.MmcrfsCommand
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, remove, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return types.Int64Value(n)
 }
 
 func removedDisks(ctx context.Context, prior, plan *gpfsFilesystemModel, diags *diag.Diagnostics) []string {
@@ -373,137 +642,4 @@ func removedDisks(ctx context.Context, prior, plan *gpfsFilesystemModel, diags *
 		}
 	}
 	return out
-}
-
-func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
-	if state.DeleteOnDestroy.ValueBool() {
-		dev := state.Device.ValueString()
-		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
-			gpfsCommand("mmdelfs", "mmdelfs", dev)}, &resp.Diagnostics) {
-			return
-		}
-		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
-	}
-	a.remove(ctx, state.owner(), &resp.Diagnostics)
-}
-
-// ModifyPlan checks the rules, refuses changes mmcrfs settings cannot
-// take, lists the NSDs the apply adds, and refuses or announces removals.
-func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			var state gpfsFilesystemModel
-			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-			if state.DeleteOnDestroy.ValueBool() {
-				resp.Diagnostics.AddWarning("File System Deleted", fmt.Sprintf("delete_on_destroy is set: destroy unmounts and "+
-					"DELETES file system %s and all its data (mmdelfs).", state.Device.ValueString()))
-			} else {
-				resp.Diagnostics.AddWarning("File System Kept", fmt.Sprintf("Destroy keeps file system %s and its data; set "+
-					"delete_on_destroy = true (and apply) first to delete it.", state.Device.ValueString()))
-			}
-		}
-		return
-	}
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	plan.ID = plan.Device
-	f, ok := plan.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	gpfsProblems(&resp.Diagnostics, f.Validate())
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if req.State.Raw.IsNull() {
-		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
-		plan.AddedDisks = stringList(nil)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	before, ok := state.fs(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	for _, c := range []struct {
-		attr      string
-		was, will string
-	}{
-		{"block_size", before.BlockSize, f.BlockSize}, {"allocation", before.LayoutMap, f.LayoutMap},
-		{"metadata_replicas", fmt.Sprint(before.MetaRepl), fmt.Sprint(f.MetaRepl)},
-		{"max_metadata_replicas", fmt.Sprint(before.MaxMeta), fmt.Sprint(f.MaxMeta)},
-		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},
-		{"max_data_replicas", fmt.Sprint(before.MaxData), fmt.Sprint(f.MaxData)},
-		{"mount_point", before.MountPoint, f.MountPoint},
-	} {
-		if c.was != c.will {
-			addError(&resp.Diagnostics, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
-				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
-				c.attr, c.was, f.Device), nil)
-		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.MmcrfsCommand = state.MmcrfsCommand
-	var added []string
-	for _, n := range diskNames(f) {
-		if !slices.Contains(diskNames(before), n) {
-			added = append(added, n)
-		}
-	}
-	if len(added) > 0 {
-		plan.AddedDisks = stringList(added)
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
-			"%d NSD(s) to %s with one mmadddisk: %s. Existing NSDs and data are untouched; the file system stays mounted.%s",
-			len(added), f.Device, strings.Join(added, ", "), map[bool]string{true: " mmrestripefs -b then rebalances existing data.",
-				false: " Existing data is not rebalanced (rebalance_on_add is off)."}[plan.Rebalance.ValueBool()]))
-	} else {
-		plan.AddedDisks = state.AddedDisks
-	}
-	var removed []string
-	for _, n := range diskNames(before) {
-		if !slices.Contains(diskNames(f), n) {
-			removed = append(removed, n)
-		}
-	}
-	if len(removed) > 0 {
-		if !plan.AllowDiskRemoval.ValueBool() {
-			addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
-				"disks. Taking a disk out of file system %s migrates its data to the other disks (mmdeldisk): set "+
-				"allow_disk_removal = true to do so, or put them back.", strings.Join(removed, ", "), f.Device), nil)
-			return
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
-			"runs mmdeldisk %s %q: GPFS migrates their data to the remaining disks first.", f.Device, strings.Join(removed, ";")))
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *gpfsFilesystemResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if f, ok := cfg.fs(ctx, &resp.Diagnostics); ok {
-		var quiet diag.Diagnostics
-		gpfsProblems(&quiet, f.Validate())
-		for _, d := range quiet.Errors() {
-			resp.Diagnostics.Append(d)
-		}
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -33,12 +34,20 @@ type gpfsGatewaysModel struct {
 	Nodes      types.List   `tfsdk:"nodes"`
 	Services   types.List   `tfsdk:"services"`
 	Exports    types.List   `tfsdk:"exports"`
+	Addresses  types.List   `tfsdk:"ces_addresses"`
+	SMBExports types.List   `tfsdk:"smb_exports"`
 	Drift      types.Map    `tfsdk:"drift"`
 }
 
 type gpfsExportModel struct {
 	Path    types.String `tfsdk:"path"`
 	Clients types.List   `tfsdk:"clients"`
+}
+
+type gpfsSMBExportModel struct {
+	Name    types.String `tfsdk:"name"`
+	Path    types.String `tfsdk:"path"`
+	Options types.Map    `tfsdk:"options"`
 }
 
 type gpfsClientModel struct {
@@ -53,8 +62,10 @@ func (r *gpfsGatewaysResource) Metadata(_ context.Context, req resource.Metadata
 func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The Spectrum Scale protocol gateways (CES): the gateway nodes made CES nodes (`mmchnode " +
-			"--ces-enable`), protocol services enabled on them (`mmces service enable NFS|SMB`) and NFS exports of the file system (`mmnfs export add PATH --client " +
-			"\"SPEC(OPTIONS)\"`), so clients outside the fabric mount it (R5's gateways). Read back with `mmces service list " +
+			"--ces-enable`), protocol services enabled on them (`mmces service enable NFS|SMB`), the CES addresses clients " +
+			"mount from (`mmces address add --ces-ip`), NFS exports of the file system (`mmnfs export add PATH --client " +
+			"\"SPEC(OPTIONS)\"`) and SMB exports (`mmsmb export add NAME PATH --option ...`), so clients outside the fabric " +
+			"mount it over NFS and SMB (R5's gateways). Read back with `mmces service list " +
 			"-Y` and `mmnfs export list -Y`: a service disabled or an export changed by hand shows in `drift`. An export " +
 			"whose clients change is removed and added again; exports dropped from the configuration are removed. Destroy " +
 			"leaves services and exports in place (clients may be using them).\n\nThe CES nodes are the cluster's nodes with " +
@@ -80,6 +91,22 @@ func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaReques
 							"options": schema.StringAttribute{Required: true, MarkdownDescription: "Export options, e.g. `Access_Type=RW,Squash=root_squash`."},
 						}}},
 				}}},
+			"ces_addresses": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "CES addresses the clients outside the fabric mount from (`mmces address add --ces-ip " +
+					"IP[,IP]`, read back with `mmces address list -Y`); GPFS spreads them over the gateway nodes and moves them " +
+					"when one fails. Addresses dropped from the list stay (clients may hold mounts on them)."},
+			"smb_exports": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "SMB exports (`mmsmb export add NAME PATH --option \"KEY=VALUE\"...`, read back with " +
+					"`mmsmb export list -Y --all`; needs `SMB` in `services`). An export whose path or options change is " +
+					"removed and added again; exports dropped from the list are removed.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name": schema.StringAttribute{Required: true, MarkdownDescription: "Share name (1 to 80 characters, none of " +
+						"`\\ / : * ? \" < > |`; not `global`, `homes`, `printers`, `ipc$`)."},
+					"path": schema.StringAttribute{Required: true, MarkdownDescription: "Exported path in the file system, e.g. `/gpfs/fs1`."},
+					"options": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Share options by name, e.g. `{ \"browseable\" = \"yes\", \"smb encrypt\" = \"desired\" }`: " +
+							backtickList(gpfs.SMBOptionNames()) + "."},
+				}}},
 			"id":    nodeIDAttribute("The name."),
 			"drift": nodeDriftAttribute(),
 		},
@@ -92,8 +119,97 @@ func (r *gpfsGatewaysResource) Configure(_ context.Context, req resource.Configu
 	}
 }
 
+func (r *gpfsGatewaysResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsGatewaysModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if s, ok := cfg.spec(ctx, &resp.Diagnostics); ok {
+		gpfsProblems(&resp.Diagnostics, gpfs.ValidateProtocols(s))
+	}
+}
+
+func (r *gpfsGatewaysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan gpfsGatewaysModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	plan.ID = plan.Name
+	if s, ok := plan.spec(ctx, &resp.Diagnostics); ok {
+		gpfsProblems(&resp.Diagnostics, gpfs.ValidateProtocols(s))
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *gpfsGatewaysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsGatewaysModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsGatewaysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsGatewaysModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	s, ok := state.spec(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readProtocols(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), len(s.Exports)+len(s.SMB) > 0, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(gpfs.ProtocolsDrift(s, seen))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsGatewaysResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsGatewaysModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	before, _ := prior.spec(ctx, &resp.Diagnostics)
+	after, _ := plan.spec(ctx, &resp.Diagnostics)
+	var dropped []string
+	for _, e := range before.Exports {
+		if !slices.ContainsFunc(after.Exports, func(x gpfs.NFSExport) bool { return x.Path == e.Path }) {
+			dropped = append(dropped, e.Path)
+		}
+	}
+	var droppedSMB []string
+	for _, e := range before.SMB {
+		if !slices.ContainsFunc(after.SMB, func(x gpfs.SMBExport) bool { return strings.EqualFold(x.Name, e.Name) }) {
+			droppedSMB = append(droppedSMB, e.Name)
+		}
+	}
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, droppedSMB, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete leaves services and exports (see the description).
+func (r *gpfsGatewaysResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
+
 func (m *gpfsGatewaysModel) spec(ctx context.Context, diags *diag.Diagnostics) (gpfs.ProtocolsSpec, bool) {
-	if m.Services.IsUnknown() || m.Exports.IsUnknown() || m.Nodes.IsUnknown() {
+	if m.Services.IsUnknown() || m.Exports.IsUnknown() || m.Nodes.IsUnknown() || m.Addresses.IsUnknown() || m.SMBExports.IsUnknown() {
 		return gpfs.ProtocolsSpec{}, false
 	}
 	var s gpfs.ProtocolsSpec
@@ -117,6 +233,23 @@ func (m *gpfsGatewaysModel) spec(ctx context.Context, diags *diag.Diagnostics) (
 			x.Clients = append(x.Clients, gpfs.NFSClient{Spec: c.Spec.ValueString(), Options: c.Options.ValueString()})
 		}
 		s.Exports = append(s.Exports, x)
+	}
+	if !m.Addresses.IsNull() {
+		diags.Append(m.Addresses.ElementsAs(ctx, &s.Addresses, false)...)
+	}
+	var shares []gpfsSMBExportModel
+	if !m.SMBExports.IsNull() {
+		diags.Append(m.SMBExports.ElementsAs(ctx, &shares, false)...)
+	}
+	for _, x := range shares {
+		if x.Name.IsUnknown() || x.Path.IsUnknown() || x.Options.IsUnknown() {
+			return s, false
+		}
+		e := gpfs.SMBExport{Name: x.Name.ValueString(), Path: x.Path.ValueString(), Options: map[string]string{}}
+		if !x.Options.IsNull() {
+			diags.Append(x.Options.ElementsAs(ctx, &e.Options, false)...)
+		}
+		s.SMB = append(s.SMB, e)
 	}
 	return s, !diags.HasError()
 }
@@ -151,24 +284,35 @@ func readProtocols(ctx context.Context, a gpfsAdmin, withExports bool, diags *di
 		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmces service list -Y: %v", a.host, err))
 		return seen, false
 	}
-	if !withExports || !slices.Contains(seen.Services, "NFS") {
-		return seen, true
+	queries := []struct {
+		when  bool
+		argv  []string
+		parse func(string) error
+	}{
+		{len(seen.CESNodes) > 0, []string{"mmces", "address", "list", "-Y"}, func(o string) (e error) { seen.Addresses, e = gpfs.ParseCESAddresses(o); return }},
+		{withExports && slices.Contains(seen.Services, "NFS"), []string{"mmnfs", "export", "list", "-Y"}, func(o string) (e error) { seen.Exports, e = gpfs.ParseExports(o); return }},
+		{withExports && slices.Contains(seen.Services, "SMB"), []string{"mmsmb", "export", "list", "-Y", "--all"}, func(o string) (e error) { seen.Shares, e = gpfs.ParseSMBExports(o); return }},
 	}
-	out, failed, ok = a.query(ctx, diags, "mmnfs", "export", "list", "-Y")
-	if !ok {
-		return seen, false
-	}
-	if failed != "" {
-		return seen, true // no export yet
-	}
-	if seen.Exports, err = gpfs.ParseExports(out); err != nil {
-		diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: mmnfs export list -Y: %v", a.host, err))
-		return seen, false
+	for _, q := range queries {
+		if !q.when {
+			continue
+		}
+		out, failed, ok := a.query(ctx, diags, q.argv...)
+		if !ok {
+			return seen, false
+		}
+		if failed != "" {
+			continue // nothing listed yet
+		}
+		if err := q.parse(out); err != nil {
+			diags.AddError("Unreadable "+gpfsKind+" Output", fmt.Sprintf("Host %s: %s: %v", a.host, strings.Join(q.argv, " "), err))
+			return seen, false
+		}
 	}
 	return seen, true
 }
 
-func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysModel, dropped []string, diags *diag.Diagnostics) bool {
+func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysModel, dropped, droppedSMB []string, diags *diag.Diagnostics) bool {
 	s, ok := m.spec(ctx, diags)
 	if !ok {
 		return false
@@ -178,7 +322,7 @@ func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysMode
 	if !ok {
 		return false
 	}
-	if steps := gpfs.ProtocolsSteps(s, seen, dropped); len(steps) > 0 && !a.apply(ctx, m.owner(), stepItems(steps), diags) {
+	if steps := gpfs.ProtocolsSteps(s, seen, dropped, droppedSMB); len(steps) > 0 && !a.apply(ctx, m.owner(), stepItems(steps), diags) {
 		return false
 	}
 	if seen, ok = readProtocols(ctx, a, true, diags); !ok {
@@ -191,87 +335,4 @@ func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysMode
 	m.ID = m.Name
 	m.Drift = emptyDrift()
 	return true
-}
-
-func (r *gpfsGatewaysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *gpfsGatewaysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsGatewaysModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s, ok := state.spec(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	seen, ok := readProtocols(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), len(s.Exports) > 0, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = driftMap(gpfs.ProtocolsDrift(s, seen))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
-func (r *gpfsGatewaysResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	before, _ := prior.spec(ctx, &resp.Diagnostics)
-	after, _ := plan.spec(ctx, &resp.Diagnostics)
-	var dropped []string
-	for _, e := range before.Exports {
-		if !slices.ContainsFunc(after.Exports, func(x gpfs.NFSExport) bool { return x.Path == e.Path }) {
-			dropped = append(dropped, e.Path)
-		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// Delete leaves services and exports (see the description).
-func (r *gpfsGatewaysResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
-}
-
-func (r *gpfsGatewaysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	plan.ID = plan.Name
-	if s, ok := plan.spec(ctx, &resp.Diagnostics); ok {
-		gpfsProblems(&resp.Diagnostics, gpfs.ValidateProtocols(s))
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-func (r *gpfsGatewaysResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if s, ok := cfg.spec(ctx, &resp.Diagnostics); ok {
-		gpfsProblems(&resp.Diagnostics, gpfs.ValidateProtocols(s))
-	}
 }

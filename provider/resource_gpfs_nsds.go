@@ -116,6 +116,118 @@ func (r *gpfsNSDsResource) Configure(_ context.Context, req resource.ConfigureRe
 	}
 }
 
+func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var cfg gpfsNSDsModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	nsds, _, ok := cfg.nsdList(ctx, &resp.Diagnostics)
+	cluster, cok := cfg.clusterNodes(ctx, &resp.Diagnostics)
+	if ok && cok {
+		gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
+	}
+}
+
+// ModifyPlan checks the rules and, for NSDs to be created, that every
+// server sees the volume and that it is blank (unless wipe).
+func (r *gpfsNSDsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.Drift = emptyDrift()
+	plan.ID = plan.Name
+	nsds, wwns, ok := plan.nsdList(ctx, &resp.Diagnostics)
+	cluster, cok := plan.clusterNodes(ctx, &resp.Diagnostics)
+	if !ok || !cok {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.fill(nsds)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	var existing []string
+	if !req.State.Raw.IsNull() {
+		var state gpfsNSDsModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		before, _, _ := state.nsdList(ctx, &resp.Diagnostics)
+		existing = nsdNames(before)
+		for _, n := range existing {
+			if !slices.Contains(nsdNames(nsds), n) {
+				resp.Diagnostics.AddAttributeWarning(path.Root("nsds"), "NSD Deleted",
+					fmt.Sprintf("NSD %s is no longer configured: the apply deletes it (mmdelnsd). GPFS refuses while a file "+
+						"system uses it; hpcstorage_gpfs_filesystem removes it from the file system only when allow_disk_removal is set.", n))
+			}
+		}
+	}
+	r.checkServers(ctx, &plan, nsds, wwns, existing, &resp.Diagnostics)
+}
+
+func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state gpfsNSDsModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	nsds, _, ok := state.nsdList(ctx, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *gpfsNSDsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, prior gpfsNSDsModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	before, _, _ := prior.nsdList(ctx, &resp.Diagnostics)
+	after, _, _ := plan.nsdList(ctx, &resp.Diagnostics)
+	var dropped []string
+	for _, n := range nsdNames(before) {
+		if !slices.Contains(nsdNames(after), n) {
+			dropped = append(dropped, n)
+		}
+	}
+	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *gpfsNSDsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state gpfsNSDsModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), &resp.Diagnostics)
+}
+
 // nsdList converts the model's NSDs (servers in alternating order); known
 // false while something is unknown.
 func (m *gpfsNSDsModel) nsdList(ctx context.Context, diags *diag.Diagnostics) ([]gpfs.NSD, []string, bool) {
@@ -215,111 +327,12 @@ func (m *gpfsNSDsModel) fill(nsds []gpfs.NSD) {
 	m.Drift = emptyDrift()
 }
 
-func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsNSDsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	nsds, _, ok := state.nsdList(ctx, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
-
 func nsdNames(nsds []gpfs.NSD) []string {
 	out := make([]string, len(nsds))
 	for i, n := range nsds {
 		out[i] = n.Name
 	}
 	return out
-}
-
-func (r *gpfsNSDsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	before, _, _ := prior.nsdList(ctx, &resp.Diagnostics)
-	after, _, _ := plan.nsdList(ctx, &resp.Diagnostics)
-	var dropped []string
-	for _, n := range nsdNames(before) {
-		if !slices.Contains(nsdNames(after), n) {
-			dropped = append(dropped, n)
-		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-func (r *gpfsNSDsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsNSDsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), &resp.Diagnostics)
-}
-
-// ModifyPlan checks the rules and, for NSDs to be created, that every
-// server sees the volume and that it is blank (unless wipe).
-func (r *gpfsNSDsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	plan.ID = plan.Name
-	nsds, wwns, ok := plan.nsdList(ctx, &resp.Diagnostics)
-	cluster, cok := plan.clusterNodes(ctx, &resp.Diagnostics)
-	if !ok || !cok {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.fill(nsds)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	var existing []string
-	if !req.State.Raw.IsNull() {
-		var state gpfsNSDsModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		before, _, _ := state.nsdList(ctx, &resp.Diagnostics)
-		existing = nsdNames(before)
-		for _, n := range existing {
-			if !slices.Contains(nsdNames(nsds), n) {
-				resp.Diagnostics.AddAttributeWarning(path.Root("nsds"), "NSD Deleted",
-					fmt.Sprintf("NSD %s is no longer configured: the apply deletes it (mmdelnsd). GPFS refuses while a file "+
-						"system uses it; hpcstorage_gpfs_filesystem removes it from the file system only when allow_disk_removal is set.", n))
-			}
-		}
-	}
-	r.checkServers(ctx, &plan, nsds, wwns, existing, &resp.Diagnostics)
 }
 
 // checkServers asks each server's agent for its block devices (facts) and
@@ -371,18 +384,5 @@ func (r *gpfsNSDsResource) checkServers(ctx context.Context, plan *gpfsNSDsModel
 					"overwrite it, or use another volume.", n.Name, s, dev.Name, wwns[i], dev.FSType), nil)
 			}
 		}
-	}
-}
-
-func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var cfg gpfsNSDsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	nsds, _, ok := cfg.nsdList(ctx, &resp.Diagnostics)
-	cluster, cok := cfg.clusterNodes(ctx, &resp.Diagnostics)
-	if ok && cok {
-		gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
 	}
 }

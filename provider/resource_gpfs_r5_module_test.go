@@ -178,7 +178,8 @@ func (r *r5Lab) planActions(t *testing.T, vars ...string) map[string]string {
 // TestR5ModuleExample applies examples/r5 (the spectrum-scale module) with
 // the real Terraform CLI to a fresh R5 lab, 2 ME4084s without their
 // ME484s: NSDs with their usage and failure groups, the file system with
-// -B 8M -j scatter, pagepool 16G on the NSD servers; the second plan is
+// -B 8M -j scatter and 2M metadata blocks (256 subblocks of 32 KiB, read
+// back from mmlsfs -f -Y), pagepool 16G on the NSD servers; the second plan is
 // empty. Then the capacity expansion (both ME484s): the plan only adds
 // and updates in place, and the apply runs ONE mmadddisk with exactly the
 // 16 new NSDs. A pagepool changed by hand shows as drift and the apply
@@ -205,14 +206,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if len(nsds) != 18 {
 		t.Errorf("%d NSDs, want 16 data + 2 metadata: %v", len(nsds), nsds)
 	}
-	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	usage := map[string]int{}
-	for _, d := range disks {
-		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
-	}
+	usage := r.disksByUsage(t)
 	if want := map[string]int{"metadataOnly/system/fg1": 2, "dataOnly/data/fg1": 8, "dataOnly/data/fg2": 8}; !mapsEqual(usage, want) {
 		t.Errorf("disks by usage/pool/failure group = %v, want %v", usage, want)
 	}
@@ -222,6 +216,33 @@ func TestR5ModuleExample(t *testing.T) {
 	}
 	if attrs["blockSize"] != "8388608" || attrs["blockAllocationType"] != "scatter" {
 		t.Errorf("mmlsfs: block size %s, allocation %s", attrs["blockSize"], attrs["blockAllocationType"])
+	}
+	// The paper's 256 subblocks of 32 KiB: 8M data blocks, a 2M
+	// metadataOnly system pool (mmlsfs -f has one row per pool kind).
+	frag, err := gpfs.ParseFSAttrs(r.mm(t, "nsd1", true, "mmlsfs", "fs1", "-f", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frag["minFragmentSize/other pools"] != "32768" || frag["minFragmentSize/system pool"] != "8192" ||
+		attrs["subblocksPerFullBlock"] != "256" || attrs["blockSize/system pool"] != "2097152" {
+		t.Errorf("mmlsfs -f: %v; subblocks per block %s, system pool block size %s", frag,
+			attrs["subblocksPerFullBlock"], attrs["blockSize/system pool"])
+	}
+	outs, err := r.tf.Output(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(outs["subblocks"].Value); got != `"256 x 32 KiB"` {
+		t.Errorf("subblocks output = %s, want 256 x 32 KiB", got)
+	}
+	// The gateways: CES addresses and the SMB export next to NFS.
+	ips, err := gpfs.ParseCESAddresses(r.mm(t, "gw1", true, "mmces", "address", "list", "-Y"))
+	if err != nil || !slices.Equal(ips, []string{"10.10.0.201", "10.10.0.202"}) {
+		t.Errorf("CES addresses %v %v", ips, err)
+	}
+	shares, err := gpfs.ParseSMBExports(r.mm(t, "gw2", true, "mmsmb", "export", "list", "-Y", "--all"))
+	if err != nil || len(shares) != 1 || shares[0].Name != "fs1" || shares[0].Path != "/gpfs/fs1" || shares[0].Options["browseable"] != "yes" {
+		t.Errorf("SMB exports %v %v", shares, err)
 	}
 	conf, err := gpfs.ParseConfig(r.mm(t, "nsd2", true, "mmlsconfig", "-Y"))
 	if err != nil {
@@ -233,7 +254,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if v, _ := conf.Value("maxblocksize", gpfs.AllNodes); !gpfs.SameValue("maxblocksize", "8M", v) {
 		t.Errorf("maxblocksize = %q", v)
 	}
-	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 || !strings.Contains(strings.Join(got[0], " "), "-B 8M -j scatter -m 1 -M 2 -r 1 -R 2 -n 32 -T /gpfs/fs1 -A yes") {
+	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 || !strings.Contains(strings.Join(got[0], " "), "-B 8M -j scatter -m 1 -M 2 -r 1 -R 2 -n 32 -T /gpfs/fs1 -A yes --metadata-block-size 2M") {
 		t.Errorf("mmcrfs runs: %v", got)
 	}
 
@@ -287,7 +308,7 @@ func TestR5ModuleExample(t *testing.T) {
 	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 {
 		t.Errorf("mmcrfs ran %d times after the expansion", len(got))
 	}
-	if disks, _ = gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y")); len(disks) != 34 {
+	if disks, _ := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y")); len(disks) != 34 {
 		t.Errorf("file system has %d disks after the expansion, want 34", len(disks))
 	}
 	if changes, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil || changes {
@@ -308,6 +329,18 @@ func TestR5ModuleExample(t *testing.T) {
 		t.Errorf("pagepool on nsdServers after the apply = %q", v)
 	}
 
+	// The SMB export removed by hand: drift on the gateways, put back.
+	r.mm(t, "gw1", false, "mmsmb", "export", "remove", "fs1")
+	if actions = r.planActions(t, "me484_count=2"); len(actions) != 1 || actions["module.r5.hpcstorage_gpfs_gateways.this[0]"] != "update" {
+		t.Errorf("plan after mmsmb export remove by hand: %v, want one update of the gateways", actions)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil {
+		t.Fatalf("apply after SMB drift: %v", err)
+	}
+	if shares, _ = gpfs.ParseSMBExports(r.mm(t, "gw2", true, "mmsmb", "export", "list", "-Y")); len(shares) != 1 {
+		t.Errorf("SMB exports after the apply: %v", shares)
+	}
+
 	// Taking an ME484 out would remove NSDs from the file system: refused
 	// at plan time unless allow_disk_removal.
 	_, err = r.tf.Plan(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=1"))
@@ -326,6 +359,98 @@ func TestR5ModuleExample(t *testing.T) {
 	if got := r.mmLog(t, "nsd1", "mmdelfs"); len(got) != 0 {
 		t.Errorf("destroy ran mmdelfs: %v", got)
 	}
+}
+
+// TestR5MetadataME4024: the module with the high-demand metadata module
+// (metadata = "me4024": the ME4024's 24 SSDs as 12 RAID1 LUNs, metadata
+// NSDs in failure group 101) on one ME4084, and rebalance_on_add: the
+// expansion by the ME484 runs mmadddisk then mmrestripefs -b, once; a
+// later apply without new disks does not restripe again.
+func TestR5MetadataME4024(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies the R5 design")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	main, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "examples", "r5", "main.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(main), `metadata          = "base"`,
+		`metadata          = "me4024"
+  metadata_arrays   = ["me4024-1"]
+  rebalance_on_add  = true`, 1)
+	if cfg == string(main) {
+		t.Fatal("examples/r5/main.tf no longer sets metadata = \"base\"")
+	}
+	r := upR5(t, cfg)
+	ctx := context.Background()
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1")); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	usage := r.disksByUsage(t)
+	if want := map[string]int{"metadataOnly/system/fg101": 12, "dataOnly/data/fg1": 8}; !mapsEqual(usage, want) {
+		t.Errorf("disks by usage/pool/failure group = %v, want %v", usage, want)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 0 {
+		t.Errorf("mmrestripefs ran at creation: %v", got)
+	}
+
+	// Import (id HOST/DEVICE): the file system forgotten by the state comes
+	// back from mmlsfs, mmlsdisk and mmlspolicy as configured; only the
+	// switch rebalance_on_add, which GPFS does not keep, is set by the plan.
+	const fsAddr = "module.r5.hpcstorage_gpfs_filesystem.this"
+	if err := r.tf.StateRm(ctx, fsAddr); err != nil {
+		t.Fatal(err)
+	}
+	r.writeImport(t, `
+import {
+  to = module.r5.hpcstorage_gpfs_filesystem.this
+  id = "${var.lab.nodes["nsd1"].host}/fs1"
+}
+`)
+	actions, changed := r.importChanges(t, "array_count=1")
+	if actions[fsAddr] != "import+update" || !slices.Equal(changed[fsAddr], []string{"rebalance_on_add"}) {
+		t.Errorf("plan of the file system import: %s, changing %v; want an import setting only rebalance_on_add", actions[fsAddr], changed[fsAddr])
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1")); err != nil {
+		t.Fatalf("apply of the import: %v", err)
+	}
+	if err := os.Remove(filepath.Join(r.tf.WorkingDir(), "import.tf")); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmcrfs"); len(got) != 1 {
+		t.Errorf("mmcrfs ran %d times", len(got))
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1"), tfexec.Var("me484_count=1")); err != nil {
+		t.Fatalf("expansion apply: %v", err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 1 || strings.Join(got[0][1:], " ") != "fs1 -b" {
+		t.Errorf("mmrestripefs runs after the expansion: %v, want one mmrestripefs fs1 -b", got)
+	}
+	if got := r.mmLog(t, "nsd1", "mmadddisk"); len(got) != 1 {
+		t.Errorf("mmadddisk runs: %v", got)
+	}
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("array_count=1"), tfexec.Var("me484_count=1")); err != nil {
+		t.Fatalf("second apply: %v", err)
+	}
+	if got := r.mmLog(t, "nsd1", "mmrestripefs"); len(got) != 1 {
+		t.Errorf("mmrestripefs ran %d times after an apply without new disks", len(got))
+	}
+}
+
+// disksByUsage counts fs1's disks (mmlsdisk -Y) by usage, pool and
+// failure group: "dataOnly/data/fg1".
+func (r *r5Lab) disksByUsage(t *testing.T) map[string]int {
+	t.Helper()
+	disks, err := gpfs.ParseDisks(r.mm(t, "nsd1", true, "mmlsdisk", "fs1", "-Y"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := map[string]int{}
+	for _, d := range disks {
+		usage[d.Usage()+"/"+d.Pool+"/fg"+d.FailureGroup]++
+	}
+	return usage
 }
 
 func mapsEqual(a, b map[string]int) bool {

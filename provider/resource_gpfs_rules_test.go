@@ -142,6 +142,15 @@ func TestGpfsPlanRules(t *testing.T) {
 		{"system node class", []string{`node_classes = { nsdServers = ["nsd1", "nsd2"] }`, `node_classes = { nsdNodes = ["nsd1", "nsd2"] }`},
 			`(?s)node_classes\["nsdNodes"\].*GPFS defines itself`},
 		{"export needs NFS", []string{`services   = ["NFS", "SMB"]`, `services   = ["SMB"]`}, `(?s)Attribute services.*NFS service`},
+		{"metadata block size with metadata and data in system", []string{`usage = "metadataOnly"`, `usage = "dataAndMetadata"`,
+			`max_metadata_replicas = 1`, "max_metadata_replicas = 1\n  metadata_block_size = \"2M\""},
+			`(?s)Attribute metadata_block_size.*only when all its NSDs are metadataOnly`},
+		{"CES address not an address", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\", \"SMB\"]\n  ces_addresses = [\"10.10.0.0/24\"]"},
+			`(?s)ces_addresses\[0\].*not an IP address`},
+		{"SMB option misspelt", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\", \"SMB\"]\n  smb_exports = [{ name = \"fs1\", path = \"/gpfs/fs1\", options = { browsable = \"yes\" } }]"},
+			`(?s)smb_exports\[0\]\.options.*did you mean "browseable"`},
+		{"SMB export needs SMB", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\"]\n  smb_exports = [{ name = \"fs1\", path = \"/gpfs/fs1\" }]"},
+			`(?s)Attribute services.*smb_exports need the SMB service`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{

@@ -46,6 +46,8 @@ module "r5" {
   array_count       = var.array_count
   me484_count       = var.me484_count
   metadata          = "base"
+  # Where clients outside the fabric mount fs1 (NFS and SMB share "fs1").
+  ces_addresses = ["10.10.0.201", "10.10.0.202"]
 }
 
 output "nsds" {
@@ -54,6 +56,10 @@ output "nsds" {
 
 output "mmcrfs_command" {
   value = join(" ", module.r5.mmcrfs_command)
+}
+
+output "subblocks" {
+  value = "${module.r5.subblocks.per_block} x ${module.r5.subblocks.bytes / 1024} KiB"
 }
 
 output "added_disks" {

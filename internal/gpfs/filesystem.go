@@ -10,18 +10,22 @@ import (
 
 // FileSystem is what mmcrfs creates.
 type FileSystem struct {
-	Device     string
-	BlockSize  string // -B, e.g. "8M"
-	LayoutMap  string // -j
-	MetaRepl   int    // -m
-	MaxMeta    int    // -M
-	DataRepl   int    // -r
-	MaxData    int    // -R
-	NumNodes   int    // -n
-	MountPoint string // -T
-	AutoMount  bool   // -A yes|no
-	Disks      []NSD  // stanza content (name, usage, failure group, pool)
-	Pools      []Pool
+	Device    string
+	BlockSize string // -B, e.g. "8M"
+	// MetaBlockSize is --metadata-block-size: the system pool's own block
+	// size ("" or BlockSize: one size everywhere). GPFS allows it only
+	// when every system-pool disk is metadataOnly.
+	MetaBlockSize string
+	LayoutMap     string // -j
+	MetaRepl      int    // -m
+	MaxMeta       int    // -M
+	DataRepl      int    // -r
+	MaxData       int    // -R
+	NumNodes      int    // -n
+	MountPoint    string // -T
+	AutoMount     bool   // -A yes|no
+	Disks         []NSD  // stanza content (name, usage, failure group, pool)
+	Pools         []Pool
 	// Policy is the placement policy text ("" when none).
 	Policy string
 	// MaxBlockSize is the cluster's maxblocksize in bytes (0: unknown).
@@ -34,9 +38,54 @@ func (f FileSystem) MmcrfsArgv(stanzaFile string) []string {
 	if f.AutoMount {
 		a = "yes"
 	}
-	return []string{"mmcrfs", f.Device, "-F", stanzaFile, "-B", f.BlockSize, "-j", f.LayoutMap,
+	argv := []string{"mmcrfs", f.Device, "-F", stanzaFile, "-B", f.BlockSize, "-j", f.LayoutMap,
 		"-m", strconv.Itoa(f.MetaRepl), "-M", strconv.Itoa(f.MaxMeta), "-r", strconv.Itoa(f.DataRepl),
 		"-R", strconv.Itoa(f.MaxData), "-n", strconv.Itoa(f.NumNodes), "-T", f.MountPoint, "-A", a}
+	if f.separateMetaBlocks() {
+		argv = append(argv, "--metadata-block-size", f.MetaBlockSize)
+	}
+	return argv
+}
+
+// separateMetaBlocks is true when the system pool gets its own block size.
+func (f FileSystem) separateMetaBlocks() bool {
+	return f.MetaBlockSize != "" && !sizeEq(f.MetaBlockSize, f.BlockSize)
+}
+
+// blockSizes are the block sizes mmcrfs -B and --metadata-block-size take.
+var blockSizes = []int64{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}
+
+// SubblockOf is the subblock size GPFS 5.x gives a block size (IBM's
+// table: 64K: 2K, 128K: 4K, 256K to 4M: 8K, 8M and 16M: 16K).
+func SubblockOf(bs int64) int64 {
+	switch {
+	case bs <= 64<<10:
+		return 2 << 10
+	case bs <= 128<<10:
+		return 4 << 10
+	case bs <= 4<<20:
+		return 8 << 10
+	}
+	return 16 << 10
+}
+
+// Subblocks is what mmlsfs -f and --subblocks-per-full-block will show:
+// every pool has the same number of subblocks per block, the smaller of
+// the two block sizes' counts, so the data pools' subblock is their block
+// size over it. 8M alone: 512 of 16K; 8M with 2M metadata: 256 of 32K.
+func (f FileSystem) Subblocks() (perBlock, dataSubblock int64, err error) {
+	bs, err := ParseSize(f.BlockSize)
+	if err != nil {
+		return 0, 0, err
+	}
+	md := bs
+	if f.separateMetaBlocks() {
+		if md, err = ParseSize(f.MetaBlockSize); err != nil {
+			return 0, 0, err
+		}
+	}
+	n := min(bs/SubblockOf(bs), md/SubblockOf(md))
+	return n, bs / n, nil
 }
 
 // MmadddiskArgv adds the NSDs of a stanza file.
@@ -135,12 +184,30 @@ func (f FileSystem) Validate() Problems {
 	if err != nil {
 		ps.add("block_size", "%v", err)
 	} else {
-		if !slices.Contains([]int64{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20}, bs) {
+		if !slices.Contains(blockSizes, bs) {
 			ps.add("block_size", "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.BlockSize)
 		} else if f.MaxBlockSize > 0 && bs > f.MaxBlockSize {
 			ps.add("block_size", "block size %s is above the cluster's maxblocksize %s: mmcrfs would fail with 6027-1084 "+
 				"(set maxblocksize=%s in the cluster's config first; it restarts the daemons)", f.BlockSize,
 				FormatSize(f.MaxBlockSize), f.BlockSize)
+		}
+	}
+	if f.separateMetaBlocks() {
+		mb, err := ParseSize(f.MetaBlockSize)
+		switch {
+		case err != nil:
+			ps.add("metadata_block_size", "%v", err)
+		case !slices.Contains(blockSizes, mb):
+			ps.add("metadata_block_size", "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.MetaBlockSize)
+		case f.MaxBlockSize > 0 && mb > f.MaxBlockSize:
+			ps.add("metadata_block_size", "block size %s is above the cluster's maxblocksize %s (6027-1084)", f.MetaBlockSize, FormatSize(f.MaxBlockSize))
+		}
+		for i, d := range f.Disks {
+			if poolOf(d) == SystemPool && d.Usage != MetadataOnly {
+				ps.add("metadata_block_size", "the system pool can have its own block size only when all its NSDs are %s; "+
+					"disks[%d] (%s) is %s", MetadataOnly, i, d.Name, d.Usage)
+				break
+			}
 		}
 	}
 	if !slices.Contains(LayoutMaps, f.LayoutMap) {
@@ -369,6 +436,12 @@ func (f FileSystem) FSDrift(seen FSSeen) map[string]string {
 		got, ok := seen.Attrs[c.field]
 		if ok && got != c.want && !(c.field == "blockSize" && sizeEq(got, c.want)) {
 			d["mmlsfs:"+c.field] = fmt.Sprintf("%s, want %s", got, c.want)
+		}
+	}
+	if f.separateMetaBlocks() {
+		mb, _ := ParseSize(f.MetaBlockSize)
+		if got, ok := seen.Attrs["blockSize/system pool"]; !ok || !sizeEq(got, strconv.FormatInt(mb, 10)) {
+			d["mmlsfs:blockSize/system pool"] = fmt.Sprintf("%s, want %d", got, mb)
 		}
 	}
 	have := seen.diskSet()

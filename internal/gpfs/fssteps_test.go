@@ -81,7 +81,7 @@ func TestProtocols(t *testing.T) {
 	if ps := ValidateProtocols(spec); len(ps) != 0 {
 		t.Fatal(ps)
 	}
-	steps := ProtocolsSteps(spec, ProtocolsSeen{}, nil)
+	steps := ProtocolsSteps(spec, ProtocolsSeen{}, nil, nil)
 	want := "mmchnode --ces-enable -N gw1,gw2\nmmces service enable NFS\nmmces service enable SMB\n" +
 		"mmnfs export add /gpfs/fs1 --client 10.20.0.0/16(Access_Type=RW,Squash=root_squash);*(Access_Type=RO)"
 	if got := lines(steps); got != want {
@@ -93,17 +93,72 @@ func TestProtocols(t *testing.T) {
 	if d := ProtocolsDrift(spec, seen); len(d) != 0 {
 		t.Errorf("drift against the fixtures: %v", d)
 	}
-	if steps := ProtocolsSteps(spec, seen, []string{"/gpfs/old"}); len(steps) != 0 {
+	if steps := ProtocolsSteps(spec, seen, []string{"/gpfs/old"}, nil); len(steps) != 0 {
 		t.Errorf("converged: %s", lines(steps))
 	}
 	spec.Exports[0].Clients = spec.Exports[0].Clients[:1]
-	if got := lines(ProtocolsSteps(spec, seen, nil)); got != "mmnfs export remove /gpfs/fs1\nmmnfs export add /gpfs/fs1 --client 10.20.0.0/16(Access_Type=RW,Squash=root_squash)" {
+	if got := lines(ProtocolsSteps(spec, seen, nil, nil)); got != "mmnfs export remove /gpfs/fs1\nmmnfs export add /gpfs/fs1 --client 10.20.0.0/16(Access_Type=RW,Squash=root_squash)" {
 		t.Errorf("clients changed: %s", got)
 	}
 	bad := ProtocolsSpec{Services: []string{"nfs"}, Exports: []NFSExport{{Path: "gpfs", Clients: nil}}}
 	ps := ValidateProtocols(bad)
 	for _, w := range []struct{ attr, msg string }{{"services[0]", `did you mean "NFS"?`}, {"exports[0].path", "absolute"},
 		{"exports[0].clients", "at least one"}, {"services", "need the NFS service"}, {"nodes", "CES"}} {
+		if !hasProblem(ps, w.attr, w.msg, false) {
+			t.Errorf("missing %s: %s in %v", w.attr, w.msg, ps)
+		}
+	}
+}
+
+// TestGatewayAddressesAndSMB: CES addresses with one mmces address add,
+// SMB exports with mmsmb export add NAME PATH --option "K=V", read back
+// from the -Y fixtures; a changed option removes and adds the export.
+func TestGatewayAddressesAndSMB(t *testing.T) {
+	spec := ProtocolsSpec{Nodes: []string{"gw1", "gw2"}, Services: []string{"NFS", "SMB"},
+		Addresses: []string{"10.10.0.201", "10.10.0.202"},
+		SMB:       []SMBExport{{Name: "fs1", Path: "/gpfs/fs1", Options: map[string]string{"browseable": "yes", "smb encrypt": "desired"}}}}
+	if ps := ValidateProtocols(spec); len(ps) != 0 {
+		t.Fatal(ps)
+	}
+	seen := ProtocolsSeen{CESNodes: []string{"gw1", "gw2"}, Services: []string{"NFS", "SMB"}}
+	want := "mmces address add --ces-ip 10.10.0.201,10.10.0.202\n" +
+		"mmsmb export add fs1 /gpfs/fs1 --option browseable=yes --option smb encrypt=desired"
+	if got := lines(ProtocolsSteps(spec, seen, nil, nil)); got != want {
+		t.Errorf("steps:\n%s\nwant:\n%s", got, want)
+	}
+	var err error
+	if seen.Addresses, err = ParseCESAddresses(fixture(t, "mmces-address.Y")); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Shares, err = ParseSMBExports(fixture(t, "mmsmb-export.Y")); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen.Shares) != 1 || seen.Shares[0].Options["gpfs:leases"] != "yes" {
+		t.Fatalf("shares %v", seen.Shares)
+	}
+	if d := ProtocolsDrift(spec, seen); len(d) != 0 {
+		t.Errorf("drift against the fixtures: %v", d)
+	}
+	if steps := ProtocolsSteps(spec, seen, nil, []string{"gone"}); len(steps) != 0 {
+		t.Errorf("converged: %s", lines(steps))
+	}
+	spec.SMB[0].Options["browseable"] = "no"
+	if d := ProtocolsDrift(spec, seen); d["smb_export:fs1"] != `browseable = "yes", want "no"` {
+		t.Errorf("drift %v", d)
+	}
+	if got := lines(ProtocolsSteps(spec, seen, nil, nil)); got != "mmsmb export remove fs1\nmmsmb export add fs1 /gpfs/fs1 --option browseable=no --option smb encrypt=desired" {
+		t.Errorf("option changed: %s", got)
+	}
+	if got := lines(ProtocolsSteps(ProtocolsSpec{Services: []string{"SMB"}}, seen, nil, []string{"FS1"})); got != "mmsmb export remove fs1" {
+		t.Errorf("dropped: %s", got)
+	}
+	bad := ProtocolsSpec{Nodes: []string{"gw1"}, Services: []string{"NFS"}, Addresses: []string{"10.10.0.0/24", "10.1.1.1", "10.1.1.1"},
+		SMB: []SMBExport{{Name: "homes", Path: "/gpfs/fs1"}, {Name: "a:b", Path: "gpfs", Options: map[string]string{"browsable": "yes", "guest ok": "maybe"}}}}
+	ps := ValidateProtocols(bad)
+	for _, w := range []struct{ attr, msg string }{{"ces_addresses[0]", "not an IP address"}, {"ces_addresses[2]", "listed twice"},
+		{"smb_exports[0].name", "reserved"}, {"smb_exports[1].name", "cannot contain"}, {"smb_exports[1].path", "absolute"},
+		{"smb_exports[1].options", `did you mean "browseable"?`}, {"smb_exports[1].options", "want yes or no"},
+		{"services", "need the SMB service"}} {
 		if !hasProblem(ps, w.attr, w.msg, false) {
 			t.Errorf("missing %s: %s in %v", w.attr, w.msg, ps)
 		}

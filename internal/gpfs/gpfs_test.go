@@ -333,6 +333,14 @@ func TestFileSystemRules(t *testing.T) {
 		{"pool without stanza", func(f *FileSystem) { f.Disks[0].Pool = "cold" }, "disks[0].pool", "pool cold"},
 		{"scatter misspelt", func(f *FileSystem) { f.LayoutMap = "scater" }, "allocation", "not one of"},
 		{"duplicate disk", func(f *FileSystem) { f.Disks[1].Name = f.Disks[0].Name }, "disks[1].nsd", "listed twice"},
+		{"metadata block size with data in system", func(f *FileSystem) {
+			f.MetaBlockSize = "2M"
+			i := slices.IndexFunc(f.Disks, func(d NSD) bool { return d.Pool == SystemPool })
+			f.Disks[i].Usage = DataAndMetadata
+		}, "metadata_block_size", "only when all its NSDs are metadataOnly"},
+		{"metadata block size above maxblocksize", func(f *FileSystem) { f.MetaBlockSize, f.BlockSize, f.MaxBlockSize = "16M", "4M", 4<<20 },
+			"metadata_block_size", "6027-1084"},
+		{"metadata block size not a size", func(f *FileSystem) { f.MetaBlockSize = "3M" }, "metadata_block_size", "not a GPFS block size"},
 	} {
 		f := r5FS()
 		f.Disks = slices.Clone(f.Disks)
@@ -349,6 +357,46 @@ func TestFileSystemRules(t *testing.T) {
 	f.MetaRepl, f.MaxMeta, f.DataRepl, f.MaxData = 2, 2, 2, 2
 	if ps := f.Validate(); len(ps) != 0 {
 		t.Errorf("two failure groups: %v", ps)
+	}
+}
+
+// TestSubblocks: R5's 8M data blocks with a 2M metadataOnly system pool
+// give 256 subblocks of 32 KiB (mmcrfs --metadata-block-size 2M); 8M
+// alone gives 5.x's 512 of 16 KiB.
+func TestSubblocks(t *testing.T) {
+	f := r5FS()
+	if n, sub, err := f.Subblocks(); err != nil || n != 512 || sub != 16<<10 {
+		t.Errorf("8M alone: %d x %d %v", n, sub, err)
+	}
+	f.MetaBlockSize = "2M"
+	if ps := f.Validate(); len(ps) != 0 {
+		t.Fatalf("R5 with 2M metadata blocks: %v", ps)
+	}
+	if n, sub, err := f.Subblocks(); err != nil || n != 256 || sub != 32<<10 {
+		t.Errorf("8M with 2M metadata: %d x %d %v", n, sub, err)
+	}
+	if got := strings.Join(f.MmcrfsArgv("/s"), " "); !strings.HasSuffix(got, "-A yes --metadata-block-size 2M") {
+		t.Errorf("mmcrfs = %s", got)
+	}
+	f.MetaBlockSize = "8M" // the same size: no flag
+	if got := strings.Join(f.MmcrfsArgv("/s"), " "); strings.Contains(got, "metadata-block-size") {
+		t.Errorf("mmcrfs = %s", got)
+	}
+	// mmlsfs -Y prints one row per pool kind; drift checks the system one.
+	attrs, err := ParseFSAttrs("mmlsfs::HEADER:version:reserved:reserved:deviceName:fieldName:data:remarks:\n" +
+		"mmlsfs::0:1:::fs1:blockSize:2097152:system pool:\nmmlsfs::0:1:::fs1:blockSize:8388608:other pools:\n")
+	if err != nil || attrs["blockSize"] != "8388608" || attrs["blockSize/system pool"] != "2097152" {
+		t.Fatalf("attrs %v %v", attrs, err)
+	}
+	f.MetaBlockSize = "2M"
+	seen := seenFS(f)
+	seen.Attrs["blockSize/system pool"] = "2097152"
+	if d := f.FSDrift(seen); len(d) != 0 {
+		t.Errorf("drift: %v", d)
+	}
+	seen.Attrs["blockSize/system pool"] = "8388608"
+	if d := f.FSDrift(seen); d["mmlsfs:blockSize/system pool"] == "" {
+		t.Errorf("a system pool of 8M blocks is not drift: %v", d)
 	}
 }
 

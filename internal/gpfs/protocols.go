@@ -35,14 +35,20 @@ type ProtocolsSpec struct {
 	Nodes    []string
 	Services []string // "NFS", "SMB"
 	Exports  []NFSExport
+	// Addresses are the CES addresses clients mount from (mmces address
+	// add --ces-ip); GPFS moves them between the CES nodes.
+	Addresses []string
+	SMB       []SMBExport
 }
 
 // ProtocolsSeen is the cesNode section of mmlscluster -Y, mmces service
 // list -Y and mmnfs export list -Y.
 type ProtocolsSeen struct {
-	CESNodes []string
-	Services []string
-	Exports  []Export
+	CESNodes  []string
+	Services  []string
+	Exports   []Export
+	Addresses []string   // mmces address list -Y
+	Shares    []SMBShare // mmsmb export list -Y --all
 }
 
 func (s ProtocolsSpec) missingNodes(seen ProtocolsSeen) []string {
@@ -105,6 +111,7 @@ func ValidateProtocols(s ProtocolsSpec) Problems {
 	if len(s.Exports) > 0 && !slices.Contains(s.Services, "NFS") {
 		ps.add("services", "exports need the NFS service: add \"NFS\"")
 	}
+	validateGatewayExtras(s, &ps)
 	return ps
 }
 
@@ -129,12 +136,14 @@ func ProtocolsDrift(s ProtocolsSpec, seen ProtocolsSeen) map[string]string {
 			d["export:"+e.Path] = fmt.Sprintf("clients %s, want %s", strings.Join(sorted(got), ","), strings.Join(sorted(e.specs()), ","))
 		}
 	}
+	gatewayExtraDrift(s, seen, d)
 	return d
 }
 
 // ProtocolsSteps enable the missing services, remove dropped exports and
-// those whose clients differ, and add the missing ones.
-func ProtocolsSteps(s ProtocolsSpec, seen ProtocolsSeen, dropped []string) []Step {
+// those whose clients differ, add the missing ones, then the CES
+// addresses and SMB exports (droppedSMB: names no longer configured).
+func ProtocolsSteps(s ProtocolsSpec, seen ProtocolsSeen, dropped, droppedSMB []string) []Step {
 	var steps []Step
 	if add := s.missingNodes(seen); len(add) > 0 {
 		var m []string
@@ -166,5 +175,5 @@ func ProtocolsSteps(s ProtocolsSpec, seen ProtocolsSeen, dropped []string) []Ste
 		q, m := guardExport(e)
 		steps = append(steps, guarded(Step{Name: "mmnfs export add " + e.Path, Argv: []string{"mmnfs", "export", "add", e.Path, "--client", e.ClientArg()}}, q, m))
 	}
-	return steps
+	return append(steps, gatewayExtraSteps(s, seen, droppedSMB)...)
 }

@@ -48,7 +48,15 @@ func ParseY(out string) (Parsed, error) {
 		}
 		key := f[0] + ":" + f[1]
 		if f[2] == "HEADER" {
-			p[key] = &Table{Command: f[0], Section: f[1], Fields: f[3:]}
+			// Field names are percent-encoded too (mmsmb's gpfs:leases).
+			names := make([]string, len(f)-3)
+			for i, h := range f[3:] {
+				var err error
+				if names[i], err = url.PathUnescape(h); err != nil {
+					return nil, fmt.Errorf("-Y output line %d: header field %q: %v", n+1, h, err)
+				}
+			}
+			p[key] = &Table{Command: f[0], Section: f[1], Fields: names}
 			continue
 		}
 		t, ok := p[key]
@@ -265,7 +273,13 @@ func ParseFSAttrs(out string) (map[string]string, error) {
 	}
 	a := map[string]string{}
 	for _, r := range p.Table("mmlsfs", "").Rows {
+		// A field with one value per pool kind (blockSize, minFragmentSize
+		// with a metadata block size) is also kept by its remark, e.g.
+		// "blockSize/system pool"; the plain name holds the last row.
 		a[r["fieldName"]] = r["data"]
+		if r["remarks"] != "" {
+			a[r["fieldName"]+"/"+r["remarks"]] = r["data"]
+		}
 	}
 	return a, nil
 }

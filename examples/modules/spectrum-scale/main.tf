@@ -152,14 +152,15 @@ resource "hpcstorage_gpfs_nsds" "this" {
 }
 
 resource "hpcstorage_gpfs_filesystem" "this" {
-  host             = local.admin
-  device           = var.device
-  mount_point      = var.mount_point
-  block_size       = var.block_size
-  allocation       = "scatter"
-  num_nodes        = var.num_nodes
-  max_block_size   = hpcstorage_gpfs_cluster.this.max_block_size
-  rebalance_on_add = var.rebalance_on_add
+  host                = local.admin
+  device              = var.device
+  mount_point         = var.mount_point
+  block_size          = var.block_size
+  metadata_block_size = var.metadata_block_size
+  allocation          = "scatter"
+  num_nodes           = var.num_nodes
+  max_block_size      = hpcstorage_gpfs_cluster.this.max_block_size
+  rebalance_on_add    = var.rebalance_on_add
   disks = [for n in hpcstorage_gpfs_nsds.this.nsds : {
     nsd = n.name, usage = n.usage, failure_group = n.failure_group, pool = n.pool
   }]
@@ -168,11 +169,13 @@ resource "hpcstorage_gpfs_filesystem" "this" {
 }
 
 resource "hpcstorage_gpfs_gateways" "this" {
-  count      = length(var.gateways) > 0 ? 1 : 0
-  host       = local.admin
-  name       = var.cluster_name
-  filesystem = hpcstorage_gpfs_filesystem.this.id
-  nodes      = [for g in var.gateways : g.name]
-  services   = ["NFS", "SMB"]
-  exports    = [{ path = var.mount_point, clients = var.nfs_clients }]
+  count         = length(var.gateways) > 0 ? 1 : 0
+  host          = local.admin
+  name          = var.cluster_name
+  filesystem    = hpcstorage_gpfs_filesystem.this.id
+  nodes         = [for g in var.gateways : g.name]
+  services      = ["NFS", "SMB"]
+  exports       = [{ path = var.mount_point, clients = var.nfs_clients }]
+  ces_addresses = var.ces_addresses
+  smb_exports   = [{ name = var.device, path = var.mount_point, options = var.smb_options }]
 }

@@ -8,6 +8,11 @@ output "mmcrfs_command" {
   value       = hpcstorage_gpfs_filesystem.this.mmcrfs_command
 }
 
+output "subblocks" {
+  description = "Subblocks per block and the data pools' subblock size in bytes, as mmlsfs reports them."
+  value       = { per_block = hpcstorage_gpfs_filesystem.this.subblocks_per_block, bytes = hpcstorage_gpfs_filesystem.this.subblock_bytes }
+}
+
 output "added_disks" {
   description = "NSDs of the latest capacity expansion (one mmadddisk)."
   value       = hpcstorage_gpfs_filesystem.this.added_disks

@@ -97,9 +97,15 @@ variable "mount_point" {
 }
 
 variable "block_size" {
-  description = "File system block size (R5: 8M, 256 sub-blocks of 32 KiB); maxblocksize is set to match."
+  description = "Data block size (R5: 8M); maxblocksize is set to match."
   type        = string
   default     = "8M"
+}
+
+variable "metadata_block_size" {
+  description = "Block size of the metadata-only system pool (mmcrfs --metadata-block-size). R5's 2M with 8M data blocks gives the paper's 256 subblocks of 32 KiB (GPFS 5: one subblock count for all pools); null: one block size everywhere (512 of 16 KiB at 8M)."
+  type        = string
+  default     = "2M"
 }
 
 variable "pagepool" {
@@ -121,6 +127,18 @@ variable "nfs_clients" {
     options = string
   }))
   default = [{ spec = "*", options = "Access_Type=RW,Squash=root_squash" }]
+}
+
+variable "ces_addresses" {
+  description = "CES addresses of the gateways, where clients outside the fabric mount the file system over NFS and SMB (mmces address add --ces-ip)."
+  type        = list(string)
+  default     = []
+}
+
+variable "smb_options" {
+  description = "Options of the SMB export of the mount point (named after the device; mmsmb export add --option), e.g. { \"smb encrypt\" = \"desired\" }."
+  type        = map(string)
+  default     = { browseable = "yes" }
 }
 
 variable "rebalance_on_add" {

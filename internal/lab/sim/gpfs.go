@@ -77,6 +77,7 @@ var gpfsTools = map[string]tool{
 	"mmlsmount":     mmlsmount,
 	"mmces":         mmces,
 	"mmnfs":         mmnfs,
+	"mmsmb":         mmsmb,
 }
 
 // GPFSCommands lists the simulated mm commands, sorted.
@@ -94,6 +95,7 @@ type gpfsState struct {
 	FS      []*gpfsFS           `json:"file_systems,omitempty"`
 	CES     gpfsCES             `json:"ces"`
 	Exports []*gpfsExport       `json:"exports,omitempty"`
+	Shares  []*gpfsShare        `json:"smb_exports,omitempty"`
 	Seq     int                 `json:"seq"`
 }
 
@@ -167,6 +169,13 @@ type gpfsCES struct {
 type gpfsExport struct {
 	Path    string       `json:"path"`
 	Clients []gpfsClient `json:"clients"`
+}
+
+// gpfsShare is one SMB export (mmsmb export add).
+type gpfsShare struct {
+	Name    string            `json:"name"`
+	Path    string            `json:"path"`
+	Options map[string]string `json:"options,omitempty"`
 }
 
 type gpfsClient struct {

@@ -20,7 +20,7 @@ package sim
 //
 // The -Y field names of mmces and mmnfs are not confirmed by a capture
 // (the NFS export columns are those of `mmnfs export list`); parse them
-// by header name. SMB shares (mmsmb) are not simulated.
+// by header name. SMB exports (mmsmb) are in gpfs_smb.go.
 
 import (
 	"fmt"
@@ -176,6 +176,33 @@ func mmces(e *Env, args []string) int {
 	})
 }
 
+// exportPath checks the path of an NFS or SMB export: absolute, inside a
+// GPFS file system mounted somewhere, and an existing directory.
+func (g *gpfsRun) exportPath(e *Env, arg string) (string, error) {
+	p := path.Clean(arg)
+	if !strings.HasPrefix(arg, "/") {
+		return "", fmt.Errorf("Incorrect path %s: it must be absolute.", arg)
+	}
+	var in *gpfsFS
+	for _, fsys := range g.st.FS {
+		if p == fsys.MountPoint || strings.HasPrefix(p, fsys.MountPoint+"/") {
+			in = fsys
+		}
+	}
+	if in == nil {
+		return "", fmt.Errorf("The path %s is not in a GPFS file system.", p)
+	}
+	if len(in.Mounted) == 0 {
+		return "", fmt.Errorf("File system %s of %s is not mounted.", in.Name, p)
+	}
+	if p != in.MountPoint {
+		if st, err := e.Root.Stat(p); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("The path %s does not exist.", p)
+		}
+	}
+	return p, nil
+}
+
 func cesState(g *gpfsRun, n *gpfsNode) string {
 	if g.state(n) == "active" {
 		return "running"
@@ -288,26 +315,9 @@ func mmnfs(e *Env, args []string) int {
 			if len(f.pos) != 3 {
 				return g.fail("6027-1268 Missing arguments: the export path.")
 			}
-			p := path.Clean(f.pos[2])
-			if !strings.HasPrefix(p, "/") {
-				return g.fail("Incorrect path %s: it must be absolute.", f.pos[2])
-			}
-			var in *gpfsFS
-			for _, fsys := range g.st.FS {
-				if p == fsys.MountPoint || strings.HasPrefix(p, fsys.MountPoint+"/") {
-					in = fsys
-				}
-			}
-			if in == nil {
-				return g.fail("The path %s is not in a GPFS file system.", p)
-			}
-			if len(in.Mounted) == 0 {
-				return g.fail("File system %s of %s is not mounted.", in.Name, p)
-			}
-			if p != in.MountPoint {
-				if st, err := e.Root.Stat(p); err != nil || !st.IsDir() {
-					return g.fail("The path %s does not exist.", p)
-				}
+			p, err := g.exportPath(e, f.pos[2])
+			if err != nil {
+				return g.fail("%v", err)
 			}
 			if slices.ContainsFunc(g.st.Exports, func(x *gpfsExport) bool { return x.Path == p }) {
 				return g.fail("An export for %s already exists: change it with mmnfs export change.", p)

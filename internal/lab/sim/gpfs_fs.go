@@ -32,7 +32,7 @@ package sim
 //   - mmdeldisk DEV "n1;n2": refuses a disk not in DEV and leaving no
 //     metadata or no data disk; the disks become free NSDs.
 //   - mmdelfs DEV: refused while DEV is mounted on any node; its disks
-//     become free NSDs and its NFS exports go.
+//     become free NSDs and its NFS and SMB exports go.
 //   - mmchpolicy DEV FILE: RULE statements; refuses a file without rules
 //     and a rule naming a pool DEV does not have.
 //   - mmmount/mmumount DEV -a|-N nodes: mounts on nodes whose daemon is
@@ -844,6 +844,9 @@ func mmdelfs(e *Env, args []string) int {
 			n.FS, n.DiskID = "", 0
 		}
 		g.st.Exports = slices.DeleteFunc(g.st.Exports, func(x *gpfsExport) bool {
+			return x.Path == fsys.MountPoint || strings.HasPrefix(x.Path, fsys.MountPoint+"/")
+		})
+		g.st.Shares = slices.DeleteFunc(g.st.Shares, func(x *gpfsShare) bool {
 			return x.Path == fsys.MountPoint || strings.HasPrefix(x.Path, fsys.MountPoint+"/")
 		})
 		g.st.FS = slices.DeleteFunc(g.st.FS, func(o *gpfsFS) bool { return o == fsys })

@@ -120,6 +120,12 @@ func parseY(out string) (map[string][]map[string]string, error) {
 			if f[3] != "version" || f[4] != "reserved" || f[5] != "reserved" {
 				return nil, fmt.Errorf("line %d: header %q", i+1, line)
 			}
+			for j := range f {
+				var err error
+				if f[j], err = url.PathUnescape(f[j]); err != nil {
+					return nil, fmt.Errorf("line %d header field %q: %v", i+1, f[j], err)
+				}
+			}
 			headers[key] = f
 			continue
 		}
@@ -635,6 +641,31 @@ func TestGPFSRefusals(t *testing.T) {
 				t.Errorf("exports %v", ex)
 			}
 			l.refused("gw1", "There is no NFS export for /gpfs/other", "mmnfs", "export", "remove", "/gpfs/other")
+			// SMB exports: mmsmb export add NAME PATH [--option "K=V"]...
+			l.refused("gw1", "The SMB service is not enabled", "mmsmb", "export", "add", "fs1", "/gpfs/fs1")
+			l.mm("gw1", "mmces", "service", "enable", "SMB")
+			l.refused("gw1", "Incorrect SMB export name \"a:b\"", "mmsmb", "export", "add", "a:b", "/gpfs/fs1")
+			l.refused("gw1", "The SMB export name homes is reserved", "mmsmb", "export", "add", "homes", "/gpfs/fs1")
+			l.refused("gw1", "The path /srv is not in a GPFS file system", "mmsmb", "export", "add", "srv", "/srv")
+			l.refused("gw1", "The path /gpfs/fs1/none does not exist", "mmsmb", "export", "add", "none", "/gpfs/fs1/none")
+			l.refused("gw1", "Unsupported SMB option \"browsable=yes\"", "mmsmb", "export", "add", "fs1", "/gpfs/fs1", "--option", "browsable=yes")
+			l.refused("gw1", "Incorrect value maybe for SMB option guest ok", "mmsmb", "export", "add", "fs1", "/gpfs/fs1", "--option", "guest ok=maybe")
+			l.refused("gw1", "Incorrect value always for SMB option smb encrypt", "mmsmb", "export", "add", "fs1", "/gpfs/fs1", "--option", "smb encrypt=always")
+			l.mm("gw1", "mmsmb", "export", "add", "fs1", "/gpfs/fs1", "--option", "browseable=no", "--option", "smb encrypt=desired", "--remark", "R5")
+			l.refused("gw1", "The SMB export FS1 already exists", "mmsmb", "export", "add", "FS1", "/gpfs/fs1")
+			sh := l.y("nsd1", "mmsmb", "export", "list", "-Y", "--all")["mmsmb:exports"]
+			if len(sh) != 1 || sh[0]["export"] != "fs1" || sh[0]["path"] != "/gpfs/fs1" || sh[0]["browseable"] != "no" ||
+				sh[0]["smb encrypt"] != "desired" || sh[0]["guest ok"] != "no" || sh[0]["read only"] != "no" {
+				t.Errorf("SMB exports %v", sh)
+			}
+			if sh = l.y("nsd1", "mmsmb", "export", "list", "-Y")["mmsmb:exports"]; len(sh) != 1 || len(sh[0]) != 5 {
+				t.Errorf("default columns: %v", sh)
+			}
+			l.refused("gw1", "The SMB export other does not exist", "mmsmb", "export", "remove", "other")
+			l.mm("gw1", "mmsmb", "export", "remove", "fs1")
+			if sh = l.y("nsd1", "mmsmb", "export", "list", "-Y")["mmsmb:exports"]; len(sh) != 0 {
+				t.Errorf("SMB exports after remove: %v", sh)
+			}
 		}},
 		{"mmdelnode refusals", false, true, func(t *testing.T, l *gpfsLab) {
 			l.refused("nsd1", "GPFS is still active on node gw1", "mmdelnode", "-N", "gw1")
