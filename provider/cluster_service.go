@@ -246,6 +246,29 @@ func (r *clusterResource) Configure(_ context.Context, req resource.ConfigureReq
 	}
 }
 
+// clusterPlan reads the plan and the prior state (nil on create) and lets
+// adjust check and complete the plan; false leaves the plan as proposed. A
+// destroy plan is not looked at.
+func clusterPlan[M any, P clusterModel[M]](ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse,
+	adjust func(ctx context.Context, plan, state P, diags *diag.Diagnostics) bool) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	plan := P(new(M))
+	getModel(ctx, req.Plan, plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var state P
+	if !req.State.Raw.IsNull() {
+		state = P(new(M))
+		getModel(ctx, req.State, state, &resp.Diagnostics)
+	}
+	if adjust(ctx, plan, state, &resp.Diagnostics) {
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, plan)...)
+	}
+}
+
 // clusterCreate reads the plan, applies it (apply fills the computed
 // values from the read-back) and saves it as the state.
 func clusterCreate[M any, P clusterModel[M]](ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse,

@@ -233,32 +233,27 @@ func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.V
 }
 
 func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan cephClusterModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !plan.known() {
-		return
-	}
-	plan.check(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
-		plan.AdminHost = b.Host
-	}
-	if !req.State.Raw.IsNull() {
-		var state cephClusterModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
-		plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
-		if !slices.Equal(plan.hostNames(), state.hostNames()) || !plan.MonCount.Equal(state.MonCount) || !plan.MonLabel.Equal(state.MonLabel) {
-			plan.Mons = types.ListUnknown(types.StringType)
-			plan.MonHosts = types.ListUnknown(types.StringType)
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
+		if !plan.known() {
+			return false
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		plan.check(diags)
+		if diags.HasError() {
+			return false
+		}
+		plan.Drift = emptyDrift()
+		if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
+			plan.AdminHost = b.Host
+		}
+		if state != nil {
+			plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
+			if !slices.Equal(plan.hostNames(), state.hostNames()) || !plan.MonCount.Equal(state.MonCount) || !plan.MonLabel.Equal(state.MonLabel) {
+				plan.Mons = types.ListUnknown(types.StringType)
+				plan.MonHosts = types.ListUnknown(types.StringType)
+			}
+		}
+		return true
+	})
 }
 
 // clusterView is what the bootstrap host reads back.

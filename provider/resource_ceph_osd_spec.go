@@ -363,38 +363,34 @@ func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.V
 }
 
 func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan cephOSDSpecModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !plan.known() {
-		return
-	}
-	var state cephOSDSpecModel
-	if !req.State.Raw.IsNull() {
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
-	}
-	// With the cluster up, the plan runs on cephadm's own inventory (its
-	// availability, reject reasons and the devices holding OSDs); before
-	// it, on the facts.
-	var inv map[string][]ceph.Device
-	plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && !req.State.Raw.IsNull() {
-		var quiet diag.Diagnostics
-		if _, rejected, got, ok := r.readBack(ctx, &plan, &quiet); ok {
-			inv, plan.Rejected = got, rejected
-		} else {
-			resp.Diagnostics.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
-				"only: %v", quiet))
+	clusterPlan(ctx, req, resp, func(ctx context.Context, plan, state *cephOSDSpecModel, diags *diag.Diagnostics) bool {
+		if !plan.known() {
+			return false
 		}
-	}
-	plans := plan.check(ours(state.OSDDevices), inv, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.fill(plans)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		// With the cluster up, the plan runs on cephadm's own inventory (its
+		// availability, reject reasons and the devices holding OSDs); before
+		// it, on the facts.
+		var inv map[string][]ceph.Device
+		plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
+		if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && state != nil {
+			var quiet diag.Diagnostics
+			if _, rejected, got, ok := r.readBack(ctx, plan, &quiet); ok {
+				inv, plan.Rejected = got, rejected
+			} else {
+				diags.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
+					"only: %v", quiet))
+			}
+		}
+		if state == nil {
+			state = &cephOSDSpecModel{}
+		}
+		plans := plan.check(ours(state.OSDDevices), inv, diags)
+		if diags.HasError() {
+			return false
+		}
+		plan.fill(plans)
+		return true
+	})
 }
 
 // readBack reads the exported spec (diff "" when it matches) and the

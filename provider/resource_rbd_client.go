@@ -131,28 +131,20 @@ func (r *rbdClientResource) ValidateConfig(ctx context.Context, req resource.Val
 }
 
 func (r *rbdClientResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan rbdClientModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if plan.known() {
-		plan.check(&resp.Diagnostics)
-		plan.ID = types.StringValue(plan.Host.ValueString() + "/client." + plan.Name.ValueString())
-	}
-	plan.Drift = emptyDrift()
-	if !req.State.Raw.IsNull() {
-		var state rbdClientModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
-		plan.KeyringHash = state.KeyringHash
-		if plan.Images.Equal(state.Images) && len(state.Drift.Elements()) == 0 {
-			plan.Mapped = state.Mapped
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdClientModel, diags *diag.Diagnostics) bool {
+		if plan.known() {
+			plan.check(diags)
+			plan.ID = types.StringValue(plan.Host.ValueString() + "/client." + plan.Name.ValueString())
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		plan.Drift = emptyDrift()
+		if state != nil {
+			plan.KeyringHash = state.KeyringHash
+			if plan.Images.Equal(state.Images) && len(state.Drift.Elements()) == 0 {
+				plan.Mapped = state.Mapped
+			}
+		}
+		return true
+	})
 }
 
 func (m *rbdClientModel) owner() string { return "rbd-client-" + strings.ToLower(m.Name.ValueString()) }

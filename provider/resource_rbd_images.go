@@ -198,36 +198,29 @@ func (m *rbdImagesModel) checkCapacity(imgs []rbdImage, diags *diag.Diagnostics)
 }
 
 func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan rbdImagesModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	imgs, known := plan.images(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !known {
-		return
-	}
-	plan.checkCapacity(imgs, &resp.Diagnostics)
-	plan.fill(imgs)
-	if !req.State.Raw.IsNull() {
-		var state rbdImagesModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdImagesModel, diags *diag.Diagnostics) bool {
+		imgs, known := plan.images(diags)
+		if diags.HasError() || !known {
+			return false
+		}
+		plan.checkCapacity(imgs, diags)
+		plan.fill(imgs)
+		if state == nil {
+			return true
+		}
 		// The state holds the sizes the pool had at refresh: a smaller
 		// size is a shrink, refused.
 		for _, i := range imgs {
 			v, ok := state.SizeBytes.Elements()[i.name].(types.Int64)
 			if ok && !v.IsNull() && v.ValueInt64() > i.bytes {
-				addError(&resp.Diagnostics, path.Root("images").AtMapKey(i.name).AtName("size"), "Image Shrink Refused",
+				addError(diags, path.Root("images").AtMapKey(i.name).AtName("size"), "Image Shrink Refused",
 					fmt.Sprintf("Image %s/%s holds %d bytes; %d would cut off the end of whatever is on it. rbd needs "+
 						"--allow-shrink for that and this provider never passes it: shrink the file system and the image by "+
 						"hand, or keep the size.", plan.Pool.ValueString(), i.name, v.ValueInt64(), i.bytes), nil)
 			}
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return true
+	})
 }
 
 // read lists the pool's images.
