@@ -26,12 +26,3 @@ func Item(name, label, marker string, argv ...string) protocol.Item {
 
 // Marker is the marker of name for one decision (nonce) in dir.
 func Marker(dir, name, nonce string) string { return path.Join(dir, name+"."+nonce) }
-
-// Wrapped returns the command a run-once item runs, or nil when argv is
-// not one (for reading command logs).
-func Wrapped(argv []string) []string {
-	if len(argv) > 5 && path.Base(argv[0]) == "sh" && argv[1] == "-c" && argv[2] == script {
-		return argv[5:]
-	}
-	return nil
-}
