@@ -30,9 +30,11 @@ import (
 // NewCephClusterResource is the hpcstorage_ceph_cluster resource: a
 // cephadm cluster bootstrapped on its first monitor, its hosts and the
 // monitor and manager placement.
-func NewCephClusterResource() resource.Resource { return &cephClusterResource{} }
+func NewCephClusterResource() resource.Resource {
+	return &cephClusterResource{clusterResource{name: "_ceph_cluster"}}
+}
 
-type cephClusterResource struct{ nodes *nodeAccess }
+type cephClusterResource struct{ clusterResource }
 
 type cephClusterModel struct {
 	ID             types.String               `tfsdk:"id"`
@@ -61,10 +63,6 @@ type cephClusterHost struct {
 	Host   types.String `tfsdk:"host"`
 	Addr   types.String `tfsdk:"addr"`
 	Labels types.List   `tfsdk:"labels"`
-}
-
-func (r *cephClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ceph_cluster"
 }
 
 func (r *cephClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -127,12 +125,6 @@ func (r *cephClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 	}
 }
 
-func (r *cephClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
-
 func (m *cephClusterModel) decode(ctx context.Context, diags *diag.Diagnostics) {
 	if !m.HostsRaw.IsNull() && !m.HostsRaw.IsUnknown() {
 		diags.Append(m.HostsRaw.ElementsAs(ctx, &m.Hosts, false)...)
@@ -179,7 +171,7 @@ func (m *cephClusterModel) known() bool {
 // the monitor and manager labels.
 func (m *cephClusterModel) check(diags *diag.Diagnostics) {
 	if err := m.bootstrap().Validate(); err != nil {
-		cephInvalid(diags, cephFieldPath(err, "mon_ip", "public_network", "cluster_network"), err)
+		cephInvalid(diags, errorField(err, "mon_ip", "public_network", "cluster_network"), err)
 	}
 	if _, ok := m.Hosts[m.BootstrapHost.ValueString()]; !ok {
 		addError(diags, path.Root("bootstrap_host"), "Invalid Ceph Setting", fmt.Sprintf("%q is not a key of hosts.",
@@ -241,32 +233,27 @@ func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.V
 }
 
 func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan cephClusterModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !plan.known() {
-		return
-	}
-	plan.check(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
-		plan.AdminHost = b.Host
-	}
-	if !req.State.Raw.IsNull() {
-		var state cephClusterModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
-		plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
-		if !slices.Equal(plan.hostNames(), state.hostNames()) || !plan.MonCount.Equal(state.MonCount) || !plan.MonLabel.Equal(state.MonLabel) {
-			plan.Mons = types.ListUnknown(types.StringType)
-			plan.MonHosts = types.ListUnknown(types.StringType)
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
+		if !plan.known() {
+			return false
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		plan.check(diags)
+		if diags.HasError() {
+			return false
+		}
+		plan.Drift = emptyDrift()
+		if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
+			plan.AdminHost = b.Host
+		}
+		if state != nil {
+			plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
+			if !slices.Equal(plan.hostNames(), state.hostNames()) || !plan.MonCount.Equal(state.MonCount) || !plan.MonLabel.Equal(state.MonLabel) {
+				plan.Mons = types.ListUnknown(types.StringType)
+				plan.MonHosts = types.ListUnknown(types.StringType)
+			}
+		}
+		return true
+	})
 }
 
 // clusterView is what the bootstrap host reads back.
@@ -278,7 +265,7 @@ type clusterView struct {
 
 func (r *cephClusterResource) view(ctx context.Context, m *cephClusterModel, diags *diag.Diagnostics) (clusterView, bool) {
 	var v clusterView
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, ceph.QueryHostLs, ceph.QueryExport, ceph.QueryMonDump)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, ceph.QueryHostLs, ceph.QueryExport, ceph.QueryMonDump)
 	if !ok {
 		return v, false
 	}
@@ -353,8 +340,7 @@ func (r *cephClusterResource) authorize(ctx context.Context, m *cephClusterModel
 		if revoke {
 			it = ceph.RevokeKey(key)
 		}
-		run := cephNode(r.nodes, m.Hosts[h].Host.ValueString(), m.SSH, "ceph-cluster-key")
-		if !cephApply(ctx, run, []protocol.Item{it}, "cephadm Key Not Authorised", diags) {
+		if !cephOn(r.nodes, m.Hosts[h].Host, m.SSH).apply(ctx, "ceph-cluster-key", []protocol.Item{it}, "cephadm Key Not Authorised", diags) {
 			ok = false
 		}
 	}
@@ -368,7 +354,7 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 	if !ok {
 		return false
 	}
-	nonce := cephNonce()
+	nonce := clusterNonce()
 	items := []protocol.Item{ceph.SpecDirItem()}
 	var newHosts []string
 	for _, h := range m.hostNames() {
@@ -410,8 +396,7 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 	} else {
 		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)[0])
 	}
-	run := cephNode(r.nodes, m.AdminHost.ValueString(), m.SSH, "ceph-cluster")
-	if !cephApply(ctx, run, items, "cephadm Refused A Change", diags) {
+	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, "ceph-cluster", items, "cephadm Refused A Change", diags) {
 		return false
 	}
 	if v, ok = r.view(ctx, m, diags); !ok {
@@ -434,7 +419,7 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 	plan.AdminHost = plan.Hosts[plan.BootstrapHost.ValueString()].Host
 	// Bootstrap once (the admin keyring is the guard), then read the key
 	// cephadm generated.
-	run := cephNode(r.nodes, plan.AdminHost.ValueString(), plan.SSH, "ceph-bootstrap")
+	run := cephOn(r.nodes, plan.AdminHost, plan.SSH).run("ceph-bootstrap")
 	res, ok := run.exec(ctx, []protocol.Item{plan.bootstrap().Item(), ceph.QueryPubKey}, false, &resp.Diagnostics)
 	if !ok {
 		return
@@ -474,26 +459,22 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 }
 
 func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state cephClusterModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	v, ok := r.view(ctx, &state, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	state.fill(v)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	clusterRead(ctx, req, resp, func(ctx context.Context, state *cephClusterModel, diags *diag.Diagnostics) (bool, bool) {
+		v, ok := r.view(ctx, state, diags)
+		if ok {
+			state.fill(v)
+		}
+		return true, ok
+	})
 }
 
 func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state cephClusterModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterUpdate(ctx, req, resp, r.update)
+}
+
+// update converges hosts, labels and specs, then takes cephadm's key off
+// the hosts that left.
+func (r *cephClusterResource) update(ctx context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
 	plan.SSHPublicKey, plan.AdminHost = state.SSHPublicKey, state.AdminHost
 	var gone []string
 	for _, h := range state.hostNames() {
@@ -501,26 +482,26 @@ func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateReq
 			gone = append(gone, h)
 		}
 	}
-	if !r.converge(ctx, &plan, gone, &resp.Diagnostics) {
-		return
+	if !r.converge(ctx, plan, gone, diags) {
+		return false
 	}
 	if len(gone) > 0 {
-		r.authorize(ctx, &state, gone, state.SSHPublicKey.ValueString(), true, &resp.Diagnostics)
+		r.authorize(ctx, state, gone, state.SSHPublicKey.ValueString(), true, diags)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return true
 }
 
 func (r *cephClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state cephClusterModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	clusterDelete(ctx, req, resp, r.destroy)
+}
+
+// destroy takes cephadm's key off the hosts and keeps the cluster.
+func (r *cephClusterResource) destroy(ctx context.Context, state *cephClusterModel, diags *diag.Diagnostics) {
+	if !r.authorize(ctx, state, state.hostNames(), state.SSHPublicKey.ValueString(), true, diags) {
 		return
 	}
-	if !r.authorize(ctx, &state, state.hostNames(), state.SSHPublicKey.ValueString(), true, &resp.Diagnostics) {
-		return
-	}
-	cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "ceph-cluster").remove(ctx, &resp.Diagnostics)
-	resp.Diagnostics.AddWarning("Ceph Cluster Kept", fmt.Sprintf("cephadm's key is removed from the hosts; the cluster %s "+
+	cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, "ceph-cluster", diags)
+	diags.AddWarning("Ceph Cluster Kept", fmt.Sprintf("cephadm's key is removed from the hosts; the cluster %s "+
 		"keeps running. `cephadm rm-cluster --fsid %s --force` on each host deletes it and its data.", state.FSID.ValueString(),
 		state.FSID.ValueString()))
 }

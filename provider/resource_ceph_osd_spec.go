@@ -28,9 +28,11 @@ import (
 
 // NewCephOSDSpecResource is the hpcstorage_ceph_osd_spec resource: a
 // cephadm OSD service spec, checked against the hosts' devices at plan.
-func NewCephOSDSpecResource() resource.Resource { return &cephOSDSpecResource{} }
+func NewCephOSDSpecResource() resource.Resource {
+	return &cephOSDSpecResource{clusterResource{name: "_ceph_osd_spec"}}
+}
 
-type cephOSDSpecResource struct{ nodes *nodeAccess }
+type cephOSDSpecResource struct{ clusterResource }
 
 type cephOSDSpecModel struct {
 	ID             types.String           `tfsdk:"id"`
@@ -96,10 +98,6 @@ func cephFilterAttribute(required bool, desc string) schema.SingleNestedAttribut
 		}}
 }
 
-func (r *cephOSDSpecResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ceph_osd_spec"
-}
-
 func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A cephadm OSD service spec (`service_type: osd`, Pacific format), applied with `ceph orch " +
@@ -156,12 +154,6 @@ func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"drift": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "How the spec cephadm holds differs from this one (changed or removed by hand). Empty after apply."},
 		},
-	}
-}
-
-func (r *cephOSDSpecResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
 	}
 }
 
@@ -294,7 +286,7 @@ func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[strin
 func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
 	s := m.spec()
 	if err := s.Validate(); err != nil {
-		at := cephFieldPath(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
+		at := errorField(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
 			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device")
 		if at == "placement" {
 			at = "placement_label"
@@ -371,38 +363,34 @@ func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.V
 }
 
 func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan cephOSDSpecModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !plan.known() {
-		return
-	}
-	var state cephOSDSpecModel
-	if !req.State.Raw.IsNull() {
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
-	}
-	// With the cluster up, the plan runs on cephadm's own inventory (its
-	// availability, reject reasons and the devices holding OSDs); before
-	// it, on the facts.
-	var inv map[string][]ceph.Device
-	plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
-	if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && !req.State.Raw.IsNull() {
-		var quiet diag.Diagnostics
-		if _, rejected, got, ok := r.readBack(ctx, &plan, &quiet); ok {
-			inv, plan.Rejected = got, rejected
-		} else {
-			resp.Diagnostics.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
-				"only: %v", quiet))
+	clusterPlan(ctx, req, resp, func(ctx context.Context, plan, state *cephOSDSpecModel, diags *diag.Diagnostics) bool {
+		if !plan.known() {
+			return false
 		}
-	}
-	plans := plan.check(ours(state.OSDDevices), inv, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.fill(plans)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		// With the cluster up, the plan runs on cephadm's own inventory (its
+		// availability, reject reasons and the devices holding OSDs); before
+		// it, on the facts.
+		var inv map[string][]ceph.Device
+		plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
+		if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && state != nil {
+			var quiet diag.Diagnostics
+			if _, rejected, got, ok := r.readBack(ctx, plan, &quiet); ok {
+				inv, plan.Rejected = got, rejected
+			} else {
+				diags.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
+					"only: %v", quiet))
+			}
+		}
+		if state == nil {
+			state = &cephOSDSpecModel{}
+		}
+		plans := plan.check(ours(state.OSDDevices), inv, diags)
+		if diags.HasError() {
+			return false
+		}
+		plan.fill(plans)
+		return true
+	})
 }
 
 // readBack reads the exported spec (diff "" when it matches) and the
@@ -417,7 +405,7 @@ func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel,
 	for _, h := range hosts {
 		queries = append(queries, ceph.QueryDeviceLs(h))
 	}
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, queries...)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, queries...)
 	if !ok {
 		return "", types.Map{}, nil, false
 	}
@@ -475,12 +463,11 @@ func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel,
 	y, _ := ceph.RenderYAML(s)
 	items := []protocol.Item{ceph.SpecDirItem()}
 	if diff != "" {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), cephNonce(), y)...)
+		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)...)
 	} else {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), cephNonce(), y)[0])
+		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)[0])
 	}
-	run := cephNode(r.nodes, plan.AdminHost.ValueString(), plan.SSH, "ceph-"+strings.ToLower(s.ServiceName()))
-	if !cephApply(ctx, run, items, "cephadm Refused The OSD Spec", diags) {
+	if !cephOn(r.nodes, plan.AdminHost, plan.SSH).apply(ctx, "ceph-"+strings.ToLower(s.ServiceName()), items, "cephadm Refused The OSD Spec", diags) {
 		return false
 	}
 	diff, rejected, after, ok := r.readBack(ctx, plan, diags)
@@ -518,23 +505,21 @@ func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel,
 }
 
 func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan cephOSDSpecModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *cephOSDSpecModel, diags *diag.Diagnostics) bool {
+		return r.apply(ctx, plan, nil, diags)
+	})
 }
 
 func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state cephOSDSpecModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	diff, rejected, _, ok := r.readBack(ctx, &state, &resp.Diagnostics)
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the exported spec back (a difference is drift) and the
+// devices cephadm rejects.
+func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) (bool, bool) {
+	diff, rejected, _, ok := r.readBack(ctx, state, diags)
 	if !ok {
-		return
+		return true, false
 	}
 	d := map[string]string{}
 	if diff != "" {
@@ -542,27 +527,20 @@ func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.Drift = driftMap(d)
 	state.Rejected = rejected
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state cephOSDSpecModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, ours(state.OSDDevices), &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, state *cephOSDSpecModel, diags *diag.Diagnostics) bool {
+		return r.apply(ctx, plan, ours(state.OSDDevices), diags)
+	})
 }
 
 func (r *cephOSDSpecResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state cephOSDSpecModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	name := state.spec().ServiceName()
-	cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "ceph-"+strings.ToLower(name)).remove(ctx, &resp.Diagnostics)
-	resp.Diagnostics.AddWarning("OSDs Kept", fmt.Sprintf("The spec file of %s is removed; cephadm keeps the service and its "+
-		"OSDs (ceph orch rm %s, then removing the OSDs, moves their data off first).", name, name))
+	clusterDelete(ctx, req, resp, func(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) {
+		name := state.spec().ServiceName()
+		cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, "ceph-"+strings.ToLower(name), diags)
+		diags.AddWarning("OSDs Kept", fmt.Sprintf("The spec file of %s is removed; cephadm keeps the service and its "+
+			"OSDs (ceph orch rm %s, then removing the OSDs, moves their data off first).", name, name))
+	})
 }

@@ -26,9 +26,11 @@ import (
 
 // NewCephPoolResource is the hpcstorage_ceph_pool resource: a replicated
 // RADOS pool for RBD.
-func NewCephPoolResource() resource.Resource { return &cephPoolResource{} }
+func NewCephPoolResource() resource.Resource {
+	return &cephPoolResource{clusterResource{name: "_ceph_pool"}}
+}
 
-type cephPoolResource struct{ nodes *nodeAccess }
+type cephPoolResource struct{ clusterResource }
 
 type cephPoolModel struct {
 	ID               types.String `tfsdk:"id"`
@@ -44,10 +46,6 @@ type cephPoolModel struct {
 	DeleteWithImages types.Bool   `tfsdk:"delete_with_images"`
 	PoolID           types.Int64  `tfsdk:"pool_id"`
 	CapacityBytes    types.Int64  `tfsdk:"capacity_bytes"`
-}
-
-func (r *cephPoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ceph_pool"
 }
 
 func (r *cephPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -95,11 +93,8 @@ func (r *cephPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	}
 }
 
-func (r *cephPoolResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the pool has no raw attributes.
+func (m *cephPoolModel) decode(context.Context, *diag.Diagnostics) {}
 
 // defaults fills min_size and the autoscale mode from size and pg_num.
 func (m *cephPoolModel) defaults() {
@@ -148,7 +143,7 @@ func (m *cephPoolModel) validate(diags *diag.Diagnostics) {
 
 func (r *cephPoolResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m cephPoolModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -166,7 +161,7 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			// the time Delete looks: at plan, a warning only.
 			var state cephPoolModel
 			var held diag.Diagnostics
-			resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+			getModel(ctx, req.State, &state, &resp.Diagnostics)
 			r.checkDelete(ctx, &state, &held)
 			for _, d := range held {
 				resp.Diagnostics.AddAttributeWarning(path.Root("delete_with_images"), d.Summary(), d.Detail()+
@@ -176,7 +171,7 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		return
 	}
 	var plan cephPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -193,7 +188,7 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	if !req.State.Raw.IsNull() {
 		var state cephPoolModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		getModel(ctx, req.State, &state, &resp.Diagnostics)
 		plan.PoolID = state.PoolID
 		if plan.RawCapacityBytes.IsNull() && plan.Size.Equal(state.Size) {
 			plan.CapacityBytes = state.CapacityBytes
@@ -227,7 +222,7 @@ func firstOf(m map[string]ceph.Image) string {
 
 func (r *cephPoolResource) images(ctx context.Context, m *cephPoolModel, diags *diag.Diagnostics) (map[string]ceph.Image, bool) {
 	q := ceph.QueryImages(m.Name.ValueString())
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, q)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, q)
 	if !ok {
 		return nil, false
 	}
@@ -245,7 +240,7 @@ func (r *cephPoolResource) readPool(ctx context.Context, m *cephPoolModel, withS
 	if withStatus {
 		items = append(items, ceph.QueryStatus)
 	}
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, items...)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, items...)
 	if !ok {
 		return ceph.Pool{}, 0, false, false
 	}
@@ -302,9 +297,8 @@ func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, diags
 	if !ok {
 		return false
 	}
-	items := append([]protocol.Item{ceph.SpecDirItem()}, m.changes(cur, found, cephNonce())...)
-	run := cephNode(r.nodes, m.AdminHost.ValueString(), m.SSH, "ceph-pool-"+m.Name.ValueString())
-	if !cephApply(ctx, run, items, "Ceph Refused Pool Change", diags) {
+	items := append([]protocol.Item{ceph.SpecDirItem()}, m.changes(cur, found, clusterNonce())...)
+	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, "ceph-pool-"+m.Name.ValueString(), items, "Ceph Refused Pool Change", diags) {
 		return false
 	}
 	p, raw, found, ok := r.readPool(ctx, m, m.RawCapacityBytes.IsNull(), diags)
@@ -325,29 +319,20 @@ func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, diags
 }
 
 func (r *cephPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan cephPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, r.converge)
 }
 
 func (r *cephPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state cephPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the pool back: what the cluster holds, so a value changed
+// by hand shows in the plan.
+func (r *cephPoolResource) refresh(ctx context.Context, state *cephPoolModel, diags *diag.Diagnostics) (bool, bool) {
+	p, _, found, ok := r.readPool(ctx, state, false, diags)
+	if !ok || !found {
+		return found, ok
 	}
-	p, _, found, ok := r.readPool(ctx, &state, false, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	// What the cluster holds: a value changed by hand shows in the plan.
 	state.Size = types.Int64Value(int64(p.Size))
 	state.MinSize = types.Int64Value(int64(p.MinSize))
 	state.PGAutoscaleMode = types.StringValue(p.PGAutoscaleMode)
@@ -358,33 +343,30 @@ func (r *cephPoolResource) Read(ctx context.Context, req resource.ReadRequest, r
 		state.Application = types.StringValue("")
 	}
 	state.PoolID = types.Int64Value(int64(p.ID))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *cephPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan cephPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, _ *cephPoolModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, diags)
+	})
 }
 
 func (r *cephPoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state cephPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
+	clusterDelete(ctx, req, resp, r.destroy)
+}
+
+// destroy deletes the pool unless it holds images (delete_with_images).
+func (r *cephPoolResource) destroy(ctx context.Context, state *cephPoolModel, diags *diag.Diagnostics) {
+	r.checkDelete(ctx, state, diags)
+	if diags.HasError() {
 		return
 	}
-	r.checkDelete(ctx, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	run := cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "ceph-pool-"+state.Name.ValueString())
-	if !cephApply(ctx, run, append([]protocol.Item{ceph.SpecDirItem()}, ceph.PoolRm(state.Name.ValueString(), cephNonce())...),
-		"Ceph Refused Pool Deletion", &resp.Diagnostics) {
+	sh, owner := cephOn(r.nodes, state.AdminHost, state.SSH), "ceph-pool-"+state.Name.ValueString()
+	if !sh.apply(ctx, owner, append([]protocol.Item{ceph.SpecDirItem()}, ceph.PoolRm(state.Name.ValueString(), clusterNonce())...),
+		"Ceph Refused Pool Deletion", diags) {
 		return
 	}
 	// Forget the owner's records (its markers) on the admin node.
-	run.remove(ctx, &resp.Diagnostics)
+	sh.remove(ctx, owner, diags)
 }

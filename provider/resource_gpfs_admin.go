@@ -9,21 +9,16 @@ package provider
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/gpfs"
 )
 
@@ -34,21 +29,21 @@ const gpfsKind = "Spectrum Scale"
 // write on the admin node.
 const gpfsDir = "/var/lib/hpcstorage/gpfs"
 
-// gpfsQueryOwner owns nothing: queries run read-only under it.
+// gpfsFamily runs the mm commands on the cluster-service shell
+// (cluster_service.go); gpfsQueryOwner owns nothing, queries run read-only
+// under it.
+var gpfsFamily = clusterFamily{kind: gpfsKind, queryOwner: gpfsQueryOwner, resume: "\n\nNothing after it ran. Fix the " +
+	"cause and apply again: the next run reads the cluster and carries on from where this one stopped."}
+
 const gpfsQueryOwner = "gpfs-query"
 
-type gpfsAdmin struct {
-	nodes *nodeAccess
-	host  string
-	ssh   types.Object
-}
+// gpfsAdmin is the shell on the cluster's admin node; its remove (the
+// shell's) reverts the files an owner wrote, never a cluster, NSD or file
+// system: the mm commands are not undone.
+type gpfsAdmin struct{ clusterShell }
 
 func newGPFSAdmin(nodes *nodeAccess, host types.String, ssh types.Object) gpfsAdmin {
-	return gpfsAdmin{nodes: nodes, host: host.ValueString(), ssh: ssh}
-}
-
-func (a gpfsAdmin) run(owner string) nodeRun {
-	return nodeRun{nodes: a.nodes, host: a.host, ssh: a.ssh, owner: owner}
+	return gpfsAdmin{gpfsFamily.on(nodes, host.ValueString(), ssh)}
 }
 
 // query runs one read-only mm command. failed is the command's message
@@ -56,48 +51,18 @@ func (a gpfsAdmin) run(owner string) nodeRun {
 // yet); ok is false on a transport failure (a diagnostic says why).
 func (a gpfsAdmin) query(ctx context.Context, diags *diag.Diagnostics, argv ...string) (out, failed string, ok bool) {
 	item := protocol.Item{Command: &protocol.Command{Name: commandName(strings.Join(argv, " ")), Argv: mmArgv(argv), ReadOnly: true}}
-	res, ok := a.run(gpfsQueryOwner).exec(ctx, []protocol.Item{item}, true, diags)
+	res, ok := a.results(ctx, diags, []protocol.Item{item})
 	if !ok {
 		return "", "", false
 	}
-	if len(res.Items) != 1 {
-		diags.AddError("Agent Returned No Result", fmt.Sprintf("Host %s: no result for %s.", a.host, runner.Quote(argv)))
-		return "", "", false
-	}
-	ir := res.Items[0]
-	if ir.Error != "" {
-		return ir.Output, ir.Error, true
-	}
-	return ir.Output, "", true
+	return res[0].Output, res[0].Error, true
 }
 
 // apply runs items (files, then the commands decided) under owner; a
 // failed command becomes an error naming it and the host, and the items
 // after it are not run (the agent skips them).
 func (a gpfsAdmin) apply(ctx context.Context, owner string, items []protocol.Item, diags *diag.Diagnostics) bool {
-	res, ok := a.run(owner).exec(ctx, items, false, diags)
-	if !ok {
-		return false
-	}
-	if !res.Failed {
-		return true
-	}
-	for _, ir := range res.Items {
-		if ir.Error != "" && !ir.Skipped {
-			diags.AddError(gpfsKind+" Command Failed", fmt.Sprintf("Host %s, %s: %s\n\nNothing after it ran. Fix the cause "+
-				"and apply again: the next run reads the cluster and carries on from where this one stopped.", a.host, ir.ID, ir.Error))
-		}
-	}
-	if !diags.HasError() {
-		diags.AddError(gpfsKind+" Command Failed", fmt.Sprintf("Host %s: %s", a.host, failedItems(res)))
-	}
-	return false
-}
-
-// remove reverts the files owner wrote (never a cluster, NSD or file
-// system: the mm commands are not undone).
-func (a gpfsAdmin) remove(ctx context.Context, owner string, diags *diag.Diagnostics) {
-	a.run(owner).remove(ctx, diags)
+	return a.clusterShell.apply(ctx, owner, items, gpfsKind+" Command Failed", diags)
 }
 
 func gpfsFile(p, content string) protocol.Item {
@@ -119,12 +84,7 @@ func gpfsStep(s gpfs.Step) protocol.Item {
 		it.Command.Unless, it.Command.UnlessMatch = mmArgv(s.Unless), s.Match
 		return it
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%q\x00%d", s.Name, s.Argv, time.Now().UnixNano())))
-	marker := gpfsPath("once", hex.EncodeToString(sum[:12]))
-	it.Command.Argv = append([]string{"/bin/sh", "-c", `m=$1; shift; "$@" && mkdir -p "${m%/*}" && : >"$m"`, "gpfs-once", marker},
-		it.Command.Argv...)
-	it.Command.Creates = marker
-	return it
+	return gpfs.OnceItem(it.Command.Name, s, it.Command.Argv, gpfsPath("once"), clusterNonce())
 }
 
 // commandName makes an item id suffix of a step name ("mmchconfig
@@ -166,42 +126,7 @@ func gpfsProblems(diags *diag.Diagnostics, ps gpfs.Problems) {
 
 // gpfsAttrPath reads the attribute paths internal/gpfs writes: names,
 // list indexes ([3]) and map keys (["nsdNodes"]).
-func gpfsAttrPath(s string) tfpath.Path {
-	var at tfpath.Path
-	started := false
-	for s != "" {
-		switch {
-		case strings.HasPrefix(s, `["`):
-			end := strings.Index(s, `"]`)
-			if end < 0 || !started {
-				return at
-			}
-			at = at.AtMapKey(s[2:end])
-			s = s[end+2:]
-		case strings.HasPrefix(s, "["):
-			end := strings.Index(s, "]")
-			n, err := strconv.Atoi(s[1:max(end, 1)])
-			if end < 0 || err != nil || !started {
-				return at
-			}
-			at = at.AtListIndex(n)
-			s = s[end+1:]
-		default:
-			s = strings.TrimPrefix(s, ".")
-			end := strings.IndexAny(s, ".[")
-			if end < 0 {
-				end = len(s)
-			}
-			if !started {
-				at, started = tfpath.Root(s[:end]), true
-			} else {
-				at = at.AtName(s[:end])
-			}
-			s = s[end:]
-		}
-	}
-	return at
-}
+func gpfsAttrPath(s string) tfpath.Path { return attrPath(s) }
 
 // reSafeName is a name that is safe in a file name on the admin node.
 var reSafeName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

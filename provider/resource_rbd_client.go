@@ -24,9 +24,11 @@ import (
 
 // NewRbdClientResource is the hpcstorage_rbd_client resource: one node
 // mapping its RBD images.
-func NewRbdClientResource() resource.Resource { return &rbdClientResource{} }
+func NewRbdClientResource() resource.Resource {
+	return &rbdClientResource{clusterResource{name: "_rbd_client"}}
+}
 
-type rbdClientResource struct{ nodes *nodeAccess }
+type rbdClientResource struct{ clusterResource }
 
 type rbdClientModel struct {
 	ID           types.String `tfsdk:"id"`
@@ -42,10 +44,6 @@ type rbdClientModel struct {
 	KeyringHash  types.String `tfsdk:"keyring_hash"`
 	Mapped       types.Map    `tfsdk:"mapped"`
 	Drift        types.Map    `tfsdk:"drift"`
-}
-
-func (r *rbdClientResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_rbd_client"
 }
 
 func (r *rbdClientResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -86,11 +84,8 @@ func (r *rbdClientResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 	}
 }
 
-func (r *rbdClientResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the client has no raw attributes.
+func (m *rbdClientModel) decode(context.Context, *diag.Diagnostics) {}
 
 func (m *rbdClientModel) known() bool {
 	return !m.Host.IsUnknown() && !m.Name.IsUnknown() && !m.Pool.IsUnknown() && !m.Images.IsUnknown() &&
@@ -106,7 +101,7 @@ func (m *rbdClientModel) client(key string, unread bool) ceph.Client {
 func (m *rbdClientModel) check(diags *diag.Diagnostics) {
 	c := m.client("", true)
 	if err := c.Validate(); err != nil {
-		at := cephFieldPath(err, "name", "pool", "images", "fsid", "mon_hosts")
+		at := errorField(err, "name", "pool", "images", "fsid", "mon_hosts")
 		cephInvalid(diags, at, err)
 	}
 	if m.ImageClients.IsNull() || m.ImageClients.IsUnknown() {
@@ -128,7 +123,7 @@ func (m *rbdClientModel) check(diags *diag.Diagnostics) {
 
 func (r *rbdClientResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m rbdClientModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	getModel(ctx, req.Config, &m, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
@@ -136,28 +131,20 @@ func (r *rbdClientResource) ValidateConfig(ctx context.Context, req resource.Val
 }
 
 func (r *rbdClientResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan rbdClientModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if plan.known() {
-		plan.check(&resp.Diagnostics)
-		plan.ID = types.StringValue(plan.Host.ValueString() + "/client." + plan.Name.ValueString())
-	}
-	plan.Drift = emptyDrift()
-	if !req.State.Raw.IsNull() {
-		var state rbdClientModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		plan.KeyringHash = state.KeyringHash
-		if plan.Images.Equal(state.Images) && len(state.Drift.Elements()) == 0 {
-			plan.Mapped = state.Mapped
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdClientModel, diags *diag.Diagnostics) bool {
+		if plan.known() {
+			plan.check(diags)
+			plan.ID = types.StringValue(plan.Host.ValueString() + "/client." + plan.Name.ValueString())
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		plan.Drift = emptyDrift()
+		if state != nil {
+			plan.KeyringHash = state.KeyringHash
+			if plan.Images.Equal(state.Images) && len(state.Drift.Elements()) == 0 {
+				plan.Mapped = state.Mapped
+			}
+		}
+		return true
+	})
 }
 
 func (m *rbdClientModel) owner() string { return "rbd-client-" + strings.ToLower(m.Name.ValueString()) }
@@ -166,7 +153,7 @@ func (m *rbdClientModel) owner() string { return "rbd-client-" + strings.ToLower
 func (r *rbdClientResource) fetchKey(ctx context.Context, m *rbdClientModel, diags *diag.Diagnostics) (string, bool) {
 	name := m.Name.ValueString()
 	q := ceph.QueryAuth(name)
-	run := cephNode(r.nodes, m.AdminHost.ValueString(), m.SSH, "ceph-auth-"+strings.ToLower(name))
+	run := cephOn(r.nodes, m.AdminHost, m.SSH).run("ceph-auth-" + strings.ToLower(name))
 	res, ok := run.exec(ctx, []protocol.Item{ceph.AuthCreate(name, m.Pool.ValueString()), q}, false, diags)
 	if !ok {
 		return "", false
@@ -216,7 +203,7 @@ func (r *rbdClientResource) apply(ctx context.Context, plan *rbdClientModel, pre
 	}
 	items, err := plan.client(key, false).Items()
 	if err != nil {
-		cephInvalid(diags, cephFieldPath(err, "name", "pool", "images", "fsid", "mon_hosts"), err)
+		cephInvalid(diags, errorField(err, "name", "pool", "images", "fsid", "mon_hosts"), err)
 		return false
 	}
 	run := nodeRun{nodes: r.nodes, host: plan.Host.ValueString(), ssh: plan.SSH, owner: plan.owner(),
@@ -224,7 +211,7 @@ func (r *rbdClientResource) apply(ctx context.Context, plan *rbdClientModel, pre
 	if !run.converge(ctx, items, previous, diags) {
 		return false
 	}
-	out, ok := cephQuery(ctx, r.nodes, plan.Host.ValueString(), plan.SSH, diags, ceph.QueryShowmapped)
+	out, ok := cephOn(r.nodes, plan.Host, plan.SSH).query(ctx, diags, ceph.QueryShowmapped)
 	if !ok {
 		return false
 	}
@@ -241,29 +228,26 @@ func (r *rbdClientResource) apply(ctx context.Context, plan *rbdClientModel, pre
 }
 
 func (r *rbdClientResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan rbdClientModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *rbdClientModel, diags *diag.Diagnostics) bool {
+		return r.apply(ctx, plan, nil, diags)
+	})
 }
 
 func (r *rbdClientResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state rbdClientModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh checks the client's items on the client (drift) and reads what
+// it has mapped.
+func (r *rbdClientResource) refresh(ctx context.Context, state *rbdClientModel, diags *diag.Diagnostics) (bool, bool) {
 	items, err := state.client("", true).Items()
 	if err != nil {
-		cephInvalid(&resp.Diagnostics, "", err)
-		return
+		cephInvalid(diags, "", err)
+		return true, false
 	}
-	run := nodeRun{nodes: r.nodes, host: state.Host.ValueString(), ssh: state.SSH, owner: state.owner()}
-	res, ok := run.exec(ctx, items, true, &resp.Diagnostics)
+	res, ok := cephOn(r.nodes, state.Host, state.SSH).run(state.owner()).exec(ctx, items, true, diags)
 	if !ok {
-		return
+		return true, false
 	}
 	d := driftOf(res)
 	for _, ir := range res.Items {
@@ -273,33 +257,26 @@ func (r *rbdClientResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	all, err := mappedOf(res)
 	if err != nil {
-		resp.Diagnostics.AddError("Unexpected rbd Output", err.Error())
-		return
+		diags.AddError("Unexpected rbd Output", err.Error())
+		return true, false
 	}
 	state.fillMapped(all)
 	state.Drift = driftMap(d)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *rbdClientResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state rbdClientModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	previous, _ := state.client("", true).Items()
-	// Images no longer listed are unmapped first.
-	r.unmap(ctx, &state, stringsOf(plan.Images.Elements()), &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, previous, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, state *rbdClientModel, diags *diag.Diagnostics) bool {
+		previous, _ := state.client("", true).Items()
+		// Images no longer listed are unmapped first.
+		r.unmap(ctx, state, stringsOf(plan.Images.Elements()), diags)
+		return !diags.HasError() && r.apply(ctx, plan, previous, diags)
+	})
 }
 
 // unmap unmaps the state's images that are mapped and not in keep.
 func (r *rbdClientResource) unmap(ctx context.Context, m *rbdClientModel, keep []string, diags *diag.Diagnostics) {
-	out, ok := cephQuery(ctx, r.nodes, m.Host.ValueString(), m.SSH, diags, ceph.QueryShowmapped)
+	out, ok := cephOn(r.nodes, m.Host, m.SSH).query(ctx, diags, ceph.QueryShowmapped)
 	if !ok {
 		return
 	}
@@ -312,7 +289,7 @@ func (r *rbdClientResource) unmap(ctx context.Context, m *rbdClientModel, keep [
 	for _, k := range keep {
 		kept[k] = true
 	}
-	pool, nonce := m.Pool.ValueString(), cephNonce()
+	pool, nonce := m.Pool.ValueString(), clusterNonce()
 	var items []protocol.Item
 	imgs := stringsOf(m.Images.Elements())
 	sort.Strings(imgs)
@@ -322,20 +299,16 @@ func (r *rbdClientResource) unmap(ctx context.Context, m *rbdClientModel, keep [
 		}
 	}
 	if len(items) > 0 {
-		cephApply(ctx, cephNode(r.nodes, m.Host.ValueString(), m.SSH, "rbd-unmap-"+strings.ToLower(m.Name.ValueString())),
-			items, "rbd Refused Unmap", diags)
+		cephOn(r.nodes, m.Host, m.SSH).apply(ctx, "rbd-unmap-"+strings.ToLower(m.Name.ValueString()), items, "rbd Refused Unmap", diags)
 	}
 }
 
 func (r *rbdClientResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state rbdClientModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.unmap(ctx, &state, nil, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	nodeRun{nodes: r.nodes, host: state.Host.ValueString(), ssh: state.SSH, owner: state.owner()}.remove(ctx, &resp.Diagnostics)
+	clusterDelete(ctx, req, resp, func(ctx context.Context, state *rbdClientModel, diags *diag.Diagnostics) {
+		r.unmap(ctx, state, nil, diags)
+		if diags.HasError() {
+			return
+		}
+		cephOn(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), diags)
+	})
 }

@@ -33,9 +33,11 @@ import (
 
 // NewRbdImagesResource is the hpcstorage_rbd_images resource: a pool's
 // RBD images, managed as one set.
-func NewRbdImagesResource() resource.Resource { return &rbdImagesResource{} }
+func NewRbdImagesResource() resource.Resource {
+	return &rbdImagesResource{clusterResource{name: "_rbd_images"}}
+}
 
-type rbdImagesResource struct{ nodes *nodeAccess }
+type rbdImagesResource struct{ clusterResource }
 
 type rbdImagesModel struct {
 	ID                types.String              `tfsdk:"id"`
@@ -55,10 +57,6 @@ type rbdImageConfig struct {
 	Size     types.String `tfsdk:"size"`
 	Features types.List   `tfsdk:"features"`
 	Client   types.String `tfsdk:"client"`
-}
-
-func (r *rbdImagesResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_rbd_images"
 }
 
 func (r *rbdImagesResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -103,12 +101,6 @@ func (r *rbdImagesResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Images that differ in the pool from the last apply (missing, resized by hand), by name. " +
 					"Empty after every apply; a refresh that finds differences fills it, so the plan shows an update."},
 		},
-	}
-}
-
-func (r *rbdImagesResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
 	}
 }
 
@@ -206,42 +198,35 @@ func (m *rbdImagesModel) checkCapacity(imgs []rbdImage, diags *diag.Diagnostics)
 }
 
 func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan rbdImagesModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	imgs, known := plan.images(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !known {
-		return
-	}
-	plan.checkCapacity(imgs, &resp.Diagnostics)
-	plan.fill(imgs)
-	if !req.State.Raw.IsNull() {
-		var state rbdImagesModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
+	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdImagesModel, diags *diag.Diagnostics) bool {
+		imgs, known := plan.images(diags)
+		if diags.HasError() || !known {
+			return false
+		}
+		plan.checkCapacity(imgs, diags)
+		plan.fill(imgs)
+		if state == nil {
+			return true
+		}
 		// The state holds the sizes the pool had at refresh: a smaller
 		// size is a shrink, refused.
 		for _, i := range imgs {
 			v, ok := state.SizeBytes.Elements()[i.name].(types.Int64)
 			if ok && !v.IsNull() && v.ValueInt64() > i.bytes {
-				addError(&resp.Diagnostics, path.Root("images").AtMapKey(i.name).AtName("size"), "Image Shrink Refused",
+				addError(diags, path.Root("images").AtMapKey(i.name).AtName("size"), "Image Shrink Refused",
 					fmt.Sprintf("Image %s/%s holds %d bytes; %d would cut off the end of whatever is on it. rbd needs "+
 						"--allow-shrink for that and this provider never passes it: shrink the file system and the image by "+
 						"hand, or keep the size.", plan.Pool.ValueString(), i.name, v.ValueInt64(), i.bytes), nil)
 			}
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return true
+	})
 }
 
 // read lists the pool's images.
 func (r *rbdImagesResource) read(ctx context.Context, m *rbdImagesModel, diags *diag.Diagnostics) (map[string]ceph.Image, bool) {
 	q := ceph.QueryImages(m.Pool.ValueString())
-	out, ok := cephQuery(ctx, r.nodes, m.AdminHost.ValueString(), m.SSH, diags, q)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, q)
 	if !ok {
 		return nil, false
 	}
@@ -266,7 +251,7 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 	}
 	pool := plan.Pool.ValueString()
 	var items []protocol.Item
-	nonce := cephNonce()
+	nonce := clusterNonce()
 	want := map[string]bool{}
 	for _, i := range imgs {
 		want[i.name] = true
@@ -288,8 +273,7 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 		}
 	}
 	if len(items) > 0 {
-		run := cephNode(r.nodes, plan.AdminHost.ValueString(), plan.SSH, "rbd-images-"+pool)
-		if !cephApply(ctx, run, items, "rbd Refused Image Change", diags) {
+		if !cephOn(r.nodes, plan.AdminHost, plan.SSH).apply(ctx, "rbd-images-"+pool, items, "rbd Refused Image Change", diags) {
 			return false
 		}
 		if have, ok = r.read(ctx, plan, diags); !ok {
@@ -311,23 +295,21 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 }
 
 func (r *rbdImagesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan rbdImagesModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !r.apply(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *rbdImagesModel, diags *diag.Diagnostics) bool {
+		return r.apply(ctx, plan, nil, diags)
+	})
 }
 
 func (r *rbdImagesResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state rbdImagesModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	have, ok := r.read(ctx, &state, &resp.Diagnostics)
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh sets the sizes the pool holds; images missing or resized by hand
+// are drift.
+func (r *rbdImagesResource) refresh(ctx context.Context, state *rbdImagesModel, diags *diag.Diagnostics) (bool, bool) {
+	have, ok := r.read(ctx, state, diags)
 	if !ok {
-		return
+		return true, false
 	}
 	drift := map[string]string{}
 	sizes := map[string]attr.Value{}
@@ -347,38 +329,31 @@ func (r *rbdImagesResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.SizeBytes = types.MapValueMust(types.Int64Type, sizes)
 	state.Drift = driftMap(drift)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *rbdImagesResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state rbdImagesModel
-	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	prior := map[string]bool{}
-	for name := range state.Images {
-		prior[name] = true
-	}
-	if !r.apply(ctx, &plan, prior, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, state *rbdImagesModel, diags *diag.Diagnostics) bool {
+		prior := map[string]bool{}
+		for name := range state.Images {
+			prior[name] = true
+		}
+		return r.apply(ctx, plan, prior, diags)
+	})
 }
 
 func (r *rbdImagesResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state rbdImagesModel
-	getModel(ctx, req.State, &state, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	have, ok := r.read(ctx, &state, &resp.Diagnostics)
+	clusterDelete(ctx, req, resp, r.destroy)
+}
+
+// destroy removes the state's images that the pool still holds.
+func (r *rbdImagesResource) destroy(ctx context.Context, state *rbdImagesModel, diags *diag.Diagnostics) {
+	have, ok := r.read(ctx, state, diags)
 	if !ok {
 		return
 	}
 	var items []protocol.Item
-	nonce := cephNonce()
+	nonce := clusterNonce()
 	names := make([]string, 0, len(state.Images))
 	for name := range state.Images {
 		names = append(names, name)
@@ -392,6 +367,5 @@ func (r *rbdImagesResource) Delete(ctx context.Context, req resource.DeleteReque
 	if len(items) == 0 {
 		return
 	}
-	run := cephNode(r.nodes, state.AdminHost.ValueString(), state.SSH, "rbd-images-"+state.Pool.ValueString())
-	cephApply(ctx, run, items, "rbd Refused Image Deletion", &resp.Diagnostics)
+	cephOn(r.nodes, state.AdminHost, state.SSH).apply(ctx, "rbd-images-"+state.Pool.ValueString(), items, "rbd Refused Image Deletion", diags)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/runonce"
 )
 
 // Files on the admin host and the clients.
@@ -185,11 +186,7 @@ func HostRm(name, nonce string) protocol.Item {
 // (new for each apply) names the marker the command leaves behind, so an
 // agent that replays the same request does not run it twice.
 func Once(name, nonce string, argv ...string) protocol.Item {
-	marker := SpecDir + "/.done/" + name + "." + nonce
-	script := `"$@" && mkdir -p "${M%/*}" && : > "$M"`
-	return protocol.Item{Command: &protocol.Command{Name: name,
-		Argv:    append([]string{"sh", "-c", "M=\"$0\"; " + script, marker}, argv...),
-		Creates: marker}}
+	return runonce.Item(name, "ceph-once", runonce.Marker(SpecDir+"/.done", name, nonce), argv...)
 }
 
 // ApplySpec writes the spec file and applies it (`ceph orch apply -i`).

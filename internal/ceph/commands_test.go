@@ -61,7 +61,7 @@ func TestOnceWithRealSh(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "a", "x.n1")
 	argv := append([]string(nil), it.Argv...)
-	argv[3] = marker // $0 of the script
+	argv[4] = marker // $1 of the script
 	if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestOnceWithRealSh(t *testing.T) {
 	}
 	fail := Once("y", "n1", "false").Command
 	argv = append([]string(nil), fail.Argv...)
-	argv[3] = filepath.Join(dir, "y.n1")
+	argv[4] = filepath.Join(dir, "y.n1")
 	if exec.Command(argv[0], argv[1:]...).Run() == nil {
 		t.Fatal("a failing command succeeded")
 	}
-	if _, err := os.Stat(argv[3]); err == nil {
+	if _, err := os.Stat(argv[4]); err == nil {
 		t.Fatal("marker left by a failed command")
 	}
 	if !strings.HasPrefix(it.Creates, SpecDir+"/.done/") {

@@ -1,9 +1,15 @@
 package gpfs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/runonce"
 )
 
 // Every step carries the guard that tells it is done, so the agent runs it
@@ -160,4 +166,18 @@ func guarded(s Step, q []string, m []string) Step {
 func once(s Step) Step {
 	s.Once = true
 	return s
+}
+
+// OnceItem runs a Once step a single time: id is its item id suffix and
+// argv the command as the node runs it (the step's, by its full path); the
+// marker it leaves is OnceMarker's.
+func OnceItem(id string, s Step, argv []string, dir, nonce string) protocol.Item {
+	return runonce.Item(id, "gpfs-once", OnceMarker(dir, s, nonce), argv...)
+}
+
+// OnceMarker is the marker file of a Once step in dir for one decision
+// (nonce): named by a hash of the step, as a step's argv can be long.
+func OnceMarker(dir string, s Step, nonce string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%q\x00%s", s.Name, s.Argv, nonce)))
+	return path.Join(dir, hex.EncodeToString(sum[:12]))
 }
