@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +137,43 @@ func TestR2ModuleExample(t *testing.T) {
 		if placement[m] != "nfs2" {
 			t.Errorf("with nfs1 in standby, %s is not on nfs2: %v", m, placement)
 		}
+	}
+
+	// A BIOS value changed by hand on nfs1 (logical processors back on in
+	// the setup screen) shows in the next plan as an update of its server;
+	// nfs1 is in standby, so the reboot that puts it back moves nothing.
+	bmc, err := l.Mock().Design.Service("nfs1-bmc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bmc.SetBiosByHand("LogicalProc", "Enabled"); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Out("bios.plan"))
+	if err != nil || !plan {
+		t.Fatalf("plan after a BIOS change by hand: changes %v, err %v", plan, err)
+	}
+	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, "bios.plan"), tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updated []string
+	for _, rc := range shown.ResourceChanges {
+		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
+			updated = append(updated, rc.Address+" "+fmt.Sprint(rc.Change.Actions))
+		}
+	}
+	if len(updated) != 1 || !strings.Contains(updated[0], "hpcstorage_server") || !strings.Contains(updated[0], "update") {
+		t.Errorf("after LogicalProc changed by hand on nfs1, the plan changes %v, want one hpcstorage_server update", updated)
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`)); err != nil {
+		t.Fatalf("apply putting the BIOS back: %v", err)
+	}
+	if cur, _ := bmc.BiosAttributes(); fmt.Sprint(cur["LogicalProc"]) != "Disabled" {
+		t.Errorf("LogicalProc after apply: %v, want Disabled", cur["LogicalProc"])
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`)); err != nil || changes {
+		t.Fatalf("plan after the BIOS was put back: changes %v, err %v", changes, err)
 	}
 
 	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`)); err != nil {

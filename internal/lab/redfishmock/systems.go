@@ -358,6 +358,22 @@ func (s *Service) SetServerFaults(failNextBiosJob, ignoreGracefulShutdown bool) 
 	return nil
 }
 
+// SetBiosByHand changes a current BIOS attribute the way an administrator
+// does in the setup screen (no job, nothing pending): drift for tests.
+func (s *Service) SetBiosByHand(name string, value any) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sys == nil {
+		return fmt.Errorf("%w: %s is not a server", ErrBadFault, s.spec.Name)
+	}
+	if _, ok := s.sys.current[name]; !ok {
+		return fmt.Errorf("%w: %s has no BIOS attribute %q", ErrBadFault, s.spec.Name, name)
+	}
+	s.sys.current[name] = value
+	s.renderBios()
+	return nil
+}
+
 // PowerState returns the current power state of a server (for tests).
 func (s *Service) PowerState() string {
 	s.mu.Lock()
