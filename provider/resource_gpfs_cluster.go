@@ -30,9 +30,11 @@ var (
 )
 
 // NewGpfsClusterResource is the hpcstorage_gpfs_cluster resource.
-func NewGpfsClusterResource() resource.Resource { return &gpfsClusterResource{} }
+func NewGpfsClusterResource() resource.Resource {
+	return &gpfsClusterResource{clusterResource{name: "_gpfs_cluster"}}
+}
 
-type gpfsClusterResource struct{ nodes *nodeAccess }
+type gpfsClusterResource struct{ clusterResource }
 
 type gpfsClusterModel struct {
 	ID           types.String `tfsdk:"id"`
@@ -46,10 +48,6 @@ type gpfsClusterModel struct {
 	MaxBlockSize types.String `tfsdk:"max_block_size"`
 	NodeNames    types.List   `tfsdk:"node_names"`
 	Drift        types.Map    `tfsdk:"drift"`
-}
-
-func (r *gpfsClusterResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_gpfs_cluster"
 }
 
 func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -100,11 +98,8 @@ func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 	}
 }
 
-func (r *gpfsClusterResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the cluster has no raw attributes.
+func (m *gpfsClusterModel) decode(context.Context, *diag.Diagnostics) {}
 
 func (r *gpfsClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg gpfsClusterModel
@@ -124,114 +119,95 @@ func (r *gpfsClusterResource) ValidateConfig(ctx context.Context, req resource.V
 // ModifyPlan checks the rules, fills the computed values known from the
 // configuration, and says which nodes a plan removes from the cluster.
 func (r *gpfsClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		if !req.State.Raw.IsNull() {
-			resp.Diagnostics.AddWarning("Cluster Kept", "Destroying hpcstorage_gpfs_cluster leaves the GPFS cluster running "+
-				"(its file systems depend on it); only the node files on the admin node are removed.")
-		}
-		return
+	if req.Plan.Raw.IsNull() && !req.State.Raw.IsNull() {
+		resp.Diagnostics.AddWarning("Cluster Kept", "Destroying hpcstorage_gpfs_cluster leaves the GPFS cluster running "+
+			"(its file systems depend on it); only the node files on the admin node are removed.")
 	}
-	var plan gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterPlan(ctx, req, resp, r.adjust)
+}
+
+func (r *gpfsClusterResource) adjust(ctx context.Context, plan, state *gpfsClusterModel, diags *diag.Diagnostics) bool {
 	plan.Drift = emptyDrift()
-	s, ok := plan.spec(ctx, &resp.Diagnostics)
-	if ok {
-		validateClusterSpec(s, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		plan.fill(s)
+	s, ok := plan.spec(ctx, diags)
+	if !ok {
+		return true
 	}
-	if !req.State.Raw.IsNull() && ok {
-		var state gpfsClusterModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	validateClusterSpec(s, diags)
+	if diags.HasError() {
+		return false
+	}
+	plan.fill(s)
+	if state != nil {
 		var before map[string][]string
-		resp.Diagnostics.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
+		diags.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
 		have := map[string]bool{}
 		for _, n := range s.Nodes {
 			have[n.Name] = true
 		}
 		for _, n := range slices.Sorted(maps.Keys(before)) {
 			if !have[n] {
-				resp.Diagnostics.AddAttributeWarning(path.Root("nodes"), "Node Leaves The Cluster",
+				diags.AddAttributeWarning(path.Root("nodes"), "Node Leaves The Cluster",
 					fmt.Sprintf("Node %s is no longer configured: the apply stops GPFS on it (mmshutdown -N %s) and removes it "+
 						"from the cluster (mmdelnode -N %s).", n, n, n))
 			}
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	return true
 }
 
 func (r *gpfsClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *gpfsClusterModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, nil, diags)
+	})
 }
 
 func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the cluster back into drift; an imported one (no nodes
+// yet) is filled from the -Y outputs. The cluster is never gone: a
+// missing one shows as drift.
+func (r *gpfsClusterResource) refresh(ctx context.Context, state *gpfsClusterModel, diags *diag.Diagnostics) (found, ok bool) {
 	if state.Nodes.IsNull() {
-		r.readImported(ctx, &state, &resp.Diagnostics)
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		}
-		return
+		r.readImported(ctx, state, diags)
+		return true, !diags.HasError()
 	}
-	s, ok := state.spec(ctx, &resp.Diagnostics)
+	s, ok := state.spec(ctx, diags)
 	if !ok {
-		return
+		return true, false
 	}
-	seen, ok := readCluster(ctx, state.admin(r.nodes), len(s.Classes) > 0, &resp.Diagnostics)
+	seen, ok := readCluster(ctx, state.admin(r.nodes), len(s.Classes) > 0, diags)
 	if !ok {
-		return
+		return true, false
 	}
 	state.Drift = driftMap(gpfs.ClusterDrift(s, seen))
 	if seen.Exists {
 		state.ClusterID = types.StringValue(seen.Cluster.ID)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *gpfsClusterResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsClusterModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	var before, after map[string][]string
-	resp.Diagnostics.Append(prior.Nodes.ElementsAs(ctx, &before, false)...)
-	resp.Diagnostics.Append(plan.Nodes.ElementsAs(ctx, &after, false)...)
-	var dropped []string
-	for n := range before {
-		if _, ok := after[n]; !ok {
-			dropped = append(dropped, n)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, prior *gpfsClusterModel, diags *diag.Diagnostics) bool {
+		var before, after map[string][]string
+		diags.Append(prior.Nodes.ElementsAs(ctx, &before, false)...)
+		diags.Append(plan.Nodes.ElementsAs(ctx, &after, false)...)
+		var dropped []string
+		for n := range before {
+			if _, ok := after[n]; !ok {
+				dropped = append(dropped, n)
+			}
 		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return !diags.HasError() && r.converge(ctx, plan, dropped, diags)
+	})
 }
 
 // Delete keeps the cluster (see the description) and removes the files.
 func (r *gpfsClusterResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsClusterModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	state.admin(r.nodes).remove(ctx, state.owner(), &resp.Diagnostics)
+	clusterDelete(ctx, req, resp, func(ctx context.Context, state *gpfsClusterModel, diags *diag.Diagnostics) {
+		state.admin(r.nodes).remove(ctx, state.owner(), diags)
+	})
 }
 
 // ImportState takes HOST/NAME: the admin node as SSH reaches it, then the

@@ -35,9 +35,11 @@ var (
 )
 
 // NewGpfsFilesystemResource is the hpcstorage_gpfs_filesystem resource.
-func NewGpfsFilesystemResource() resource.Resource { return &gpfsFilesystemResource{} }
+func NewGpfsFilesystemResource() resource.Resource {
+	return &gpfsFilesystemResource{clusterResource{name: "_gpfs_filesystem"}}
+}
 
-type gpfsFilesystemResource struct{ nodes *nodeAccess }
+type gpfsFilesystemResource struct{ clusterResource }
 
 type gpfsFilesystemModel struct {
 	ID                  types.String `tfsdk:"id"`
@@ -79,10 +81,6 @@ type gpfsPoolModel struct {
 	Name      types.String `tfsdk:"name"`
 	BlockSize types.String `tfsdk:"block_size"`
 	LayoutMap types.String `tfsdk:"layout_map"`
-}
-
-func (r *gpfsFilesystemResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_gpfs_filesystem"
 }
 
 func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -169,11 +167,8 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 	}
 }
 
-func (r *gpfsFilesystemResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the file system has no raw attributes.
+func (m *gpfsFilesystemModel) decode(context.Context, *diag.Diagnostics) {}
 
 func (r *gpfsFilesystemResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg gpfsFilesystemModel
@@ -205,35 +200,29 @@ func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.Mo
 					"delete_on_destroy = true (and apply) first to delete it.", state.Device.ValueString()))
 			}
 		}
-		return
 	}
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterPlan(ctx, req, resp, r.adjust)
+}
+
+func (r *gpfsFilesystemResource) adjust(ctx context.Context, plan, state *gpfsFilesystemModel, diags *diag.Diagnostics) bool {
 	plan.Drift = emptyDrift()
 	plan.ID = plan.Device
-	f, ok := plan.fs(ctx, &resp.Diagnostics)
+	f, ok := plan.fs(ctx, diags)
 	if !ok {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		return true
 	}
-	gpfsProblems(&resp.Diagnostics, f.Validate())
-	if resp.Diagnostics.HasError() {
-		return
+	gpfsProblems(diags, f.Validate())
+	if diags.HasError() {
+		return false
 	}
-	if req.State.Raw.IsNull() {
+	if state == nil {
 		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
 		plan.AddedDisks = stringList(nil)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		return true
 	}
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	before, ok := state.fs(ctx, &resp.Diagnostics)
+	before, ok := state.fs(ctx, diags)
 	if !ok {
-		return
+		return false
 	}
 	for _, c := range []struct {
 		attr      string
@@ -248,13 +237,13 @@ func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.Mo
 		{"mount_point", before.MountPoint, f.MountPoint},
 	} {
 		if c.was != c.will {
-			addError(&resp.Diagnostics, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
+			addError(diags, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
 				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
 				c.attr, c.was, f.Device), nil)
 		}
 	}
-	if resp.Diagnostics.HasError() {
-		return
+	if diags.HasError() {
+		return false
 	}
 	plan.MmcrfsCommand = state.MmcrfsCommand
 	var added []string
@@ -265,7 +254,7 @@ func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	if len(added) > 0 {
 		plan.AddedDisks = stringList(added)
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
+		diags.AddAttributeWarning(path.Root("disks"), "File System Expanded In Place", fmt.Sprintf("The apply adds "+
 			"%d NSD(s) to %s with one mmadddisk: %s. Existing NSDs and data are untouched; the file system stays mounted.%s",
 			len(added), f.Device, strings.Join(added, ", "), map[bool]string{true: " mmrestripefs -b then rebalances existing data.",
 				false: " Existing data is not rebalanced (rebalance_on_add is off)."}[plan.Rebalance.ValueBool()]))
@@ -280,90 +269,79 @@ func (r *gpfsFilesystemResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	if len(removed) > 0 {
 		if !plan.AllowDiskRemoval.ValueBool() {
-			addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
+			addError(diags, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s are no longer in "+
 				"disks. Taking a disk out of file system %s migrates its data to the other disks (mmdeldisk): set "+
 				"allow_disk_removal = true to do so, or put them back.", strings.Join(removed, ", "), f.Device), nil)
-			return
+			return false
 		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
+		diags.AddAttributeWarning(path.Root("disks"), "Disks Removed From The File System", fmt.Sprintf("The apply "+
 			"runs mmdeldisk %s %q: GPFS migrates their data to the remaining disks first.", f.Device, strings.Join(removed, ";")))
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	return true
 }
 
 func (r *gpfsFilesystemResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *gpfsFilesystemModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, nil, diags)
+	})
 }
 
 func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the file system back into drift (a missing one is drift,
+// not gone); an imported one (no disks yet) is filled from the cluster.
+func (r *gpfsFilesystemResource) refresh(ctx context.Context, state *gpfsFilesystemModel, diags *diag.Diagnostics) (found, ok bool) {
 	if state.Disks.IsNull() {
-		r.readImported(ctx, &state, &resp.Diagnostics)
-		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		}
-		return
+		r.readImported(ctx, state, diags)
+		return true, !diags.HasError()
 	}
-	f, ok := state.fs(ctx, &resp.Diagnostics)
+	f, ok := state.fs(ctx, diags)
 	if !ok {
-		return
+		return true, false
 	}
-	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", &resp.Diagnostics)
+	seen, ok := readFS(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), f.Device, f.Policy != "", diags)
 	if !ok {
-		return
+		return true, false
 	}
 	state.Drift = driftMap(f.FSDrift(seen))
 	if seen.Exists {
 		state.setSubblocks(seen)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *gpfsFilesystemResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsFilesystemModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	remove := removedDisks(ctx, &prior, &plan, &resp.Diagnostics)
-	if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
-		addError(&resp.Diagnostics, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
-			"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
-		return
-	}
-	plan.MmcrfsCommand = prior.MmcrfsCommand
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, remove, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, prior *gpfsFilesystemModel, diags *diag.Diagnostics) bool {
+		remove := removedDisks(ctx, prior, plan, diags)
+		if len(remove) > 0 && !plan.AllowDiskRemoval.ValueBool() {
+			addError(diags, path.Root("disks"), "Disk Removal Not Allowed", fmt.Sprintf("NSDs %s were removed from "+
+				"disks; set allow_disk_removal = true to take them out of the file system with mmdeldisk.", strings.Join(remove, ", ")), nil)
+			return false
+		}
+		plan.MmcrfsCommand = prior.MmcrfsCommand
+		return !diags.HasError() && r.converge(ctx, plan, remove, diags)
+	})
 }
 
 func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsFilesystemModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterDelete(ctx, req, resp, r.destroy)
+}
+
+// destroy unmounts and deletes the file system only with delete_on_destroy;
+// the files this resource wrote go either way.
+func (r *gpfsFilesystemResource) destroy(ctx context.Context, state *gpfsFilesystemModel, diags *diag.Diagnostics) {
 	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
 	if state.DeleteOnDestroy.ValueBool() {
 		dev := state.Device.ValueString()
 		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
-			gpfsCommand("mmdelfs", "mmdelfs", dev)}, &resp.Diagnostics) {
+			gpfsCommand("mmdelfs", "mmdelfs", dev)}, diags) {
 			return
 		}
-		a.remove(ctx, state.owner()+"-delete", &resp.Diagnostics)
+		a.remove(ctx, state.owner()+"-delete", diags)
 	}
-	a.remove(ctx, state.owner(), &resp.Diagnostics)
+	a.remove(ctx, state.owner(), diags)
 }
 
 // ImportState takes HOST/DEVICE: the admin node as SSH reaches it, then

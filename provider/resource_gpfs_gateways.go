@@ -21,9 +21,11 @@ var (
 )
 
 // NewGpfsGatewaysResource is the hpcstorage_gpfs_gateways resource.
-func NewGpfsGatewaysResource() resource.Resource { return &gpfsGatewaysResource{} }
+func NewGpfsGatewaysResource() resource.Resource {
+	return &gpfsGatewaysResource{clusterResource{name: "_gpfs_gateways"}}
+}
 
-type gpfsGatewaysResource struct{ nodes *nodeAccess }
+type gpfsGatewaysResource struct{ clusterResource }
 
 type gpfsGatewaysModel struct {
 	ID         types.String `tfsdk:"id"`
@@ -53,10 +55,6 @@ type gpfsSMBExportModel struct {
 type gpfsClientModel struct {
 	Spec    types.String `tfsdk:"spec"`
 	Options types.String `tfsdk:"options"`
-}
-
-func (r *gpfsGatewaysResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_gpfs_gateways"
 }
 
 func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -113,11 +111,8 @@ func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaReques
 	}
 }
 
-func (r *gpfsGatewaysResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the gateways have no raw attributes.
+func (m *gpfsGatewaysModel) decode(context.Context, *diag.Diagnostics) {}
 
 func (r *gpfsGatewaysResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg gpfsGatewaysModel
@@ -131,80 +126,63 @@ func (r *gpfsGatewaysResource) ValidateConfig(ctx context.Context, req resource.
 }
 
 func (r *gpfsGatewaysResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.Drift = emptyDrift()
-	plan.ID = plan.Name
-	if s, ok := plan.spec(ctx, &resp.Diagnostics); ok {
-		gpfsProblems(&resp.Diagnostics, gpfs.ValidateProtocols(s))
-		if resp.Diagnostics.HasError() {
-			return
+	clusterPlan(ctx, req, resp, func(ctx context.Context, plan, _ *gpfsGatewaysModel, diags *diag.Diagnostics) bool {
+		plan.Drift = emptyDrift()
+		plan.ID = plan.Name
+		if s, ok := plan.spec(ctx, diags); ok {
+			gpfsProblems(diags, gpfs.ValidateProtocols(s))
+			return !diags.HasError()
 		}
-	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return true
+	})
 }
 
 func (r *gpfsGatewaysResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *gpfsGatewaysModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, nil, nil, diags)
+	})
 }
 
 func (r *gpfsGatewaysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsGatewaysModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	s, ok := state.spec(ctx, &resp.Diagnostics)
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the services and exports back into drift (never gone).
+func (r *gpfsGatewaysResource) refresh(ctx context.Context, state *gpfsGatewaysModel, diags *diag.Diagnostics) (found, ok bool) {
+	s, ok := state.spec(ctx, diags)
 	if !ok {
-		return
+		return true, false
 	}
-	seen, ok := readProtocols(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), len(s.Exports)+len(s.SMB) > 0, &resp.Diagnostics)
+	seen, ok := readProtocols(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), len(s.Exports)+len(s.SMB) > 0, diags)
 	if !ok {
-		return
+		return true, false
 	}
 	state.Drift = driftMap(gpfs.ProtocolsDrift(s, seen))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *gpfsGatewaysResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsGatewaysModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	before, _ := prior.spec(ctx, &resp.Diagnostics)
-	after, _ := plan.spec(ctx, &resp.Diagnostics)
-	var dropped []string
-	for _, e := range before.Exports {
-		if !slices.ContainsFunc(after.Exports, func(x gpfs.NFSExport) bool { return x.Path == e.Path }) {
-			dropped = append(dropped, e.Path)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, prior *gpfsGatewaysModel, diags *diag.Diagnostics) bool {
+		before, _ := prior.spec(ctx, diags)
+		after, _ := plan.spec(ctx, diags)
+		var dropped []string
+		for _, e := range before.Exports {
+			if !slices.ContainsFunc(after.Exports, func(x gpfs.NFSExport) bool { return x.Path == e.Path }) {
+				dropped = append(dropped, e.Path)
+			}
 		}
-	}
-	var droppedSMB []string
-	for _, e := range before.SMB {
-		if !slices.ContainsFunc(after.SMB, func(x gpfs.SMBExport) bool { return strings.EqualFold(x.Name, e.Name) }) {
-			droppedSMB = append(droppedSMB, e.Name)
+		var droppedSMB []string
+		for _, e := range before.SMB {
+			if !slices.ContainsFunc(after.SMB, func(x gpfs.SMBExport) bool { return strings.EqualFold(x.Name, e.Name) }) {
+				droppedSMB = append(droppedSMB, e.Name)
+			}
 		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, droppedSMB, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return !diags.HasError() && r.converge(ctx, plan, dropped, droppedSMB, diags)
+	})
 }
 
-// Delete leaves services and exports (see the description).
+// Delete leaves services and exports (see the description): it reads
+// nothing and runs nothing, so it does not go through clusterDelete.
 func (r *gpfsGatewaysResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
 }
 

@@ -29,9 +29,11 @@ var (
 )
 
 // NewGpfsNSDsResource is the hpcstorage_gpfs_nsds resource.
-func NewGpfsNSDsResource() resource.Resource { return &gpfsNSDsResource{} }
+func NewGpfsNSDsResource() resource.Resource {
+	return &gpfsNSDsResource{clusterResource{name: "_gpfs_nsds"}}
+}
 
-type gpfsNSDsResource struct{ nodes *nodeAccess }
+type gpfsNSDsResource struct{ clusterResource }
 
 type gpfsNSDsModel struct {
 	ID           types.String `tfsdk:"id"`
@@ -54,10 +56,6 @@ type gpfsNSDModel struct {
 	Usage        types.String `tfsdk:"usage"`
 	FailureGroup types.Int64  `tfsdk:"failure_group"`
 	Pool         types.String `tfsdk:"pool"`
-}
-
-func (r *gpfsNSDsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_gpfs_nsds"
 }
 
 func (r *gpfsNSDsResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -110,11 +108,8 @@ func (r *gpfsNSDsResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 	}
 }
 
-func (r *gpfsNSDsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
-	}
-}
+// decode: the NSDs have no raw attributes.
+func (m *gpfsNSDsModel) decode(context.Context, *diag.Diagnostics) {}
 
 func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var cfg gpfsNSDsModel
@@ -132,100 +127,80 @@ func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.Vali
 // ModifyPlan checks the rules and, for NSDs to be created, that every
 // server sees the volume and that it is blank (unless wipe).
 func (r *gpfsNSDsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	var plan gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	clusterPlan(ctx, req, resp, r.adjust)
+}
+
+func (r *gpfsNSDsResource) adjust(ctx context.Context, plan, state *gpfsNSDsModel, diags *diag.Diagnostics) bool {
 	plan.Drift = emptyDrift()
 	plan.ID = plan.Name
-	nsds, wwns, ok := plan.nsdList(ctx, &resp.Diagnostics)
-	cluster, cok := plan.clusterNodes(ctx, &resp.Diagnostics)
+	nsds, wwns, ok := plan.nsdList(ctx, diags)
+	cluster, cok := plan.clusterNodes(ctx, diags)
 	if !ok || !cok {
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
+		return true
 	}
-	gpfsProblems(&resp.Diagnostics, gpfs.ValidateNSDs(nsds, cluster))
-	if resp.Diagnostics.HasError() {
-		return
+	gpfsProblems(diags, gpfs.ValidateNSDs(nsds, cluster))
+	if diags.HasError() {
+		return false
 	}
 	plan.fill(nsds)
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	var existing []string
-	if !req.State.Raw.IsNull() {
-		var state gpfsNSDsModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		before, _, _ := state.nsdList(ctx, &resp.Diagnostics)
+	if state != nil {
+		before, _, _ := state.nsdList(ctx, diags)
 		existing = nsdNames(before)
 		for _, n := range existing {
 			if !slices.Contains(nsdNames(nsds), n) {
-				resp.Diagnostics.AddAttributeWarning(path.Root("nsds"), "NSD Deleted",
+				diags.AddAttributeWarning(path.Root("nsds"), "NSD Deleted",
 					fmt.Sprintf("NSD %s is no longer configured: the apply deletes it (mmdelnsd). GPFS refuses while a file "+
 						"system uses it; hpcstorage_gpfs_filesystem removes it from the file system only when allow_disk_removal is set.", n))
 			}
 		}
 	}
-	r.checkServers(ctx, &plan, nsds, wwns, existing, &resp.Diagnostics)
+	r.checkServers(ctx, plan, nsds, wwns, existing, diags)
+	return true
 }
 
 func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, nil, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *gpfsNSDsModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, nil, diags)
+	})
 }
 
 func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state gpfsNSDsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	nsds, _, ok := state.nsdList(ctx, &resp.Diagnostics)
+	clusterRead(ctx, req, resp, r.refresh)
+}
+
+// refresh reads the NSDs back into drift (a missing NSD is drift, not gone).
+func (r *gpfsNSDsResource) refresh(ctx context.Context, state *gpfsNSDsModel, diags *diag.Diagnostics) (found, ok bool) {
+	nsds, _, ok := state.nsdList(ctx, diags)
 	if !ok {
-		return
+		return true, false
 	}
-	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), &resp.Diagnostics)
+	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), diags)
 	if !ok {
-		return
+		return true, false
 	}
 	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return true, true
 }
 
 func (r *gpfsNSDsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, prior gpfsNSDsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &prior)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	before, _, _ := prior.nsdList(ctx, &resp.Diagnostics)
-	after, _, _ := plan.nsdList(ctx, &resp.Diagnostics)
-	var dropped []string
-	for _, n := range nsdNames(before) {
-		if !slices.Contains(nsdNames(after), n) {
-			dropped = append(dropped, n)
+	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, prior *gpfsNSDsModel, diags *diag.Diagnostics) bool {
+		before, _, _ := prior.nsdList(ctx, diags)
+		after, _, _ := plan.nsdList(ctx, diags)
+		var dropped []string
+		for _, n := range nsdNames(before) {
+			if !slices.Contains(nsdNames(after), n) {
+				dropped = append(dropped, n)
+			}
 		}
-	}
-	if resp.Diagnostics.HasError() || !r.converge(ctx, &plan, dropped, &resp.Diagnostics) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return !diags.HasError() && r.converge(ctx, plan, dropped, diags)
+	})
 }
 
 func (r *gpfsNSDsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state gpfsNSDsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), &resp.Diagnostics)
+	clusterDelete(ctx, req, resp, func(ctx context.Context, state *gpfsNSDsModel, diags *diag.Diagnostics) {
+		newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), diags)
+	})
 }
 
 // nsdList converts the model's NSDs (servers in alternating order); known
