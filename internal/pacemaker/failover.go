@@ -9,6 +9,7 @@ package pacemaker
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -119,25 +120,31 @@ func (c Cluster) Away(placement map[string]string, available map[string]bool) ma
 	return out
 }
 
-// cleanupScript clears what the last failover left: the failed actions
-// and fail counts (crm_resource --cleanup, what pcs resource cleanup
-// runs) and the fencer's history (pcs stonith history cleanup).
-const cleanupScript = `set -e
-if [ "$1" = 1 ]; then crm_resource --cleanup; fi
-if [ "$2" = 1 ]; then stonith_admin --history '*' --cleanup; fi
+// Cleanups: crm_resource --cleanup clears the failed actions and fail
+// counts (what pcs resource cleanup runs), stonith_admin's cleanup the
+// fencer's history (pcs stonith history cleanup). Each runs unless
+// crm_mon shows nothing of its kind any more, so a re-run after a killed
+// apply does only what is left.
+const (
+	cleanupFailures = `crm_resource --cleanup
 crm_resource --wait --timeout=120s`
+	noFailures = `out=$(crm_mon -1 -X) && ! printf '%s' "$out" | grep -q '<failure '`
+	noFencing  = `out=$(crm_mon -1 -X --fence-history=3) && ! printf '%s' "$out" | grep -q '<fence_event '`
+)
 
 // CleanupItems clear failed actions (failures) and the fencing history
 // (fenced).
 func CleanupItems(failures, fenced bool) []protocol.Item {
-	flag := func(b bool) string {
-		if b {
-			return "1"
-		}
-		return "0"
+	var out []protocol.Item
+	if failures {
+		out = append(out, protocol.Item{Command: &protocol.Command{Name: "resource-cleanup",
+			Argv: []string{"sh", "-c", cleanupFailures}, Unless: []string{"sh", "-c", noFailures}}})
 	}
-	return []protocol.Item{{Command: &protocol.Command{Name: "cluster-cleanup",
-		Argv: []string{"sh", "-c", cleanupScript, "cluster-cleanup", flag(failures), flag(fenced)}}}}
+	if fenced {
+		out = append(out, protocol.Item{Command: &protocol.Command{Name: "stonith-history-cleanup",
+			Argv: []string{"stonith_admin", "--history", "*", "--cleanup"}, Unless: []string{"sh", "-c", noFencing}}})
+	}
+	return out
 }
 
 // relocateScript moves one resource to its preferred node and, once the
@@ -159,8 +166,12 @@ func RelocateItems(moves map[string]string) []protocol.Item {
 	sort.Strings(ids)
 	var out []protocol.Item
 	for _, id := range ids {
+		// Unless it already runs there (a killed run left the move done;
+		// a cli-prefer left behind is drift the next apply removes).
 		out = append(out, protocol.Item{Command: &protocol.Command{Name: "relocate-" + id,
-			Argv: []string{"sh", "-c", relocateScript, "relocate", id, moves[id]}}})
+			Argv:        []string{"sh", "-c", relocateScript, "relocate", id, moves[id]},
+			Unless:      []string{"crm_resource", "--locate", "--resource", id, "--quiet"},
+			UnlessMatch: []string{"^" + regexp.QuoteMeta(moves[id]) + `\s*$`}}})
 	}
 	return out
 }
