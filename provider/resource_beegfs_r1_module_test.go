@@ -291,30 +291,29 @@ provider "hpcstorage" {
   }
 }
 
-module "base" {
-  source                = %[3]q
-  profile               = "base"
-  block                 = 1
-  servers               = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
-  metadata_volumes      = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
-  storage_volumes       = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
-  ha                    = false
-  conn_auth_secret_file = %[12]q
-}
-
-module "storage" {
-  source                = %[3]q
-  profile               = "storage"
-  block                 = 2
-  mgmtd_host            = module.base.mgmtd_host
-  servers               = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
-  storage_volumes       = [for i, w in %[11]s : { wwn = w, server = i }]
+module "blocks" {
+  source = %[3]q
+  blocks = [
+    {
+      name             = "base"
+      profile          = "base"
+      servers          = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
+      metadata_volumes = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
+      storage_volumes  = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
+    },
+    {
+      name            = "storage"
+      profile         = "storage"
+      servers         = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
+      storage_volumes = [for i, w in %[11]s : { wwn = w, server = i }]
+    },
+  ]
   ha                    = false
   conn_auth_secret_file = %[12]q
 }
 
 output "ids" {
-  value = merge(module.base.storage_target_ids, module.storage.storage_target_ids)
+  value = module.blocks.storage_target_ids
 }
 `, filepath.Join(dir, "lab", lab.KeyFile), filepath.Join(dir, "lab", lab.KnownHostsFile), mod,
 		node("stor1"), node("stor2"), node("meta1"), node("meta2"), b1meta[0], b1meta[1],

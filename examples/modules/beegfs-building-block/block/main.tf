@@ -1,5 +1,6 @@
 # One BeeGFS building block (R3, NetApp 2024): two servers sharing their
-# volumes; the profile decides which services the block runs.
+# volumes; the profile decides which services the block runs. Private to
+# beegfs-building-block, which calls it once per block of its list.
 
 locals {
   with_mgmt = var.profile == "base"
