@@ -317,7 +317,8 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"`stonith_admin --history '*' --cleanup` (`pcs stonith history cleanup`)."},
 			"drift": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "What differs from the last apply: `<node>/<item>` for files and units on a node, `cib` for the " +
-					"cluster configuration (`-` what only the cluster has, `+` what the configuration wants). Empty after every apply; " +
+					"cluster configuration (`-` what only the cluster has, `+` what the configuration wants), and after a failover " +
+					"`failed_actions`, `fence_history` and `placement` (resources away from their preferred node). Empty after every apply; " +
 					"a refresh that finds changes made by hand fills it, so the plan shows an update that puts them back."},
 		},
 	}
