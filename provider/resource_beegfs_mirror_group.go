@@ -89,8 +89,9 @@ func beegfsMirrorGroupSchema() schema.Schema {
 		"mirror_metadata": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 			MarkdownDescription: "`meta` only: turn metadata mirroring on (`beegfs-ctl --mirrormd`, once) after the group is defined. " +
 				"BeeGFS needs every client unmounted while it runs: the plan lists the mounted clients " +
-				"(`beegfs-ctl --listnodes --nodetype=client`) and refuses; after the apply, restart every metadata service, then " +
-				"the clients. It cannot be turned off again."},
+				"(`beegfs-ctl --listnodes --nodetype=client`) and refuses, naming them. The provider does not order the restarts " +
+				"itself: after the apply, restart every metadata service (with HA, each metadata group: `crm_resource --restart " +
+				"--resource <group>`, what `pcs resource restart` runs), then start the clients. It cannot be turned off again."},
 		"current_primary": schema.Int64Attribute{Computed: true, MarkdownDescription: "The side that is primary now, as " +
 			"`beegfs-ctl --listmirrorgroups` shows it (after a failover BeeGFS swaps primary and secondary; that is no drift)."},
 		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --addmirrorgroup` argv."},

@@ -178,8 +178,10 @@ func TestR1ModuleExample(t *testing.T) {
 	}
 	// stor1 fails (power-cycled through its BMC): stor2 fences it and
 	// starts stor1's group (its 16 target mounts and the service); stor1
-	// boots, joins again and the group comes home. Nothing in the
-	// configuration changed: the plan stays empty.
+	// boots and joins again. The next plan shows the fencing (and, while
+	// stickiness keeps the group on stor2, that it is away from home); the
+	// apply cleans the history up and moves the group back: then the plan
+	// is empty.
 	bmc := ""
 	for _, n := range l.State.Nodes {
 		if n.Name == "stor1" {
@@ -195,8 +197,34 @@ func TestR1ModuleExample(t *testing.T) {
 		!regexp.MustCompile(`stor1-service\s+start on stor2`).Match(trLog) {
 		t.Errorf("stor1's failure: not fenced, or its group not started on stor2:\n%s", trLog)
 	}
+	failPlan := filepath.Join(dir, "failover.tfplan")
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Out(failPlan)); err != nil || !changes {
+		t.Fatalf("plan after stor1's failover: changes %v, err %v (want the fencing shown)", changes, err)
+	}
+	shown, err := tf.ShowPlanFile(ctx, failPlan, tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range shown.ResourceChanges {
+		if rc.Change.Actions.NoOp() {
+			continue
+		}
+		before, _ := rc.Change.Before.(map[string]any)
+		drift, _ := before["drift"].(map[string]any)
+		if rc.Address != `module.r1.hpcstorage_ha_cluster.this["beegfs-storage"]` || !rc.Change.Actions.Update() {
+			t.Errorf("after stor1's failover the plan changes %s (%v)", rc.Address, rc.Change.Actions)
+		} else if h, _ := drift["fence_history"].(string); !strings.HasPrefix(h, "reboot of stor1: success, by stor2") {
+			t.Errorf("the storage cluster's drift does not show stor1's fencing: %v", drift)
+		}
+	}
+	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatalf("apply after stor1's failover: %v", err)
+	}
 	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
-		t.Errorf("plan after stor1's failover: changes %v, err %v", changes, err)
+		t.Errorf("plan after the cleanup: changes %v, err %v", changes, err)
+	}
+	if hist := r.simQuery(t, "stor2", "stonith_admin", "--history", "*"); strings.TrimSpace(hist) != "" {
+		t.Errorf("fence history after the cleanup apply: %q", hist)
 	}
 	var drawers string
 	if err := json.Unmarshal(out["storage_drawers"].Value, &drawers); err != nil {
@@ -291,30 +319,29 @@ provider "hpcstorage" {
   }
 }
 
-module "base" {
-  source                = %[3]q
-  profile               = "base"
-  block                 = 1
-  servers               = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
-  metadata_volumes      = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
-  storage_volumes       = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
-  ha                    = false
-  conn_auth_secret_file = %[12]q
-}
-
-module "storage" {
-  source                = %[3]q
-  profile               = "storage"
-  block                 = 2
-  mgmtd_host            = module.base.mgmtd_host
-  servers               = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
-  storage_volumes       = [for i, w in %[11]s : { wwn = w, server = i }]
+module "blocks" {
+  source = %[3]q
+  blocks = [
+    {
+      name             = "base"
+      profile          = "base"
+      servers          = [{ name = "stor1", host = %[4]q }, { name = "stor2", host = %[5]q }]
+      metadata_volumes = [{ wwn = %[8]q, server = 0 }, { wwn = %[9]q, server = 1 }]
+      storage_volumes  = [for i, w in %[10]s : { wwn = w, server = i %% 2 }]
+    },
+    {
+      name            = "storage"
+      profile         = "storage"
+      servers         = [{ name = "meta1", host = %[6]q }, { name = "meta2", host = %[7]q }]
+      storage_volumes = [for i, w in %[11]s : { wwn = w, server = i }]
+    },
+  ]
   ha                    = false
   conn_auth_secret_file = %[12]q
 }
 
 output "ids" {
-  value = merge(module.base.storage_target_ids, module.storage.storage_target_ids)
+  value = module.blocks.storage_target_ids
 }
 `, filepath.Join(dir, "lab", lab.KeyFile), filepath.Join(dir, "lab", lab.KnownHostsFile), mod,
 		node("stor1"), node("stor2"), node("meta1"), node("meta2"), b1meta[0], b1meta[1],

@@ -20,9 +20,10 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
-// TestR3ModuleExample applies examples/r3 (three beegfs-building-block
-// modules, each carving its EF600 over SANtricity, each block a pacemaker
-// cluster) with the real Terraform CLI to a fresh R3 lab: every volume
+// TestR3ModuleExample applies examples/r3 (the beegfs-building-block
+// module with a list of three blocks, each carving its EF600 over
+// SANtricity, each block a pacemaker cluster, and a client setting the
+// stripe pattern of /data) with the real Terraform CLI to a fresh R3 lab: every volume
 // mapped to both file nodes of its block and seen in their roots by WWN,
 // targets formatted once on their preferred node with the stripe geometry
 // of their group and never mounted through fstab (the cluster mounts
@@ -40,7 +41,7 @@ func TestR3ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r3", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	l, err := lab.Up(lab.Config{Design: "r3", Clients: 1, Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,8 @@ func TestR3ModuleExample(t *testing.T) {
 	}
 	// Scale-out: the base block first, then two more. Adding blocks only
 	// creates (their servers, arrays, targets, services, groups and
-	// clusters): nothing of the base block changes.
+	// clusters): nothing of the base block changes, and the stripe pattern
+	// of /data, set with one block, stays as it is.
 	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`blocks=["base"]`)); err != nil {
 		t.Fatalf("apply of the base block: %v", err)
 	}
@@ -93,8 +95,11 @@ func TestR3ModuleExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creates := 0
+	creates, pattern := 0, false
 	for _, rc := range grow.ResourceChanges {
+		if rc.Address == "hpcstorage_beegfs_stripe_pattern.data[0]" {
+			pattern = rc.Change.Actions.NoOp()
+		}
 		switch {
 		case rc.Change.Actions.Create():
 			creates++
@@ -104,6 +109,15 @@ func TestR3ModuleExample(t *testing.T) {
 	}
 	if creates == 0 {
 		t.Error("adding blocks 2 and 3 plans no creates")
+	}
+	if !pattern {
+		t.Error("the grow plan has no unchanged stripe pattern on /data (hpcstorage_beegfs_stripe_pattern.data[0])")
+	}
+	for _, rc := range grow.ResourceChanges {
+		if rc.Change.Actions.Create() && !strings.Contains(rc.Address, `["bb2"]`) && !strings.Contains(rc.Address, `["bb3"]`) &&
+			!strings.Contains(rc.Address, `["bb2-node`) && !strings.Contains(rc.Address, `["bb3-node`) {
+			t.Errorf("adding blocks 2 and 3 creates %s, outside the new blocks", rc.Address)
+		}
 	}
 	start := time.Now()
 	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {

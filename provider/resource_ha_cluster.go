@@ -68,6 +68,8 @@ type haClusterModel struct {
 	Orders            types.List   `tfsdk:"orders"`
 	PushNode          types.String `tfsdk:"push_node"`
 	Placement         types.Map    `tfsdk:"placement"`
+	FailedActions     types.List   `tfsdk:"failed_actions"`
+	FenceHistory      types.List   `tfsdk:"fence_history"`
 	Drift             types.Map    `tfsdk:"drift"`
 }
 
@@ -186,6 +188,15 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"(what `pcs cluster cib-push diff-against` does), so one changed parameter sends one change and resources that " +
 			"did not change are not touched. A configuration changed by hand (`pcs resource update`, `crm_resource`) shows " +
 			"in `drift` at the next plan, which then puts it back. `placement` says where each resource runs.\n\n" +
+			"After an unplanned failover (a node crashed and was fenced, a resource failed), the next plan is not empty: " +
+			"`failed_actions` and `fence_history` list what happened, and `drift` has `failed_actions`, `fence_history` and, " +
+			"when a resource runs away from the node its location constraints prefer while that node is back (stickiness " +
+			"keeps it where it failed over to), `placement`. Applying that plan does what an administrator of NetApp's BeeGFS " +
+			"HA role does: `pcs resource cleanup` (`crm_resource --cleanup`), `pcs stonith history cleanup` (`stonith_admin " +
+			"--history '*' --cleanup`), then `pcs resource relocate run` for the resources away from home (`crm_resource " +
+			"--move` to the preferred node, then `--clear` once it runs there). Every apply ends with that failback, so " +
+			"`standby = false` after planned maintenance brings the node's groups back even when stickiness would keep them " +
+			"on the peer. To keep a resource where it is, give its node the higher location score.\n\n" +
 			"Refused at plan time: a cluster without fencing, a one-node or two-node cluster without `two_node`, a fence " +
 			"device constrained onto the node it fences, an unknown agent or parameter, an empty required parameter (an " +
 			"`exportfs` without `clientspec`). Destroy removes every resource from the CIB (they stop; file systems are " +
@@ -296,9 +307,18 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"placement": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Where each resource, group and fence device runs (node name, `\"\"` when stopped), read back " +
 					"from `crm_mon -1 -X` after apply and at every refresh."},
+			"failed_actions": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Failed resource actions (`pcs status`' \"Failed Resource Actions\"), read from `crm_mon -1 -X` " +
+					"at every refresh: `<operation> on <node>: <status> (rc N) at <time>`. Any shows in `drift` as `failed_actions`; the " +
+					"apply runs `crm_resource --cleanup` (`pcs resource cleanup`), which clears them and their fail counts."},
+			"fence_history": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "The fencer's history (`crm_mon --fence-history=3`): `<action> of <node>: <status>, by <node> at " +
+					"<time>`, newest first. A node fenced after a crash shows here and in `drift` as `fence_history`; the apply runs " +
+					"`stonith_admin --history '*' --cleanup` (`pcs stonith history cleanup`)."},
 			"drift": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "What differs from the last apply: `<node>/<item>` for files and units on a node, `cib` for the " +
-					"cluster configuration (`-` what only the cluster has, `+` what the configuration wants). Empty after every apply; " +
+					"cluster configuration (`-` what only the cluster has, `+` what the configuration wants), and after a failover " +
+					"`failed_actions`, `fence_history` and `placement` (resources away from their preferred node). Empty after every apply; " +
 					"a refresh that finds changes made by hand fills it, so the plan shows an update that puts them back."},
 		},
 	}
@@ -731,6 +751,8 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	plan.Drift = emptyDrift()
+	// An apply clears what a failover left (afterFailover).
+	plan.FailedActions, plan.FenceHistory = stringList(nil), stringList(nil)
 	if !plan.Name.IsUnknown() {
 		plan.ID = plan.Name
 	}
@@ -867,7 +889,19 @@ func (r *haClusterResource) apply(ctx context.Context, plan, prior *haClusterMod
 	if !r.pushCIB(ctx, plan, h, want, diags) {
 		return
 	}
+	drift := map[string]string{}
+	if prior != nil {
+		for k, v := range prior.Drift.Elements() {
+			if s, ok := v.(types.String); ok {
+				drift[k] = s.ValueString()
+			}
+		}
+	}
+	if !r.afterFailover(ctx, plan, h, drift, diags) {
+		return
+	}
 	plan.Placement = r.placement(ctx, plan, h, true, diags)
+	plan.FailedActions, plan.FenceHistory = stringList(nil), stringList(nil)
 	plan.ID = plan.Name
 	pn, _ := h.c.PushNode()
 	plan.PushNode = types.StringValue(pn.Name)
@@ -943,20 +977,102 @@ func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h ha
 // placement reads where resources run; after an apply (settled) it first
 // waits for the transition the change started to end.
 func (r *haClusterResource) placement(ctx context.Context, m *haClusterModel, h haCluster, settled bool, diags *diag.Diagnostics) types.Map {
+	pl, _, _ := r.status(ctx, m, h, settled, diags)
+	return driftMap(pl)
+}
+
+// status reads crm_mon once: where resources run, the failed actions,
+// the fencing history and the nodes available. ok is false (with a
+// warning) when the cluster did not answer.
+func (r *haClusterResource) status(ctx context.Context, m *haClusterModel, h haCluster, settled bool, diags *diag.Diagnostics) (map[string]string, pacemaker.Status, bool) {
 	pn, _ := h.c.PushNode()
 	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
 	var quiet diag.Diagnostics
 	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryStatusItem(settled)}, true, &quiet)
 	if !ok || res.Failed || len(res.Items) != 1 {
 		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %s %s", run.host, diagText(quiet), failedItems(res)))
-		return types.MapValueMust(types.StringType, map[string]attr.Value{})
+		return map[string]string{}, pacemaker.Status{}, false
 	}
-	pl, err := pacemaker.Placement([]byte(res.Items[0].Output))
+	out := []byte(res.Items[0].Output)
+	pl, err := pacemaker.Placement(out)
+	var st pacemaker.Status
+	if err == nil {
+		st, err = pacemaker.ReadStatus(out)
+	}
 	if err != nil {
 		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", run.host, err))
-		return types.MapValueMust(types.StringType, map[string]attr.Value{})
+		return map[string]string{}, pacemaker.Status{}, false
 	}
-	return driftMap(pl)
+	return pl, st, true
+}
+
+// afterFailover runs what the plan's drift asked for after a failover
+// (the cleanup of failed actions and fencing history), then, at every
+// apply, the failback of resources away from their preferred node while
+// it is available: after an unstandby as after a crash.
+func (r *haClusterResource) afterFailover(ctx context.Context, m *haClusterModel, h haCluster, drift map[string]string, diags *diag.Diagnostics) bool {
+	_, failures := drift[driftFailedActions]
+	_, fenced := drift[driftFenceHistory]
+	pn, _ := h.c.PushNode()
+	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-cleanup")
+	if items := pacemaker.CleanupItems(failures, fenced); len(items) > 0 {
+		res, ok := run.exec(ctx, items, false, diags)
+		if !ok {
+			return false
+		}
+		if res.Failed {
+			diags.AddError("Cluster Cleanup Failed", fmt.Sprintf("Host %s (node %s): %s", run.host, pn.Name, failedItems(res)))
+			return false
+		}
+	}
+	pl, st, ok := r.status(ctx, m, h, true, diags)
+	if !ok {
+		return true
+	}
+	moves := h.c.Away(pl, st.Available)
+	if len(moves) == 0 {
+		return true
+	}
+	res, ok := run.exec(ctx, pacemaker.RelocateItems(moves), false, diags)
+	if !ok {
+		return false
+	}
+	if res.Failed {
+		diags.AddError("Failback Failed", fmt.Sprintf("Host %s (node %s): moving %v home: %s\nA cli-prefer constraint may be "+
+			"left (crm_resource --clear --resource ID removes it); the next plan shows it in drift.", run.host, pn.Name, moves, failedItems(res)))
+		return false
+	}
+	return true
+}
+
+// Drift keys of a failover's aftermath.
+const (
+	driftFailedActions = "failed_actions"
+	driftFenceHistory  = "fence_history"
+	driftPlacement     = "placement"
+)
+
+// failoverDrift fills drift and the state's lists from crm_mon's status.
+func failoverDrift(c pacemaker.Cluster, pl map[string]string, st pacemaker.Status, state *haClusterModel, drift map[string]string) {
+	state.FailedActions, state.FenceHistory = stringList(st.Failed), stringList(st.Fenced)
+	if len(st.Failed) > 0 {
+		drift[driftFailedActions] = strings.Join(st.Failed, "\n")
+	}
+	if len(st.Fenced) > 0 {
+		drift[driftFenceHistory] = strings.Join(st.Fenced, "\n")
+	}
+	if moves := c.Away(pl, st.Available); len(moves) > 0 {
+		ids := make([]string, 0, len(moves))
+		for id := range moves {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		var b strings.Builder
+		for _, id := range ids {
+			fmt.Fprintf(&b, "%s runs on %s, prefers %s\n", id, pl[id], moves[id])
+		}
+		drift[driftPlacement] = b.String()
+	}
 }
 
 func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -995,13 +1111,20 @@ func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if live, ok := r.liveConfiguration(ctx, &state, h, &quiet); !ok {
 		drift["cib"] = "error: " + diagText(quiet)
 		state.Placement = types.MapValueMust(types.StringType, map[string]attr.Value{})
+		state.FailedActions, state.FenceHistory = stringList(nil), stringList(nil)
 	} else {
 		if d, err := pacemaker.ConfigDiff(live, want); err != nil {
 			drift["cib"] = "error: " + err.Error()
 		} else if d != "" {
 			drift["cib"] = d
 		}
-		state.Placement = r.placement(ctx, &state, h, false, &resp.Diagnostics)
+		pl, st, ok := r.status(ctx, &state, h, false, &resp.Diagnostics)
+		state.Placement = driftMap(pl)
+		if ok {
+			failoverDrift(h.c, pl, st, &state, drift)
+		} else {
+			state.FailedActions, state.FenceHistory = stringList(nil), stringList(nil)
+		}
 	}
 	state.Drift = driftMap(drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -265,23 +265,53 @@ func TestAccHAClusterLab(t *testing.T) {
 			},
 			{
 				// nfs1 crashes (its BMC restarts it): nfs2 fences it and takes
-				// the group; nfs1 boots and joins again. Nothing in the
-				// configuration changed, so the plan stays empty; the
-				// refresh reads where things run now.
+				// the group; nfs1 boots and joins again, the group stays on
+				// nfs2 (stickiness 200 against a location score of 100). Then
+				// svc-ip's monitor finds it dead on nfs2 (restarted there).
+				// The plan shows the failover's history; the apply cleans it
+				// up and moves the group home (pcs resource relocate run).
 				PreConfig: func() {
 					bmcPowerCycle(t, l.Lab, "nfs1", l.password)
 					if tr := l.shared("transitions.log"); !strings.Contains(tr, "Fencing nfs1") || !strings.Contains(tr, "failed [nfs1]") {
 						t.Fatalf("nfs1's crash did not fence it:\n%s", tr)
 					}
+					if err := sim.FailResource(l.node("nfs2").Root, "svc-ip"); err != nil {
+						t.Fatal(err)
+					}
 				},
+				Config: l.config(base),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(haRes, plancheck.ResourceActionUpdate),
+					expectPriorDrift(haRes, "fence_history", "reboot of nfs1: success, by nfs2 at "),
+					expectPriorDrift(haRes, "failed_actions", "svc-ip_monitor_30000 on nfs2: not running (rc 7)"),
+					expectPriorDrift(haRes, "placement", "svc runs on nfs2, prefers nfs1"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringExact("nfs1")),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("failed_actions"), knownvalue.ListExact(nil)),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("fence_history"), knownvalue.ListExact(nil)),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("drift"), knownvalue.MapExact(map[string]knownvalue.Check{})),
+				},
+				Check: func(*terraform.State) error {
+					ops := l.shared(sim.OperationsLog)
+					for _, want := range []string{"nfs1: crm_resource --cleanup", "nfs1: stonith_admin --history * --cleanup",
+						"nfs1: crm_resource --move --resource svc --node nfs1", "nfs1: crm_resource --clear --resource svc"} {
+						if !strings.Contains(ops, want+"\n") {
+							return fmt.Errorf("operations.log has no %q:\n%s", want, ops)
+						}
+					}
+					if cib := l.shared("cib.xml"); strings.Contains(cib, "cli-prefer") {
+						return fmt.Errorf("the relocation left its constraint:\n%s", cib)
+					}
+					return nil
+				},
+			},
+			{
+				// Cleaned up and home: the next plan is empty.
 				Config: l.config(base),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringRegexp(regexp.MustCompile(`^nfs[12]$`))),
-					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("fence-nfs2"), knownvalue.StringExact("nfs1")),
-				},
 			},
 			{
 				// By hand, on nfs2: pcs resource update svc-ip cidr_netmask=20.
@@ -329,9 +359,11 @@ func TestAccHAClusterLab(t *testing.T) {
 				},
 			},
 			{
+				// Unstandby: stickiness alone would keep the group on nfs2;
+				// the apply moves it home (failback, pcs resource relocate run).
 				Config: l.config(changed),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringExact("nfs2")),
+					statecheck.ExpectKnownValue(haRes, tfjsonpath.New("placement").AtMapKey("svc"), knownvalue.StringExact("nfs1")),
 				},
 			},
 			{

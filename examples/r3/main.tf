@@ -63,51 +63,71 @@ locals {
   })] }
 }
 
-module "base" {
-  source                = "../modules/beegfs-building-block"
-  profile               = local.blocks[1].profile
-  block                 = 1
-  servers               = local.ha_servers["1"]
-  array                 = local.blocks[1].array
+# The whole file system: one module, one entry per block (keyed by its
+# name, bb1...). Appending a block to var.blocks adds its servers, array
+# volumes, targets, services, groups and cluster, and nothing else.
+module "beegfs" {
+  source = "../modules/beegfs-building-block"
+  blocks = [for b, x in local.blocks : {
+    name    = "bb${b}"
+    profile = x.profile
+    servers = local.ha_servers[b]
+    array   = x.array
+  }]
   ha_cluster            = local.ha_cluster
   standby               = var.standby
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
 }
 
-module "block" {
-  source                = "../modules/beegfs-building-block"
-  for_each              = { for b, x in local.blocks : b => x if b != "1" }
-  profile               = each.value.profile
-  block                 = tonumber(each.key)
-  servers               = local.ha_servers[each.key]
-  array                 = each.value.array
-  mgmtd_host            = module.base.mgmtd_host
-  ha_cluster            = local.ha_cluster
-  standby               = var.standby
+# The lab's clients (hpcstorage-lab up --clients N), if any, mount the file
+# system (mgmtd on the base block's floating IP); the first one sets the
+# stripe pattern of /data, a directory that exists from the first block on:
+# adding blocks leaves it as it is (new targets join the pool it stripes
+# over).
+locals {
+  clients = [for name in sort(keys(var.lab.nodes)) : { name = name, host = var.lab.nodes[name].host } if var.lab.nodes[name].role == "client"]
+}
+
+resource "hpcstorage_beegfs_client" "this" {
+  for_each    = { for c in local.clients : c.name => c.host }
+  host        = each.value
+  mgmtd_host  = module.beegfs.mgmtd_host
+  mount_point = "/mnt/beegfs"
+  # A client of an HA file system keeps its files when a service moves.
+  settings              = { sysSessionChecksEnabled = "false" }
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
+  depends_on            = [module.beegfs]
+}
+
+resource "hpcstorage_beegfs_stripe_pattern" "data" {
+  count            = length(local.clients) > 0 ? 1 : 0
+  host             = hpcstorage_beegfs_client.this[local.clients[0].name].host
+  mount_point      = hpcstorage_beegfs_client.this[local.clients[0].name].mount_point
+  path             = "data"
+  chunk_size_bytes = 1048576
+  num_targets      = 4
 }
 
 output "beegfs_groups" {
   description = "Where each BeeGFS group runs (group => file node), read back from each block's cluster."
-  value = join("\n", [for g, n in merge(module.base.ha_placement, [for m in values(module.block) : m.ha_placement]...) :
-  format("  %-20s on %s", g, n)])
+  value       = join("\n", [for g, n in module.beegfs.ha_placement : format("  %-20s on %s", g, n)])
 }
 
 output "standby_moves" {
   description = "Groups that run away from their preferred node because it is in standby (group => node)."
-  value       = merge(module.base.ha_standby_moves, [for m in values(module.block) : m.ha_standby_moves]...)
+  value       = module.beegfs.ha_standby_moves
 }
 
 output "array_diagrams" {
   description = "Each block's EF600, bays by disk group."
-  value       = merge({ "ef600-1" = module.base.array_diagram }, { for b, m in module.block : "ef600-${b}" => m.array_diagram })
+  value       = { for k, d in module.beegfs.array_diagrams : module.beegfs.blocks[k].array => d }
 }
 
 output "array_layout" {
   description = "The arrays as carved: diagrams and volumes, for the demo."
-  value = join("\n", [for name, m in merge({ "1" = module.base }, module.block) : join("\n", concat(
-    ["ef600-${name} (block ${name}, ${local.blocks[name].profile})", m.array_diagram],
-    [for v, x in m.array_volumes : format("  %-11s %-7s %-6s %8.2f TB  LUN %-2d wwn %s", v, x.disk_group, x.raid_level, x.capacity_bytes / 1e12, x.lun, x.wwn)],
+  value = join("\n", [for name, b in module.beegfs.blocks : join("\n", concat(
+    ["${b.array} (block ${b.number}, ${b.profile})", module.beegfs.array_diagrams[name]],
+    [for v, x in module.beegfs.array_volumes[name] : format("  %-11s %-7s %-6s %8.2f TB  LUN %-2d wwn %s", v, x.disk_group, x.raid_level, x.capacity_bytes / 1e12, x.lun, x.wwn)],
   ))])
 }
 
@@ -119,13 +139,13 @@ output "bmc_summary" {
 }
 
 output "targets" {
-  value = merge(module.base.targets, [for m in values(module.block) : m.targets]...)
+  value = module.beegfs.targets
 }
 
 output "services" {
-  value = merge(module.base.services, [for m in values(module.block) : m.services]...)
+  value = module.beegfs.services
 }
 
 output "storage_target_ids" {
-  value = merge(module.base.storage_target_ids, [for m in values(module.block) : m.storage_target_ids]...)
+  value = module.beegfs.storage_target_ids
 }

@@ -17,8 +17,9 @@ variable "lab" {
       ca_certificate = optional(string)
     }))
     nodes = map(object({
-      host = string # how SSH reaches the node: address:port
-      bmc  = string # endpoint name of its BMC
+      host = string           # how SSH reaches the node: address:port
+      bmc  = string           # endpoint name of its BMC ("" for a client)
+      role = optional(string) # "client" for the lab's clients (--clients N)
     }))
     ssh = object({
       user             = string

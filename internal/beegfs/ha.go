@@ -94,7 +94,12 @@ type HA struct {
 	Auth      Auth
 }
 
-// Unit is the service's systemd unit (multi-mode template instance).
+// Unit is the service's systemd unit (multi-mode template instance). BeeGFS
+// 7.x ships a template for every server service, mgmtd included: its
+// beegfs.spec installs beegfs-mgmtd@.service next to beegfs-mgmtd.service,
+// and the template runs `beegfs-mgmtd cfgFile=/etc/beegfs/%I.d/beegfs-mgmtd.conf`
+// (ThinkParQ/beegfs, mgmtd/build/dist/usr/lib/systemd/system/), which is
+// ConfPath below.
 func (s HAService) Unit() string { return "beegfs-" + unitKind(s.Kind) + "@" + s.Name }
 
 func unitKind(kind string) string {

@@ -96,12 +96,16 @@ while ! cibadmin --query --scope configuration; do
   if [ "$i" -ge 60 ]; then echo "the CIB manager does not answer" >&2; exit 1; fi
   sleep 2
 done`
-	queryStatus = `crm_mon -1 -X`
+	// --fence-history=3: every fencing event, not only failed ones (the
+	// default): a node fenced after a crash is what the plan must show.
+	// crm_mon before 1.1.20 (RHEL 7.6) has no --fence-history: the
+	// status without it then.
+	queryStatus = `crm_mon -1 -X --fence-history=3 2>/dev/null || crm_mon -1 -X`
 	// After a change, crm_resource --wait waits for the transition it
 	// started to finish (pacemaker 1.1.13 and later), then crm_mon says
 	// where everything ended up. A timeout still prints where things are.
 	queryStatusSettled = `crm_resource --wait --timeout=120s >/dev/null 2>&1
-crm_mon -1 -X`
+crm_mon -1 -X --fence-history=3 2>/dev/null || crm_mon -1 -X`
 	// pushPatch is what pcs cluster cib-push diff-against does: crm_diff
 	// makes a patch without versions from the two documents, cibadmin
 	// applies it; crm_diff exits 1 when they differ.

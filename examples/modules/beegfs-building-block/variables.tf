@@ -1,75 +1,47 @@
-variable "profile" {
-  description = "Building block profile (R3): `base` (management, metadata and storage), `metadata_storage`, or `storage`. Scale a file system by adding blocks; exactly one block is `base`."
-  type        = string
+variable "blocks" {
+  description = "The file system's building blocks (R3), in order: block N of the list (from 1) numbers its node IDs, target IDs and floating IPs, so scale out by appending blocks (never reorder or remove one from the middle: the blocks after it would be renumbered). Each block: a unique `name` (the key of its resources), its `profile` (`base`: management, metadata and storage, exactly one block; `metadata_storage`; `storage`), its two `servers` (an HA pair: host name, SSH host; for the block's own cluster also BMC endpoint, Redfish system and corosync ring address) and either `array` (endpoint of its E-Series array, carved as NetApp lays it out for the profile) or its volumes (`metadata_volumes`, `storage_volumes`, base's optional `management_volume`). Adding a block adds its servers' targets, services, HA groups and cluster and registers its targets; nothing of the existing blocks changes."
+  type = list(object({
+    name    = string
+    profile = string
+    servers = list(object({
+      name         = string
+      host         = string
+      bmc          = optional(string)
+      systems_uri  = optional(string)
+      cluster_addr = optional(string)
+    }))
+    array = optional(string)
+    metadata_volumes = optional(list(object({
+      wwn    = string
+      server = number
+    })), [])
+    storage_volumes = optional(list(object({
+      wwn                = string
+      server             = number
+      segment_size_bytes = optional(number, 524288)
+      data_drives        = optional(number, 8)
+    })), [])
+    management_volume = optional(object({
+      wwn    = string
+      server = number
+    }))
+  }))
   validation {
-    condition     = contains(["base", "metadata_storage", "storage"], var.profile)
+    condition     = length([for b in var.blocks : b if b.profile == "base"]) == 1
+    error_message = "Exactly one block has profile base (it runs the management service)."
+  }
+  validation {
+    condition     = length(distinct([for b in var.blocks : b.name])) == length(var.blocks)
+    error_message = "Block names must be unique."
+  }
+  validation {
+    condition     = alltrue([for b in var.blocks : contains(["base", "metadata_storage", "storage"], b.profile)])
     error_message = "profile must be base, metadata_storage or storage."
   }
-}
-
-variable "block" {
-  description = "Number of this block in the file system (1, 2, ...): node and target IDs are numbered from it so blocks never collide."
-  type        = number
   validation {
-    condition     = var.block >= 1 && var.block <= 99 && floor(var.block) == var.block
-    error_message = "block must be a whole number from 1 to 99."
+    condition     = length(var.blocks) <= 99
+    error_message = "At most 99 blocks (IDs are numbered per block)."
   }
-}
-
-variable "servers" {
-  description = "The block's two servers (an HA pair): host name (what BeeGFS, the arrays and the cluster call it) and SSH host; for the block's own cluster (ha_cluster.create) also its BMC endpoint, its Redfish system (`/redfish/v1/Systems/<system_id>`, for fence_redfish) and its corosync ring address."
-  type = list(object({
-    name         = string
-    host         = string
-    bmc          = optional(string)
-    systems_uri  = optional(string)
-    cluster_addr = optional(string)
-  }))
-  validation {
-    condition     = length(var.servers) == 2
-    error_message = "A building block has two servers."
-  }
-}
-
-variable "metadata_volumes" {
-  description = "Metadata volumes (RAID1; R3: 4 drives, 128 KiB segment): WWN and the index (0 or 1) of the server that serves it. Required for base and metadata_storage."
-  type = list(object({
-    wwn    = string
-    server = number
-  }))
-  default = []
-}
-
-variable "storage_volumes" {
-  description = "Storage volumes (R3: RAID6 8+2, 512 KiB segment, 2 volumes per pool): WWN, serving server index, segment size and data drives."
-  type = list(object({
-    wwn                = string
-    server             = number
-    segment_size_bytes = optional(number, 524288)
-    data_drives        = optional(number, 8)
-  }))
-  default = []
-}
-
-variable "array" {
-  description = "Endpoint name of the block's E-Series array (R3: one EF600 cabled to both servers, `api = \"santricity\"`). Set, the module carves it as NetApp's layout for the profile (`data.hpcstorage_array_layout` with `beegfs_building_block`), maps every volume to both servers (by their `name`, the array's host names) and builds the targets on them; leave metadata_volumes, storage_volumes and management_volume unset then."
-  type        = string
-  default     = null
-}
-
-variable "management_volume" {
-  description = "base only: a volume of its own for the management store (R3); without it the store goes to the first metadata target."
-  type = object({
-    wwn    = string
-    server = number
-  })
-  default = null
-}
-
-variable "mgmtd_host" {
-  description = "Host name of the management service; default for base: its first server. Other blocks must set it to the base block's."
-  type        = string
-  default     = null
 }
 
 variable "numa_zones" {
@@ -92,7 +64,7 @@ variable "conn_auth_secret_file" {
 }
 
 variable "ha" {
-  description = "Run the block's services under pacemaker (R3): one resource group per service, failing over between the two servers. Without it each server runs its own services alone."
+  description = "Run the blocks' services under pacemaker (R3): one resource group per service, failing over between the two servers of its block. Without it each server runs its own services alone."
   type        = bool
   default     = true
 }
@@ -110,7 +82,7 @@ variable "ha_interface" {
 }
 
 variable "ha_cluster" {
-  description = "The pacemaker cluster the block's groups go into. create = true: the block's own two-node cluster (authkey_file: corosync key file; network: the ring network, CIDR; servers need bmc, systems_uri and cluster_addr). create = false: the caller builds one cluster for the whole file system from the ha_* outputs; nodes then lists all its node names (the block's groups never run outside the block)."
+  description = "The pacemaker clusters. create = true: each block its own two-node cluster `beegfs-bNN` (authkey_file: corosync key file; network: the ring network, CIDR; servers need bmc, systems_uri and cluster_addr). create = false: the caller builds one cluster for the whole file system from the ha_* outputs; nodes then lists all its node names."
   type = object({
     create       = optional(bool, true)
     authkey_file = optional(string)
@@ -121,7 +93,7 @@ variable "ha_cluster" {
 }
 
 variable "standby" {
-  description = "Servers of the block in standby (planned maintenance; the block's own cluster only): their groups move to the other server; the plan shows the change. Remove a server to let its groups come back."
+  description = "Servers in standby (planned maintenance; the blocks' own clusters only): their groups move to the other server of their block; the plan shows the change. Remove a server to let its groups come back."
   type        = list(string)
   default     = []
 }

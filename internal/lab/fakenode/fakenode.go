@@ -117,7 +117,9 @@ type nic struct {
 
 // beegfsServerUnits are on every server profile: converged building blocks
 // (R3) install all BeeGFS server packages, and any server may be given any
-// role.
+// role. BeeGFS 7.x packages ship a template unit for each server service,
+// beegfs-mgmtd@.service included (ThinkParQ/beegfs beegfs.spec;
+// beegfs.HAService.Unit).
 var beegfsServerUnits = []string{"beegfs-mgmtd.service", "beegfs-mgmtd@.service", "beegfs-meta.service", "beegfs-meta@.service",
 	"beegfs-storage.service", "beegfs-storage@.service"}
 

@@ -21,8 +21,9 @@ package sim
 //     cleanly (its resources go elsewhere);
 //   - a node powered off through its BMC (PowerOff) fails: its peers see it
 //     go without a goodbye, the scheduler fences it through its fence
-//     device (crm_simulate --node-fail) and moves its resources; booting
-//     with pacemaker enabled joins it again;
+//     device (crm_simulate --node-fail) and moves its resources, and the
+//     fencer's history keeps the event (stonith_admin.go); booting with
+//     pacemaker enabled joins it again;
 //   - every change is checked by the real crm_verify (a CIB with errors is
 //     refused as the CIB manager refuses an invalid update), then the
 //     cluster settles: crm_simulate --simulate runs the scheduler's whole
@@ -48,6 +49,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
 )
 
 // Paths and names of the lab's cluster.
@@ -378,6 +382,12 @@ func settle(dir string, c corosyncConf, up, down []string) error {
 // settleWith also fails nodes (crm_simulate --node-fail: the node is
 // unclean and the scheduler fences it before moving its resources).
 func settleWith(dir string, c corosyncConf, up, down, failed []string) error {
+	return settleInject(dir, c, up, down, failed, nil)
+}
+
+// settleInject also injects operation results (crm_simulate --op-inject
+// "rsc_op_interval@node=rc") before the scheduler runs.
+func settleInject(dir string, c corosyncConf, up, down, failed, inject []string) error {
 	cib := filepath.Join(dir, pcmkCIB)
 	data, err := os.ReadFile(cib)
 	if err != nil {
@@ -409,6 +419,9 @@ func settleWith(dir string, c corosyncConf, up, down, failed []string) error {
 	for _, n := range failed {
 		args = append(args, "--node-fail", n)
 	}
+	for _, op := range inject {
+		args = append(args, "--op-inject", op)
+	}
 	var out, errb bytes.Buffer
 	code, err := runReal("crm_simulate", args, "", &out, &errb)
 	if err != nil {
@@ -418,8 +431,11 @@ func settleWith(dir string, c corosyncConf, up, down, failed []string) error {
 		return fmt.Errorf("crm_simulate: exit %d: %s", code, strings.TrimSpace(errb.String()))
 	}
 	if f, err := os.OpenFile(filepath.Join(dir, "transitions.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-		fmt.Fprintf(f, "=== up %v down %v failed %v quorum %s\n%s", up, down, failed, q, out.String())
+		fmt.Fprintf(f, "=== up %v down %v failed %v injected %v quorum %s\n%s", up, down, failed, inject, q, out.String())
 		f.Close()
+	}
+	if err := recordFencing(dir, c, online, out.String()); err != nil {
+		return err
 	}
 	return os.Rename(next, cib)
 }
@@ -581,4 +597,78 @@ func (e *Env) cibRead(tool string, args []string) int {
 		return e.fail(code, "%v", err)
 	}
 	return code
+}
+
+// FailResource makes a resource of the lab cluster of the node at dir
+// fail where it runs: its recurring monitor returns "not running" (7),
+// as when a service dies under the cluster. Pacemaker records the failed
+// action and a fail count, and recovers the resource (restarts it, or
+// moves it when it cannot stay).
+func FailResource(dir, rsc string) error {
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	e := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: discard{}}
+	c, _, err := e.localCluster()
+	if err != nil {
+		return err
+	}
+	sdir, unlock, err := e.Shared(pcmkShared + "-" + c.clusterName)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	cib := filepath.Join(sdir, pcmkCIB)
+	var out, errb bytes.Buffer
+	if code, err := runReal("crm_resource", []string{"--locate", "--resource", rsc, "--quiet"}, cib, &out, &errb); err != nil || code != 0 {
+		return fmt.Errorf("crm_resource --locate %s: exit %d %v %s", rsc, code, err, errb.String())
+	}
+	node := strings.TrimSpace(strings.SplitN(out.String(), "\n", 2)[0])
+	if node == "" {
+		return fmt.Errorf("%s is not running", rsc)
+	}
+	data, err := os.ReadFile(cib)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Prims []struct {
+			ID  string `xml:"id,attr"`
+			Ops []struct {
+				Name     string `xml:"name,attr"`
+				Interval string `xml:"interval,attr"`
+			} `xml:"operations>op"`
+		} `xml:"configuration>resources>primitive"`
+		Grouped []struct {
+			ID  string `xml:"id,attr"`
+			Ops []struct {
+				Name     string `xml:"name,attr"`
+				Interval string `xml:"interval,attr"`
+			} `xml:"operations>op"`
+		} `xml:"configuration>resources>group>primitive"`
+	}
+	if err := xml.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	ms := -1
+	for _, p := range append(doc.Prims, doc.Grouped...) {
+		for _, op := range p.Ops {
+			if p.ID != rsc || op.Name != "monitor" {
+				continue
+			}
+			iv := op.Interval
+			if _, err := strconv.Atoi(iv); err == nil {
+				iv += "s"
+			}
+			if d, err := time.ParseDuration(iv); err == nil && d > 0 {
+				ms = int(d.Milliseconds())
+			}
+		}
+	}
+	if ms < 0 {
+		return fmt.Errorf("%s has no recurring monitor to fail", rsc)
+	}
+	return settleInject(sdir, c, nil, nil, nil, []string{fmt.Sprintf("%s_monitor_%d@%s=7", rsc, ms, node)})
 }

@@ -98,6 +98,7 @@ func init() {
 		"crm_mon":       crmMon,
 		"crm_diff":      crmDiff,
 		"crm_resource":  crmResource,
+		"stonith_admin": stonithAdmin,
 		"crm_attribute": crmAttribute,
 	}
 	for _, t := range mkfsTypes {
