@@ -129,7 +129,8 @@ func TestEveryResourceSaysImport(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s has no Import section", p)
-		case !strings.Contains(sec, "terraform import ") && !strings.Contains(sec, "cannot be imported"):
+		case !strings.Contains(sec, "terraform import ") && !(strings.Contains(sec, "import {") && strings.Contains(sec, "id ")) &&
+			!strings.Contains(sec, "cannot be imported"):
 			t.Errorf("%s: the Import section shows no id and says nothing about import:\n%s", p, sec)
 		}
 	}
