@@ -469,7 +469,11 @@ func (l *Lab) onPower(ev redfishmock.PowerEvent) {
 	var err error
 	switch ev.State {
 	case redfishmock.PowerOff:
-		err = sim.PowerOff(root)
+		if ev.Graceful {
+			err = sim.Shutdown(root)
+		} else {
+			err = sim.PowerOff(root)
+		}
 	case redfishmock.PowerOn:
 		err = sim.Boot(root)
 	}

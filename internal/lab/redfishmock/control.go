@@ -254,6 +254,9 @@ type PowerEvent struct {
 	System string    `json:"system"` // endpoint name of the BMC
 	Node   string    `json:"node"`   // host name of the server's node
 	State  string    `json:"state"`  // PowerOff or PowerOn
+	// Graceful is set on a PowerOff the OS was asked to do (ACPI: a
+	// graceful shutdown or restart): it stops its services first.
+	Graceful bool `json:"graceful,omitempty"`
 	Time   time.Time `json:"time"`
 }
 
@@ -265,8 +268,8 @@ func (s *Service) OnPower(fn func(PowerEvent)) {
 	s.mu.Unlock()
 }
 
-func (s *Service) emitPower(state string) {
-	s.powerOutbox = append(s.powerOutbox, PowerEvent{System: s.spec.Name, Node: s.spec.Node, State: state, Time: s.now()})
+func (s *Service) emitPower(state string, graceful bool) {
+	s.powerOutbox = append(s.powerOutbox, PowerEvent{System: s.spec.Name, Node: s.spec.Node, State: state, Graceful: graceful, Time: s.now()})
 }
 
 func (s *Service) emit(e MappingEvent) {

@@ -512,11 +512,11 @@ func (s *Service) reset(t string) {
 		}
 	case "ForceOff", "GracefulShutdown":
 		if on && !(t == "GracefulShutdown" && sys.ignoreGraceful) {
-			s.powerOff(nil)
+			s.powerOff(nil, t == "GracefulShutdown")
 		}
 	case "PushPowerButton":
 		if on {
-			s.powerOff(nil)
+			s.powerOff(nil, false)
 		} else {
 			s.powerOn()
 		}
@@ -527,7 +527,7 @@ func (s *Service) reset(t string) {
 			break
 		}
 		if on {
-			s.powerOff(s.powerOn)
+			s.powerOff(s.powerOn, t == "GracefulRestart")
 		} else {
 			s.powerOn()
 		}
@@ -536,11 +536,11 @@ func (s *Service) reset(t string) {
 	s.renderSystem()
 }
 
-func (s *Service) powerOff(then func()) {
+func (s *Service) powerOff(then func(), graceful bool) {
 	s.sys.power = PowerPoweringOff
 	s.after(s.opts.PowerDelay, func() {
 		s.sys.power = PowerOff
-		s.emitPower(PowerOff)
+		s.emitPower(PowerOff, graceful)
 		s.renderSystem()
 		if then != nil {
 			then()
@@ -564,7 +564,7 @@ func (s *Service) boot() {
 	sys := s.sys
 	sys.power = PowerOn
 	sys.bootCount++
-	s.emitPower(PowerOn)
+	s.emitPower(PowerOn, false)
 	applies := len(sys.pending) > 0 || sys.resetBiosPending
 	if s.spec.Personality == PersonalityDell && sys.biosJob == nil {
 		// iDRAC leaves pending values alone unless a config job was created.

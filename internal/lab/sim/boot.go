@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
@@ -25,6 +26,55 @@ const BootDir = "/.hpcstorage-sim/boot"
 // powerHooks act for a unit running at power off (on false: the node
 // vanished) or started at boot (on true).
 var powerHooks = map[string]func(e *Env, st *Systemd, on bool) error{}
+
+// Shutdown is a clean power off (a graceful shutdown or restart asked of
+// the OS through the BMC): systemd stops the services first, pacemaker
+// before corosync, so a cluster member leaves its cluster instead of
+// failing and being fenced; then the node powers off as PowerOff.
+func Shutdown(dir string) error {
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		return err
+	}
+	e := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: discard{}, Stderr: discard{}}
+	st, err := e.loadUnits()
+	if err != nil {
+		root.Close()
+		return err
+	}
+	var names []string
+	for n, u := range st.Units {
+		if unitHooks[n] != nil && u.Active {
+			names = append(names, n)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == pacemakerUnit:
+			return -1
+		case b == pacemakerUnit:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	for _, n := range names {
+		if err := unitHooks[n](e, &st, false); err != nil {
+			root.Close()
+			return fmt.Errorf("shutdown: stop %s: %w", n, err)
+		}
+		u := st.Units[n]
+		u.Active = false
+		st.Units[n] = u
+	}
+	err = e.saveUnits(st)
+	root.Close()
+	if err != nil {
+		return err
+	}
+	return PowerOff(dir)
+}
 
 // PowerOff clears the node root dir's volatile state: services stop,
 // modules unload and file systems unmount back to the boot tables.
