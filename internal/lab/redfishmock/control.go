@@ -251,13 +251,13 @@ func (s *Service) MappingEvents() []MappingEvent {
 // booting (after a ComputerSystem.Reset or a power button): the lab
 // reboots the node behind it.
 type PowerEvent struct {
-	System string    `json:"system"` // endpoint name of the BMC
-	Node   string    `json:"node"`   // host name of the server's node
-	State  string    `json:"state"`  // PowerOff or PowerOn
+	System string `json:"system"` // endpoint name of the BMC
+	Node   string `json:"node"`   // host name of the server's node
+	State  string `json:"state"`  // PowerOff or PowerOn
 	// Graceful is set on a PowerOff the OS was asked to do (ACPI: a
 	// graceful shutdown or restart): it stops its services first.
-	Graceful bool `json:"graceful,omitempty"`
-	Time   time.Time `json:"time"`
+	Graceful bool      `json:"graceful,omitempty"`
+	Time     time.Time `json:"time"`
 }
 
 // OnPower registers fn to be called, outside the service's lock, after
