@@ -65,14 +65,7 @@ func BenchmarkR1Module(b *testing.B) {
 	}
 	// The endpoints' passwords come from the lab's lab.env, as a user
 	// loads them (examples/demo.sh); the provider processes inherit them.
-	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		b.Setenv(k, v)
-	}
+	setLabEnv(b, filepath.Join(dir, "lab"))
 	cfg := filepath.Join(dir, "examples", "r1")
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		b.Fatal(err)

@@ -3,12 +3,16 @@ package provider
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 )
 
 // protoV6ProviderFactories serves the provider in-process to the real terraform CLI.
@@ -42,4 +46,19 @@ func terraformCLI(tb testing.TB) string {
 		tb.Skip("no terraform CLI: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
 	}
 	return p
+}
+
+// setLabEnv loads the lab's endpoint passwords (lab.env) into the
+// environment, as a user or CI job does before running Terraform; the
+// provider, in this process or started by Terraform, inherits them.
+func setLabEnv(tb testing.TB, labDir string) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(labDir, lab.EnvFile))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		tb.Setenv(k, v)
+	}
 }

@@ -64,14 +64,7 @@ func TestR1ModuleExample(t *testing.T) {
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords come from the lab's lab.env, as in CI; the
 	// provider runs in this process.
-	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		t.Setenv(k, v)
-	}
+	setLabEnv(t, filepath.Join(dir, "lab"))
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -364,14 +357,7 @@ output "ids" {
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords come from the lab's lab.env, as in CI; the
 	// provider runs in this process.
-	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		t.Setenv(k, v)
-	}
+	setLabEnv(t, filepath.Join(dir, "lab"))
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

@@ -123,14 +123,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords come from the lab's lab.env; the provider
 	// runs in this process.
-	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		t.Setenv(k, v)
-	}
+	setLabEnv(t, filepath.Join(dir, "lab"))
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

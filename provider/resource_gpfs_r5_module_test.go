@@ -127,14 +127,7 @@ func upR5(t *testing.T, mainTF ...string) *r5Lab {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	envFile, err := os.ReadFile(filepath.Join(dir, "lab", lab.EnvFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		t.Setenv(k, v)
-	}
+	setLabEnv(t, filepath.Join(dir, "lab"))
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -60,14 +60,7 @@ func TestR2ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	envFile, err := os.ReadFile(filepath.Join(labDir, lab.EnvFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(envFile)), "\n") {
-		k, v, _ := strings.Cut(line, "=")
-		t.Setenv(k, v)
-	}
+	setLabEnv(t, labDir)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
