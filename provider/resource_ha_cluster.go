@@ -919,14 +919,20 @@ func (r *haClusterResource) liveConfiguration(ctx context.Context, m *haClusterM
 	if !ok {
 		return nil, false
 	}
-	if res.Failed || len(res.Items) != 1 {
-		diags.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): cibadmin --query failed: %s", run.host, pn.Name, failedItems(res)))
+	return configurationOf(run.host, pn.Name, res, diags)
+}
+
+// configurationOf takes the CIB configuration from the first result of a
+// query that starts with QueryConfigurationItem.
+func configurationOf(host, node string, res *protocol.Result, diags *diag.Diagnostics) ([]byte, bool) {
+	if len(res.Items) == 0 || res.Items[0].Error != "" || res.Items[0].Skipped {
+		diags.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): cibadmin --query failed: %s", host, node, failedItems(res)))
 		return nil, false
 	}
 	out := res.Items[0].Output
 	if len(out) >= protocol.MaxOutput {
 		diags.AddError("Cluster Configuration Too Large", fmt.Sprintf("Host %s: the CIB configuration is larger than the %d bytes "+
-			"the agent returns.", run.host, protocol.MaxOutput))
+			"the agent returns.", host, protocol.MaxOutput))
 		return nil, false
 	}
 	return []byte(out), true
@@ -993,14 +999,18 @@ func (r *haClusterResource) status(ctx context.Context, m *haClusterModel, h haC
 		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %s %s", run.host, diagText(quiet), failedItems(res)))
 		return map[string]string{}, pacemaker.Status{}, false
 	}
-	out := []byte(res.Items[0].Output)
-	pl, err := pacemaker.Placement(out)
+	return parseStatus(run.host, res.Items[0].Output, diags)
+}
+
+// parseStatus reads crm_mon's XML: placement, failed actions, fencing.
+func parseStatus(host, out string, diags *diag.Diagnostics) (map[string]string, pacemaker.Status, bool) {
+	pl, err := pacemaker.Placement([]byte(out))
 	var st pacemaker.Status
 	if err == nil {
-		st, err = pacemaker.ReadStatus(out)
+		st, err = pacemaker.ReadStatus([]byte(out))
 	}
 	if err != nil {
-		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", run.host, err))
+		diags.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: %v", host, err))
 		return map[string]string{}, pacemaker.Status{}, false
 	}
 	return pl, st, true
@@ -1107,8 +1117,16 @@ func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, 
 		h.invalidCluster(&resp.Diagnostics, err)
 		return
 	}
+	// The configuration and the status in one request to the push node.
+	pn, _ := h.c.PushNode()
+	run := r.run(&state, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
 	var quiet diag.Diagnostics
-	if live, ok := r.liveConfiguration(ctx, &state, h, &quiet); !ok {
+	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryConfigurationItem(), pacemaker.QueryStatusItem(false)}, true, &quiet)
+	var live []byte
+	if ok {
+		live, ok = configurationOf(run.host, pn.Name, res, &quiet)
+	}
+	if !ok {
 		drift["cib"] = "error: " + diagText(quiet)
 		state.Placement = types.MapValueMust(types.StringType, map[string]attr.Value{})
 		state.FailedActions, state.FenceHistory = stringList(nil), stringList(nil)
@@ -1118,7 +1136,12 @@ func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, 
 		} else if d != "" {
 			drift["cib"] = d
 		}
-		pl, st, ok := r.status(ctx, &state, h, false, &resp.Diagnostics)
+		pl, st, ok := map[string]string{}, pacemaker.Status{}, false
+		if len(res.Items) < 2 || res.Items[1].Error != "" || res.Items[1].Skipped {
+			resp.Diagnostics.AddWarning("Placement Unknown", fmt.Sprintf("Host %s: crm_mon failed: %s", run.host, failedItems(res)))
+		} else {
+			pl, st, ok = parseStatus(run.host, res.Items[1].Output, &resp.Diagnostics)
+		}
 		state.Placement = driftMap(pl)
 		if ok {
 			failoverDrift(h.c, pl, st, &state, drift)
