@@ -1,11 +1,10 @@
 package beegfs
 
 import (
-	"bytes"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker/pcmktest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,140 +307,31 @@ func TestHARefusals(t *testing.T) {
 
 // --- pacemaker's own tools ---------------------------------------------------
 
-func pcmkTool(t *testing.T, name string) string {
-	t.Helper()
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	for _, dir := range []string{"/usr/sbin", "/sbin"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return filepath.Join(dir, name)
-		}
-	}
-	t.Fatalf("%s not found: apt-get install -y pacemaker-cli-utils", name)
-	return ""
-}
-
+// pcmk runs one of pacemaker's tools (CIB_file=cib when set) and returns
+// its output, stdout then stderr, and exit code.
 func pcmk(t *testing.T, cib, name string, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, pcmkTool(t, name), args...)
-	cmd.Env = os.Environ()
-	if cib != "" {
-		cmd.Env = append(cmd.Env, "CIB_file="+cib)
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return out.String(), ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return out.String(), 0
+	out, errs, code := pcmktest.Run(t, cib, name, args...)
+	return out + errs, code
 }
 
-// transition is crm_simulate's graph (-G): actions and what each waits for.
-type transition struct {
-	actions map[string]gAction
-	inputs  map[string][]string
-}
+type (
+	transition = pcmktest.Transition
+	gAction    = pcmktest.Action
+)
 
-type gAction struct {
-	XMLName   xml.Name
-	ID        string `xml:"id,attr"`
-	Operation string `xml:"operation,attr"`
-	Node      string `xml:"on_node,attr"`
-	Primitive struct {
-		ID string `xml:"id,attr"`
-	} `xml:"primitive"`
-}
+var simulate = pcmktest.Simulate
 
-func simulate(t *testing.T, cib string, args ...string) (transition, string) {
-	t.Helper()
-	base := strings.TrimSuffix(cib, ".xml")
-	graphFile, outFile := base+".graph.xml", base+".out.xml"
-	if out, code := pcmk(t, "", "crm_simulate", append([]string{"-x", cib, "-S", "-G", graphFile, "-O", outFile}, args...)...); code != 0 {
-		t.Fatalf("crm_simulate %v: exit %d\n%s", args, code, out)
-	}
-	b, err := os.ReadFile(graphFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g struct {
-		Synapses []struct {
-			Actions []gAction `xml:"action_set>rsc_op"`
-			Events  []gAction `xml:"action_set>crm_event"`
-			Pseudo  []gAction `xml:"action_set>pseudo_event"`
-			Inputs  []struct {
-				Actions []gAction `xml:",any"`
-			} `xml:"inputs>trigger"`
-		} `xml:"synapse"`
-	}
-	if err := xml.Unmarshal(b, &g); err != nil {
-		t.Fatal(err)
-	}
-	tr := transition{actions: map[string]gAction{}, inputs: map[string][]string{}}
-	for _, s := range g.Synapses {
-		var in []string
-		for _, trig := range s.Inputs {
-			for _, a := range trig.Actions {
-				in = append(in, a.ID)
-			}
-		}
-		for _, set := range [][]gAction{s.Actions, s.Events, s.Pseudo} {
-			for _, a := range set {
-				tr.actions[a.ID] = a
-				tr.inputs[a.ID] = append(tr.inputs[a.ID], in...)
-			}
-		}
-	}
-	return tr, outFile
-}
-
-func (tr transition) find(rsc, op, node string) []gAction {
-	var out []gAction
-	for _, a := range tr.actions {
-		if a.XMLName.Local == "rsc_op" && a.Primitive.ID == rsc && a.Operation == op && (node == "" || a.Node == node) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-func (tr transition) after(a, b string) bool {
-	seen := map[string]bool{}
-	stack := []string{a}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, in := range tr.inputs[x] {
-			if in == b {
-				return true
-			}
-			if !seen[in] {
-				seen[in] = true
-				stack = append(stack, in)
-			}
-		}
-	}
-	return false
-}
-
-// startsOn checks that every member of g starts once, on node, each after
-// the one before it, and returns the first member's start.
 func startsOn(t *testing.T, tr transition, g pacemaker.Group, node string) gAction {
 	t.Helper()
 	var prev *gAction
 	var first gAction
 	for i, m := range g.Members {
-		s := tr.find(m.ID, "start", "")
+		s := tr.Find(m.ID, "start", "")
 		if len(s) != 1 || s[0].Node != node {
 			t.Fatalf("%s starts %+v, want once on %s", m.ID, s, node)
 		}
-		if prev != nil && !tr.after(s[0].ID, prev.ID) {
+		if prev != nil && !tr.After(s[0].ID, prev.ID) {
 			t.Errorf("%s starts without waiting for %s", m.ID, prev.Primitive.ID)
 		}
 		if i == 0 {
@@ -507,7 +397,7 @@ func TestHAR1MetadataCIB(t *testing.T) {
 		first := startsOn(t, tr, c.Groups[i], s.Preferred)
 		if s.With != "" {
 			last := c.Groups[1].Members[len(c.Groups[1].Members)-1].ID
-			if w := tr.find(last, "start", "meta1"); len(w) != 1 || !tr.after(first.ID, w[0].ID) {
+			if w := tr.Find(last, "start", "meta1"); len(w) != 1 || !tr.After(first.ID, w[0].ID) {
 				t.Errorf("%s starts before %s", s.Name, last)
 			}
 		}
@@ -528,7 +418,7 @@ func TestHAR1StorageFailover(t *testing.T) {
 	startsOn(t, tr, c.Groups[1], "stor2")
 	tr, after := simulate(t, copyTo(t, running, filepath.Join(dir, "fail.xml")), "--node-fail", "stor1")
 	var fences []gAction
-	for _, a := range tr.actions {
+	for _, a := range tr.Actions {
 		if a.XMLName.Local == "crm_event" && a.Operation == "stonith" {
 			fences = append(fences, a)
 		}
@@ -540,11 +430,11 @@ func TestHAR1StorageFailover(t *testing.T) {
 		t.Errorf("fence-stor1 runs on %q, want stor2 (never on the node it fences)", got)
 	}
 	first := startsOn(t, tr, c.Groups[0], "stor2")
-	if !tr.after(first.ID, fences[0].ID) {
+	if !tr.After(first.ID, fences[0].ID) {
 		t.Error("stor1's group starts on stor2 before stor1 is fenced")
 	}
 	for _, m := range c.Groups[1].Members {
-		if s := tr.find(m.ID, "stop", ""); len(s) > 0 {
+		if s := tr.Find(m.ID, "stop", ""); len(s) > 0 {
 			t.Errorf("%s (stor2's own group) stops: %+v", m.ID, s)
 		}
 	}
@@ -578,13 +468,13 @@ func TestHAR3StandbyAndBack(t *testing.T) {
 	for _, g := range mine {
 		n := len(g.Members)
 		for i := n - 1; i > 0; i-- {
-			later, earlier := tr.find(g.Members[i].ID, "stop", "bb1-node1"), tr.find(g.Members[i-1].ID, "stop", "bb1-node1")
-			if len(later) != 1 || len(earlier) != 1 || !tr.after(earlier[0].ID, later[0].ID) {
+			later, earlier := tr.Find(g.Members[i].ID, "stop", "bb1-node1"), tr.Find(g.Members[i-1].ID, "stop", "bb1-node1")
+			if len(later) != 1 || len(earlier) != 1 || !tr.After(earlier[0].ID, later[0].ID) {
 				t.Errorf("%s does not stop after %s on bb1-node1", g.Members[i-1].ID, g.Members[i].ID)
 			}
 		}
 		first := startsOn(t, tr, g, "bb1-node2")
-		if stop := tr.find(g.Members[0].ID, "stop", "bb1-node1"); len(stop) != 1 || !tr.after(first.ID, stop[0].ID) {
+		if stop := tr.Find(g.Members[0].ID, "stop", "bb1-node1"); len(stop) != 1 || !tr.After(first.ID, stop[0].ID) {
 			t.Errorf("%s starts on bb1-node2 before it is down on bb1-node1", g.ID)
 		}
 		if got := locate(t, moved, g.ID); got != "bb1-node2" {
@@ -593,7 +483,7 @@ func TestHAR3StandbyAndBack(t *testing.T) {
 	}
 	for i, s := range h.Services {
 		if s.Preferred == "bb1-node2" {
-			if stops := tr.find(c.Groups[i].Members[0].ID, "stop", ""); len(stops) > 0 {
+			if stops := tr.Find(c.Groups[i].Members[0].ID, "stop", ""); len(stops) > 0 {
 				t.Errorf("%s moves though its node stays", s.Name)
 			}
 		}
@@ -652,7 +542,7 @@ func TestHAR1OneClusterKeepsPairs(t *testing.T) {
 	}
 	for _, g := range rs.Groups {
 		for _, m := range g.Members {
-			if s := tr.find(m.ID, "start", ""); len(s) > 0 {
+			if s := tr.Find(m.ID, "start", ""); len(s) > 0 {
 				t.Errorf("%s starts on %s with both storage servers down", m.ID, s[0].Node)
 			}
 		}

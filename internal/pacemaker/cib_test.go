@@ -178,7 +178,7 @@ func TestR2FailoverSimulated(t *testing.T) {
 	dir, first, up := startR2(t, c)
 	startsInOrder(t, first, c.Groups[0], "nfs1")
 	for dev, node := range map[string]string{"fence-nfs1": "nfs2", "fence-nfs2": "nfs1"} {
-		if s := first.find(dev, "start", ""); len(s) != 1 || s[0].Node != node {
+		if s := first.Find(dev, "start", ""); len(s) != 1 || s[0].Node != node {
 			t.Fatalf("%s starts %v, want once on %s", dev, s, node)
 		}
 	}
@@ -186,7 +186,7 @@ func TestR2FailoverSimulated(t *testing.T) {
 	copyFile(t, up, upCopy)
 	tr, after := simulate(t, upCopy, "--node-fail", "nfs1")
 	var fences []graphAction
-	for _, a := range tr.actions {
+	for _, a := range tr.Actions {
 		if a.XMLName.Local == "crm_event" && a.Operation == "stonith" {
 			fences = append(fences, a)
 		}
@@ -199,11 +199,11 @@ func TestR2FailoverSimulated(t *testing.T) {
 	if out, errs, code := run(t, after, "crm_resource", "--locate", "--resource", "fence-nfs1"); code != 0 || !strings.Contains(out, "running on: nfs2") {
 		t.Fatalf("fence-nfs1 after failover: exit %d %s %s", code, out, errs)
 	}
-	if s := tr.find("fence-nfs1", "start", ""); len(s) != 0 {
+	if s := tr.Find("fence-nfs1", "start", ""); len(s) != 0 {
 		t.Errorf("fence-nfs1 restarts during the failover: %+v", s)
 	}
 	starts := startsInOrder(t, tr, c.Groups[0], "nfs2")
-	if !tr.after(starts[0].ID, fences[0].ID) {
+	if !tr.After(starts[0].ID, fences[0].ID) {
 		t.Errorf("%s starts on nfs2 before nfs1 is fenced", starts[0].Primitive.ID)
 	}
 	for _, m := range c.Groups[0].Members {
@@ -224,19 +224,19 @@ func TestR2StandbyAndBack(t *testing.T) {
 		t.Fatalf("crm_attribute: %d %s %s", code, out, errs)
 	}
 	tr, moved := simulate(t, standby)
-	if len(tr.find("nfsgroup-lvm", "stop", "nfs1")) != 1 {
+	if len(tr.Find("nfsgroup-lvm", "stop", "nfs1")) != 1 {
 		t.Fatal("standby does not stop the group on nfs1")
 	}
 	members := c.Groups[0].Members
 	for i := 0; i+1 < len(members); i++ {
-		later, earlier := tr.find(members[i+1].ID, "stop", "nfs1"), tr.find(members[i].ID, "stop", "nfs1")
-		if len(later) != 1 || len(earlier) != 1 || !tr.after(earlier[0].ID, later[0].ID) {
+		later, earlier := tr.Find(members[i+1].ID, "stop", "nfs1"), tr.Find(members[i].ID, "stop", "nfs1")
+		if len(later) != 1 || len(earlier) != 1 || !tr.After(earlier[0].ID, later[0].ID) {
 			t.Errorf("%s does not stop after %s on nfs1", members[i].ID, members[i+1].ID)
 		}
 	}
 	starts := startsInOrder(t, tr, c.Groups[0], "nfs2")
-	last := tr.find(members[0].ID, "stop", "nfs1")[0]
-	if !tr.after(starts[0].ID, last.ID) {
+	last := tr.Find(members[0].ID, "stop", "nfs1")[0]
+	if !tr.After(starts[0].ID, last.ID) {
 		t.Error("the group starts on nfs2 before it has stopped on nfs1")
 	}
 	back := filepath.Join(dir, "back.xml")
