@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -288,27 +286,6 @@ func (c common) checkBuild(stderr io.Writer) (int, error) {
 		return protocol.ExitWrongBuild, nil
 	}
 	return 0, nil
-}
-
-// selfSHA256 hashes the running executable. /proc/self/exe is the file
-// this process runs even if its path was replaced since it started.
-func selfSHA256() (string, error) {
-	f, err := os.Open("/proc/self/exe")
-	if err != nil {
-		exe, err2 := os.Executable()
-		if err2 != nil {
-			return "", err
-		}
-		if f, err = os.Open(exe); err != nil {
-			return "", err
-		}
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func cmdVersion(stdout io.Writer) (int, error) {

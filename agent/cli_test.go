@@ -259,3 +259,67 @@ func TestExpectSHA256(t *testing.T) {
 		t.Errorf("malformed sha: exit %d %s", code, errOut)
 	}
 }
+
+// The first --expect-sha256 run of a build leaves its sum beside it, and
+// later runs trust that sidecar only while the file is the same one: a
+// binary changed in place, or a sidecar naming another sum or another
+// file, is hashed again, so a wrong build still exits 3.
+func TestExpectSHA256Sidecar(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hpcstorage-agent")
+	data, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(data)
+	sum := hex.EncodeToString(s[:])
+	side := bin + ".sha256"
+	root := storageRoot(t, t.TempDir())
+	run := func(want string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(bin, "facts", "--root", root, "--expect-sha256", want)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), errb.String()
+	}
+	if code, errOut := run(sum); code != 0 {
+		t.Fatalf("right build: exit %d %s", code, errOut)
+	}
+	line := string(mustRead(t, side))
+	if !strings.HasPrefix(line, sum+" ") {
+		t.Fatalf("sidecar %q, want the sum first", line)
+	}
+	// A sidecar left by another file (its identity differs) is ignored
+	// and rewritten.
+	other := strings.Repeat("1", 64)
+	if err := os.WriteFile(side, []byte(other+" 0 0 0 0.0 0.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, errOut := run(sum); code != 0 {
+		t.Fatalf("a sidecar for another file made the right build fail: exit %d %s", code, errOut)
+	}
+	if !strings.HasPrefix(string(mustRead(t, side)), sum+" ") {
+		t.Fatal("the stale sidecar was not rewritten")
+	}
+	// The binary changed in place (its ctime moves): hashed again, and
+	// now it is another build.
+	f, err := os.OpenFile(bin, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if code, errOut := run(sum); code != protocol.ExitWrongBuild || !strings.Contains(errOut, "wrong build") {
+		t.Fatalf("changed binary with the old sidecar: exit %d %s", code, errOut)
+	}
+}

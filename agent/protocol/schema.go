@@ -3,7 +3,6 @@ package protocol
 import (
 	"encoding/json"
 	"reflect"
-	"regexp"
 	"strings"
 )
 
@@ -19,8 +18,8 @@ var (
 		"thp.enabled": THPEnabled, "thp.defrag": THPDefrag, "service.state": ServiceStates, "mount.persist": MountPersist,
 		".apiVersion": {APIVersion},
 	}
-	schemaPatterns = map[string]*regexp.Regexp{
-		".owner": reOwner, "file.mode": reMode, "mount.fstype": reFSType, "block_queue.scheduler": reSchedulerName,
+	schemaPatterns = map[string]pattern{
+		".owner": reOwner, "file.mode": {reMode, 3, 5}, "mount.fstype": reFSType, "block_queue.scheduler": reSchedulerName,
 		"kernel_module.name": reModule, "package_version.min": reVersion,
 	}
 )
@@ -87,7 +86,7 @@ func (g *schemaGen) typ(t reflect.Type, kind, field string) any {
 			s["enum"] = e
 		}
 		if p, ok := schemaPatterns[kind+"."+field]; ok {
-			s["pattern"] = p.String()
+			s["pattern"], s["minLength"], s["maxLength"] = p.re.String(), p.min, p.max
 		}
 		return s
 	case reflect.Bool:
