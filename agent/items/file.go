@@ -2,6 +2,7 @@ package items
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -47,6 +48,11 @@ func (i *fileItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	switch {
 	case i.f.Content != nil:
 		w.Content = []byte(*i.f.Content)
+	case i.f.ContentBase64 != nil:
+		// Validated by ParseSpec.
+		if w.Content, err = base64.StdEncoding.DecodeString(*i.f.ContentBase64); err != nil {
+			return plan, fmt.Errorf("content_base64: %w", err)
+		}
 	case i.f.Set != nil:
 		target, err := env.fs().Resolve(i.f.Path)
 		if err != nil {

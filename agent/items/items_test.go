@@ -3,6 +3,7 @@ package items
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -235,6 +236,28 @@ func TestSensitiveFileDiffIsHidden(t *testing.T) {
 		if err != nil || strings.Contains(d, "s3cret") {
 			t.Errorf("restore diff %q %v", d, err)
 		}
+	}
+}
+
+// Bytes that are not UTF-8 (a corosync authkey) arrive intact through
+// content_base64; a JSON string would have turned each into U+FFFD.
+func TestFileContentBase64(t *testing.T) {
+	n := newNode(t, fakenode.Storage)
+	key := []byte{0x00, 0xff, 0xfe, 0x80, '\n', 0xc3, 0x28, 0x01}
+	var f protocol.File
+	f.SetBytes(key)
+	if f.Content != nil || f.ContentBase64 == nil {
+		t.Fatalf("SetBytes of binary: %+v", f)
+	}
+	s := spec(t, fmt.Sprintf("  - file: {path: /etc/corosync/authkey, content_base64: %q, mode: \"0400\", sensitive: true}\n", *f.ContentBase64))
+	n.apply(s)
+	if got := n.read("etc/corosync/authkey"); got != string(key) {
+		t.Errorf("content %q, want %q", got, key)
+	}
+	n.converged(s)
+	f.SetBytes([]byte("text\n"))
+	if f.Content == nil || *f.Content != "text\n" || f.ContentBase64 != nil {
+		t.Errorf("SetBytes of text: %+v", f)
 	}
 }
 

@@ -62,6 +62,8 @@ func TestParseErrorsAreLocated(t *testing.T) {
 		{"wrong type", "apiVersion: hpcstorage/v1\nowner: a\nitems:\n  - block_queue: {match: {name: sd*}, nr_requests: many}\n",
 			[]string{"items[0].block_queue.nr_requests: want an integer"}},
 		{"yaml bool", "apiVersion: hpcstorage/v1\nowner: no\nitems: []\n", []string{"owner: want a string, got bool (YAML"}},
+		{"content_base64", "apiVersion: hpcstorage/v1\nowner: a\nitems:\n  - file: {path: /etc/a, content: x, content_base64: eA==}\n  - file: {path: /etc/b, content_base64: \"not base64!\"}\n",
+			[]string{"items[0].file: content and content_base64 are exclusive", "items[1].file.content_base64: not standard base64"}},
 		{"shape and value errors together", "apiVersion: hpcstorage/v1\nowner: a\nitems:\n  - thp: {enabled: off}\n  - sysctl: {key: vm.x, value: \"\"}\n",
 			[]string{"items[0].thp.enabled: want a string, got bool", "items[1].sysctl.value: required"}},
 		{"values", `apiVersion: hpcstorage/v2

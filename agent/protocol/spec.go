@@ -9,9 +9,11 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // APIVersion is the only spec and result version this agent speaks.
@@ -160,15 +162,31 @@ type Sysctl struct {
 // File manages a file's content (whole, or a key=value overlay that keeps the
 // rest of the file), mode, owner and group.
 type File struct {
-	Path    string            `json:"path"`
-	Content *string           `json:"content,omitempty"`
-	Set     map[string]Scalar `json:"set,omitempty"`
-	Mode    string            `json:"mode,omitempty"`
-	Owner   string            `json:"owner,omitempty"`
-	Group   string            `json:"group,omitempty"`
-	Notify  []string          `json:"notify,omitempty"`
+	Path    string  `json:"path"`
+	Content *string `json:"content,omitempty"`
+	// ContentBase64 is content that is not UTF-8 text (a corosync authkey,
+	// random bytes): a JSON string cannot carry those bytes.
+	ContentBase64 *string           `json:"content_base64,omitempty"`
+	Set           map[string]Scalar `json:"set,omitempty"`
+	Mode          string            `json:"mode,omitempty"`
+	Owner         string            `json:"owner,omitempty"`
+	Group         string            `json:"group,omitempty"`
+	Notify        []string          `json:"notify,omitempty"`
 	// Sensitive hides the content in diffs (keys, passwords, auth files).
 	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+// SetBytes sets the file's whole content: as text when it is UTF-8, else
+// base64 (encoding/json would turn each invalid byte into U+FFFD).
+func (f *File) SetBytes(b []byte) {
+	f.Content, f.ContentBase64 = nil, nil
+	if utf8.Valid(b) {
+		s := string(b)
+		f.Content = &s
+		return
+	}
+	s := base64.StdEncoding.EncodeToString(b)
+	f.ContentBase64 = &s
 }
 
 // UdevRule is a rules file in etc/udev/rules.d; udev is reloaded and

@@ -38,8 +38,12 @@ type Secrets struct {
 }
 
 func secretFile(p string, content *string, notify ...string) protocol.Item {
-	return protocol.Item{File: &protocol.File{Path: p, Content: content, Mode: "0400", Owner: "root", Group: "root",
-		Sensitive: true, Notify: notify}}
+	f := &protocol.File{Path: p, Mode: "0400", Owner: "root", Group: "root", Sensitive: true, Notify: notify}
+	if content != nil {
+		// corosync-keygen writes random bytes, not text.
+		f.SetBytes([]byte(*content))
+	}
+	return protocol.Item{File: f}
 }
 
 // NodeItems renders what every node of the cluster holds. A change of
