@@ -48,6 +48,7 @@ type arrayLayoutModel struct {
 	SpareDriveIDs  []string            `tfsdk:"spare_drive_ids"`
 	UnusedDriveIDs []string            `tfsdk:"unused_drive_ids"`
 	Diagram        types.String        `tfsdk:"diagram"`
+	RawCapacity    types.Int64         `tfsdk:"raw_capacity_bytes"`
 }
 
 type layoutDriveModel struct {
@@ -240,6 +241,11 @@ func (d *arrayLayoutDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				MarkdownDescription: "The drawers as text, one row per enclosure row: the group number in each bay, `S` " +
 					"for a global spare, `.` for a drive left alone, then a legend.",
 			},
+			"raw_capacity_bytes": schema.Int64Attribute{
+				Computed: true,
+				MarkdownDescription: "Sum of the capacities of every drive given or read (grouped, spare or unused); 0 when " +
+					"they are unknown. With `endpoint`, a module needs no `data.hpcstorage_drives` for its raw capacity.",
+			},
 		},
 	}
 }
@@ -314,6 +320,11 @@ func (d *arrayLayoutDataSource) Read(ctx context.Context, req datasource.ReadReq
 	m.SpareDriveIDs = append([]string{}, plan.Spares...)
 	m.UnusedDriveIDs = append([]string{}, plan.Unused...)
 	m.Diagram = types.StringValue(plan.Diagram)
+	var raw int64
+	for _, dr := range drives {
+		raw += dr.CapacityBytes
+	}
+	m.RawCapacity = types.Int64Value(raw)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 

@@ -175,6 +175,9 @@ data "hpcstorage_array_layout" "st" {
 				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("disk_groups").AtSliceIndex(0).AtMapKey("capacity_bytes"),
 					knownvalue.Int64Exact(96_000_000_000_000)),
 				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("spare_drive_ids"), strList("0.40", "0.41", "0.82", "0.83")),
+				// 84 drives of 12 TB, the R1 figure: what the module reports
+				// as its raw capacity.
+				statecheck.ExpectKnownValue("data.hpcstorage_array_layout.st", tfjsonpath.New("raw_capacity_bytes"), knownvalue.Int64Exact(84*12_000_000_000_000)),
 			},
 		}},
 	})

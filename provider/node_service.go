@@ -47,6 +47,12 @@ type nodeRun struct {
 // exec sends items to the node. Item failures are returned in the result;
 // transport failures become one diagnostic naming the host.
 func (b nodeRun) exec(ctx context.Context, items []protocol.Item, check bool, diags *diag.Diagnostics) (*protocol.Result, bool) {
+	return b.execDiff(ctx, items, check, true, diags)
+}
+
+// execDiff is exec with the diffs left out when diff is false (a probe
+// that only needs Changed).
+func (b nodeRun) execDiff(ctx context.Context, items []protocol.Item, check, diff bool, diags *diag.Diagnostics) (*protocol.Result, bool) {
 	if b.nodes == nil {
 		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
 		return nil, false
@@ -59,7 +65,7 @@ func (b nodeRun) exec(ctx context.Context, items []protocol.Item, check bool, di
 		diags.AddError("Internal Error", "Encoding the agent spec: "+err.Error())
 		return nil, false
 	}
-	resp, err := b.nodes.pool.Apply(ctx, b.nodes.options(b.host, b.ssh, diags), transport.Request{Spec: spec, Check: check, Diff: true})
+	resp, err := b.nodes.pool.Apply(ctx, b.nodes.options(b.host, b.ssh, diags), transport.Request{Spec: spec, Check: check, Diff: diff})
 	res, err := agentResult(b.host, resp, err, diags)
 	if err != nil {
 		return nil, false

@@ -24,6 +24,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
 // haLab is the R2 lab (nfs1, nfs2 and their BMCs) with a corosync key.
@@ -314,6 +315,45 @@ func TestAccHAClusterLab(t *testing.T) {
 				}},
 			},
 			{
+				// A new authkey in the file: the plan shows the new key's
+				// hash (a no-op plan keeps the state's hash once the nodes
+				// say they hold the configured key), the apply puts it on
+				// both nodes.
+				PreConfig: func() {
+					key := make([]byte, 512)
+					if _, err := rand.Read(key); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(l.authkey, key, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: l.config(base),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(haRes, plancheck.ResourceActionUpdate),
+					expectAuthkeyHash(l),
+				}},
+				Check: func(*terraform.State) error {
+					key, err := os.ReadFile(l.authkey)
+					if err != nil {
+						return err
+					}
+					for _, n := range []string{"nfs1", "nfs2"} {
+						got, err := os.ReadFile(filepath.Join(l.node(n).Root, "etc/corosync/authkey"))
+						if err != nil || string(got) != string(key) {
+							return fmt.Errorf("%s: the new authkey is not on the node (%v)", n, err)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Config: l.config(base),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
 				// By hand, on nfs2: pcs resource update svc-ip cidr_netmask=20.
 				PreConfig: func() {
 					l.simTool(t, "nfs2", "crm_resource", "--resource", "svc-ip", "--set-parameter", "cidr_netmask", "--parameter-value", "20")
@@ -390,6 +430,29 @@ func TestAccHAClusterLab(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// expectAuthkeyHash checks that the plan holds the hash of the key now in
+// the authkey file.
+func expectAuthkeyHash(l *haLab) plancheck.PlanCheck {
+	return planCheckFunc(func(req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+		key, err := os.ReadFile(l.authkey)
+		if err != nil {
+			resp.Error = err
+			return
+		}
+		for _, rc := range req.Plan.ResourceChanges {
+			if rc.Address != haRes {
+				continue
+			}
+			after, _ := rc.Change.After.(map[string]any)
+			if got := after["authkey_hash"]; got != secret.Hash(string(key)) {
+				resp.Error = fmt.Errorf("planned authkey_hash %v, want the new key's hash", got)
+			}
+			return
+		}
+		resp.Error = fmt.Errorf("no change of %s in the plan", haRes)
 	})
 }
 

@@ -30,14 +30,11 @@ resource "hpcstorage_server" "this" {
 # --- Metadata array: every SSD pair a RAID1 disk group and one volume, -----
 # --- mapped to both metadata servers. ---------------------------------------
 
-data "hpcstorage_drives" "metadata" {
-  endpoint = var.metadata_array
-}
-
+# The layouts read the arrays' drives themselves (endpoint): no
+# data.hpcstorage_drives list passed through the module, which would cost
+# every plan some 800 values per ME4084 to read, convert and compare.
 data "hpcstorage_array_layout" "metadata" {
-  drives = [for d in data.hpcstorage_drives.metadata.drives : {
-    id = d.id, media_type = d.media_type, capacity_bytes = d.capacity_bytes, drawer = d.drawer, slot = d.slot
-  }]
+  endpoint = var.metadata_array
   policy = { raid_level = "RAID1", name_prefix = "mdt" }
 }
 
@@ -72,16 +69,9 @@ resource "hpcstorage_volume" "mdt" {
 
 # --- Storage arrays: 8 RAID6 8+2 groups each, leftovers as global spares. --
 
-data "hpcstorage_drives" "storage" {
-  for_each = toset(var.storage_arrays)
-  endpoint = each.key
-}
-
 data "hpcstorage_array_layout" "storage" {
   for_each = toset(var.storage_arrays)
-  drives = [for d in data.hpcstorage_drives.storage[each.key].drives : {
-    id = d.id, media_type = d.media_type, capacity_bytes = d.capacity_bytes, drawer = d.drawer, slot = d.slot
-  }]
+  endpoint = each.key
   policy = { raid_level = "RAID6", drives_per_group = 10 }
 }
 

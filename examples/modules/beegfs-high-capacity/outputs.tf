@@ -45,7 +45,7 @@ output "drawer_diagrams" {
 
 output "raw_capacity_bytes" {
   description = "Raw capacity of the storage arrays' drives."
-  value       = sum([for a, d in data.hpcstorage_drives.storage : sum([for x in d.drives : x.capacity_bytes])])
+  value       = sum([for a, l in data.hpcstorage_array_layout.storage : l.raw_capacity_bytes])
 }
 
 output "servers" {
