@@ -35,7 +35,7 @@ resource "hpcstorage_server" "this" {
 # every plan some 800 values per ME4084 to read, convert and compare.
 data "hpcstorage_array_layout" "metadata" {
   endpoint = var.metadata_array
-  policy = { raid_level = "RAID1", name_prefix = "mdt" }
+  policy   = { raid_level = "RAID1", name_prefix = "mdt" }
 }
 
 locals {
@@ -72,7 +72,7 @@ resource "hpcstorage_volume" "mdt" {
 data "hpcstorage_array_layout" "storage" {
   for_each = toset(var.storage_arrays)
   endpoint = each.key
-  policy = { raid_level = "RAID6", drives_per_group = 10 }
+  policy   = { raid_level = "RAID6", drives_per_group = 10 }
 }
 
 locals {
