@@ -395,6 +395,7 @@ func TestArrayApplyKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs terraform applies")
 	}
+	t.Parallel()
 	storage := []string{"me4084-1"}
 	if n, _ := strconv.Atoi(os.Getenv("HPCSTORAGE_KILL_ARRAYS")); n > 1 && n <= 4 {
 		for i := 2; i <= n; i++ {

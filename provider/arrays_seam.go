@@ -36,11 +36,11 @@ func apiAttribute() schema.StringAttribute {
 }
 
 // endpointAPI is the endpoint's declared API, or its environment fallback.
-func endpointAPI(name string, m endpointModel, diags *diag.Diagnostics) string {
+func (p *hpcstorageProvider) endpointAPI(name string, m endpointModel, diags *diag.Diagnostics) string {
 	if !m.API.IsNull() && !m.API.IsUnknown() && m.API.ValueString() != "" {
 		return m.API.ValueString()
 	}
-	v, ok := lookupEnv(name, "API")
+	v, ok := p.lookupEnv(name, "API")
 	if !ok {
 		return arrays.APIRedfish
 	}

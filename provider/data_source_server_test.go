@@ -80,6 +80,7 @@ var captureCases = []captureCase{
 // Every read-only data source that talks to a BMC, against captures of
 // real BMCs that nobody here wrote, served by the mock's replay mode.
 func TestDataSourcesReadCaptures(t *testing.T) {
+	t.Parallel()
 	for _, tc := range captureCases {
 		t.Run(tc.dir, func(t *testing.T) {
 			lab, _ := replayLab(t, tc.dir)

@@ -570,6 +570,7 @@ func TestArrayESeriesApplyKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs terraform applies")
 	}
+	t.Parallel()
 	srv := eseriesLab(t)
 	c := eseriesClient(t, srv)
 	state := startStateServer(t)

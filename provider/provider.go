@@ -40,6 +40,9 @@ type hpcstorageProvider struct {
 type testHooks struct {
 	sleep        func(ctx context.Context, d time.Duration) error
 	pollInterval time.Duration
+	// env replaces the process environment for the endpoints' variables,
+	// so tests that serve providers for different labs can run at once.
+	env func(string) (string, bool)
 }
 
 // providerData is the one bundle Configure hands to resources and data
@@ -198,7 +201,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 		c := p.endpointConfig(ctx, name, cfg.Endpoints[name], &resp.Diagnostics)
 		c.Timeout = timeout
 		c.Retry.MaxAttempts = int(retries)
-		if endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
+		if p.endpointAPI(name, cfg.Endpoints[name], &resp.Diagnostics) == arrays.APISantricity {
 			if sc := santricityClient(c, name, &resp.Diagnostics); sc != nil {
 				eseries[name] = sc
 			}
@@ -239,11 +242,15 @@ func envName(endpoint, attr string) string {
 }
 
 // lookupEnv returns the endpoint's variable, else the provider-wide one.
-func lookupEnv(endpoint, attr string) (string, bool) {
-	if v, ok := os.LookupEnv(envName(endpoint, attr)); ok && v != "" {
+func (p *hpcstorageProvider) lookupEnv(endpoint, attr string) (string, bool) {
+	get := os.LookupEnv
+	if p.hooks.env != nil {
+		get = p.hooks.env
+	}
+	if v, ok := get(envName(endpoint, attr)); ok && v != "" {
 		return v, true
 	}
-	if v, ok := os.LookupEnv(envPrefix + attr); ok && v != "" {
+	if v, ok := get(envPrefix + attr); ok && v != "" {
 		return v, true
 	}
 	return "", false
@@ -255,7 +262,7 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 		if !v.IsNull() && !v.IsUnknown() {
 			return v.ValueString()
 		}
-		s, _ := lookupEnv(name, strings.ToUpper(attr))
+		s, _ := p.lookupEnv(name, strings.ToUpper(attr))
 		return s
 	}
 	c := redfish.Config{
@@ -286,7 +293,7 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 	case !m.Insecure.IsNull() && !m.Insecure.IsUnknown():
 		c.Insecure = m.Insecure.ValueBool()
 	default:
-		if v, ok := lookupEnv(name, "INSECURE"); ok {
+		if v, ok := p.lookupEnv(name, "INSECURE"); ok {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				addError(diags, at("insecure"), "Invalid Insecure Flag", "Set HPCSTORAGE_*INSECURE to true or false.", err)
@@ -297,7 +304,7 @@ func (p *hpcstorageProvider) endpointConfig(ctx context.Context, name string, m 
 	c.MaxConcurrent = defaultMaxConcurrent
 	if !m.MaxConcurrentRequests.IsNull() && !m.MaxConcurrentRequests.IsUnknown() {
 		c.MaxConcurrent = int(m.MaxConcurrentRequests.ValueInt64())
-	} else if v, ok := lookupEnv(name, "MAX_CONCURRENT_REQUESTS"); ok {
+	} else if v, ok := p.lookupEnv(name, "MAX_CONCURRENT_REQUESTS"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			addError(diags, at("max_concurrent_requests"), "Invalid Concurrency Limit",

@@ -48,17 +48,27 @@ func terraformCLI(tb testing.TB) string {
 	return p
 }
 
-// setLabEnv loads the lab's endpoint passwords (lab.env) into the
-// environment, as a user or CI job does before running Terraform; the
-// provider, in this process or started by Terraform, inherits them.
-func setLabEnv(tb testing.TB, labDir string) {
+// labEnv reads the lab's endpoint passwords (lab.env), the variables a
+// user or CI job exports before running Terraform.
+func labEnv(tb testing.TB, labDir string) map[string]string {
 	tb.Helper()
 	data, err := os.ReadFile(filepath.Join(labDir, lab.EnvFile))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	env := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		k, v, _ := strings.Cut(line, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// setLabEnv exports them, for providers Terraform starts (they inherit
+// this process's environment).
+func setLabEnv(tb testing.TB, labDir string) {
+	tb.Helper()
+	for k, v := range labEnv(tb, labDir) {
 		tb.Setenv(k, v)
 	}
 }

@@ -21,10 +21,21 @@ import (
 
 // serveAs serves the provider in-process under the address the examples
 // use, for terraform-exec (the plugin-testing framework cannot hold a
-// module's state).
-func serveAs(t *testing.T, addr string) tfexec.ReattachInfo {
+// module's state). The provider reads the endpoints' variables from env
+// first (a lab's lab.env, as CI would export it), then from the process:
+// tests serving different labs can run in parallel.
+func serveAs(t *testing.T, addr string, env map[string]string) tfexec.ReattachInfo {
 	t.Helper()
-	ri, stop := serveProviderAt(t, addr, New("test")())
+	p := &hpcstorageProvider{version: "test"}
+	if env != nil {
+		p.hooks.env = func(k string) (string, bool) {
+			if v, ok := env[k]; ok {
+				return v, true
+			}
+			return os.LookupEnv(k)
+		}
+	}
+	ri, stop := serveProviderAt(t, addr, p)
 	t.Cleanup(stop)
 	return ri
 }
@@ -37,6 +48,8 @@ func TestR1ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R1 design")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -56,15 +69,12 @@ func TestR1ModuleExample(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	// The endpoints' passwords come from the lab's lab.env, as in CI; the
-	// provider runs in this process.
-	setLabEnv(t, filepath.Join(dir, "lab"))
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +191,7 @@ func TestR1ModuleExample(t *testing.T) {
 			bmc = n.BMC
 		}
 	}
-	bmcPowerCycle(t, l, "stor1", os.Getenv(lab.PasswordEnv(bmc)))
+	bmcPowerCycle(t, l, "stor1", labEnv(t, filepath.Join(dir, "lab"))[lab.PasswordEnv(bmc)])
 	trLog, err := os.ReadFile(filepath.Join(dir, "lab", lab.SharedDir, "pacemaker-beegfs-storage", "transitions.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -259,6 +269,8 @@ func TestBuildingBlockModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies two building blocks")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -346,7 +358,7 @@ output "ids" {
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
 	tf, err := tfexec.NewTerraform(work, tfPath)
 	if err != nil {
 		t.Fatal(err)
@@ -355,9 +367,6 @@ output "ids" {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	// The endpoints' passwords come from the lab's lab.env, as in CI; the
-	// provider runs in this process.
-	setLabEnv(t, filepath.Join(dir, "lab"))
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

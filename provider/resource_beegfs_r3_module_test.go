@@ -38,6 +38,8 @@ func TestR3ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R3 design")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -57,7 +59,7 @@ func TestR3ModuleExample(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +70,6 @@ func TestR3ModuleExample(t *testing.T) {
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords (BMCs and EF600s) come from the lab's
 	// lab.env, as in CI; the provider runs in this process.
-	setLabEnv(t, filepath.Join(dir, "lab"))
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

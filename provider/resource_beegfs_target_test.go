@@ -307,6 +307,7 @@ func (r *r1Lab) tree(t *testing.T, node string) map[string]string {
 
 // TestBeegfsR1EndToEnd applies the whole R1 file system to the lab.
 func TestBeegfsR1EndToEnd(t *testing.T) {
+	t.Parallel()
 	r := startR1Lab(t, 2)
 	nodes := []string{"meta1", "meta2", "stor1", "stor2", "client01", "client02"}
 	before := map[string]map[string]string{}

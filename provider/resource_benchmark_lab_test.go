@@ -82,6 +82,8 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R1 design")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	if _, err := exec.LookPath("fio"); err != nil {
 		t.Skip("the lab's fio is the real fio: apt-get install fio")
 	}
@@ -112,7 +114,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	// made on client02 by create_directory (mkdir -p: on a real client,
 	// the stripe pattern's directory is kept as it is).
 	r := &r1Lab{Lab: l, dir: filepath.Join(dir, "lab")}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +125,6 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords come from the lab's lab.env; the provider
 	// runs in this process.
-	setLabEnv(t, filepath.Join(dir, "lab"))
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

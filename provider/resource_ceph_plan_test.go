@@ -88,7 +88,7 @@ resource "hpcstorage_rbd_client" "x" {
   mon_hosts     = ["10.40.0.1"]
 }`, []string{"Image Of Another Client", "images[1]", "given to client client02, not client01"}},
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", nil)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -130,6 +130,7 @@ func TestR4ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R4 design")
 	}
+	t.Parallel()
 	r := newR4Lab(t)
 	ctx := context.Background()
 	// Three OSD nodes first; the fourth joins afterwards and only adds

@@ -121,13 +121,12 @@ func upR5(t *testing.T, mainTF ...string) *r5Lab {
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	setLabEnv(t, filepath.Join(dir, "lab"))
 	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +180,8 @@ func TestR5ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the R5 design")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	r := upR5(t)
 	ctx := context.Background()
 	start := time.Now()
@@ -363,6 +364,7 @@ func TestR5MetadataME4024(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the R5 design")
 	}
+	t.Parallel()
 	_, file, _, _ := runtime.Caller(0)
 	main, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "examples", "r5", "main.tf"))
 	if err != nil {

@@ -762,13 +762,16 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if known {
 		pw, pwKnown = r.fencePasswords(ctx, &plan, &resp.Diagnostics)
 	}
+	var state *haClusterModel
+	if !req.State.Raw.IsNull() {
+		state = &haClusterModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.AuthkeyHash, plan.FencePasswordHash = types.StringUnknown(), types.StringUnknown()
-	if r.secretsHeld(ctx, req.State, &plan, h, known, key, pw, keyKnown && pwKnown) {
-		var state haClusterModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if r.secretsHeld(ctx, state, &plan, h, known, key, pw, keyKnown && pwKnown) {
 		plan.AuthkeyHash, plan.FencePasswordHash = state.AuthkeyHash, state.FencePasswordHash
 	} else {
 		if keyKnown && key != nil {
@@ -790,11 +793,9 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	pn, _ := h.c.PushNode()
 	plan.PushNode = types.StringValue(pn.Name)
 	plan.Placement = types.MapUnknown(types.StringType)
-	if !req.State.Raw.IsNull() {
-		var state haClusterModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if state != nil {
 		var quiet diag.Diagnostics
-		before, bknown := r.cluster(ctx, &state, &quiet)
+		before, bknown := r.cluster(ctx, state, &quiet)
 		if bknown && !quiet.HasError() && sameCluster(before.c, h.c) && sameHosts(before.hosts, h.hosts) && len(state.Drift.Elements()) == 0 &&
 			state.AuthkeyHash.Equal(plan.AuthkeyHash) && state.FencePasswordHash.Equal(plan.FencePasswordHash) {
 			plan.Placement = state.Placement
@@ -826,12 +827,8 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 // skips scrypt, about 100 ms of CPU per secret per provider process. Any
 // doubt (no state yet, an unreachable node, a file that differs) answers
 // false, and the hashes are computed.
-func (r *haClusterResource) secretsHeld(ctx context.Context, st tfsdk.State, plan *haClusterModel, h haCluster, known bool, key []byte, pw map[string]string, secretsKnown bool) bool {
-	if !known || !secretsKnown || key == nil || st.Raw.IsNull() || r.nodes() == nil {
-		return false
-	}
-	var state haClusterModel
-	if d := st.Get(ctx, &state); d.HasError() || state.AuthkeyHash.IsNull() || state.AuthkeyHash.IsUnknown() ||
+func (r *haClusterResource) secretsHeld(ctx context.Context, state, plan *haClusterModel, h haCluster, known bool, key []byte, pw map[string]string, secretsKnown bool) bool {
+	if !known || !secretsKnown || key == nil || state == nil || r.nodes() == nil || state.AuthkeyHash.IsNull() || state.AuthkeyHash.IsUnknown() ||
 		state.FencePasswordHash.IsNull() || state.FencePasswordHash.IsUnknown() {
 		return false
 	}

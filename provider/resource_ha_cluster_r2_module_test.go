@@ -31,6 +31,8 @@ func TestR2ModuleExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("applies the whole R2 design")
 	}
+	// Parallel: a lab of its own, the provider served with its own env.
+	t.Parallel()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -51,7 +53,7 @@ func TestR2ModuleExample(t *testing.T) {
 	if err := os.Symlink(filepath.Join(labDir, lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage")
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, labDir))
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +62,6 @@ func TestR2ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	setLabEnv(t, labDir)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

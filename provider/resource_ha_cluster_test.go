@@ -194,6 +194,7 @@ const haRes = "hpcstorage_ha_cluster.c"
 // and put back, one changed parameter sent as a one-change patch, standby
 // moving the group, destroy stopping the cluster.
 func TestAccHAClusterLab(t *testing.T) {
+	t.Parallel()
 	l := startHALab(t)
 	base := haConfig{fence: true}
 	changed := base

@@ -268,6 +268,7 @@ func TestServerOnceOverrideConsumed(t *testing.T) {
 // the way each vendor publishes it (typos fail on their key), or the plan
 // warns that checks move to apply time; valid values plan a create.
 func TestServerPlanAgainstCaptures(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ dir, system, attr, good, bad string }{
 		{"libredfish-dell", "", "SysProfile", "PerfPerWattOptimizedOs", "Turbo"},
 		{"libredfish-hpe", "", "WorkloadProfile", "HighPerformanceCompute(HPC)", "HighPerformanceCompute"},
