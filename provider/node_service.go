@@ -185,13 +185,33 @@ func (b nodeRun) drift(ctx context.Context, items []protocol.Item, diags *diag.D
 	if !ok {
 		return types.MapNull(types.StringType), false
 	}
+	return driftMap(driftAndErrors(res)), true
+}
+
+// driftProbe is drift with one read-only query item after the items, in
+// the same request: what differs, and the query's output when it ran
+// (ok false: it failed, which the drift already says).
+func (b nodeRun) driftProbe(ctx context.Context, items []protocol.Item, probe protocol.Item, diags *diag.Diagnostics) (drift map[string]string, out string, ran, ok bool) {
+	res, ok := b.exec(ctx, append(items, probe), true, diags)
+	if !ok {
+		return nil, "", false, false
+	}
+	drift = driftAndErrors(res)
+	if i := len(items); i < len(res.Items) && res.Items[i].Error == "" && !res.Items[i].Skipped {
+		return drift, res.Items[i].Output, true, true
+	}
+	return drift, "", false, true
+}
+
+// driftAndErrors is what differs, with the items that failed.
+func driftAndErrors(res *protocol.Result) map[string]string {
 	d := driftOf(res)
 	for _, ir := range res.Items {
 		if ir.Error != "" && !ir.Skipped {
 			d[ir.ID] = "error: " + ir.Error
 		}
 	}
-	return driftMap(d), true
+	return d
 }
 
 func driftOf(res *protocol.Result) map[string]string {
@@ -633,8 +653,24 @@ func (r *nodeService[M, P]) nodeHasSecret(ctx context.Context, run nodeRun, m P,
 	if !ok {
 		return false
 	}
-	res, ok := run.exec(ctx, items, true, &quiet)
-	return ok && !quiet.HasError() && !res.Failed && !res.Changed
+	return run.holds(ctx, items)
+}
+
+// holds runs items read-only and says whether the node already has them
+// all (any failure says no). items may be part of the owner's spec: the
+// owner's other keys then show as reverts, which do not count.
+func (b nodeRun) holds(ctx context.Context, items []protocol.Item) bool {
+	var quiet diag.Diagnostics
+	res, ok := b.execDiff(ctx, items, true, false, &quiet)
+	if !ok || quiet.HasError() || res.Failed {
+		return false
+	}
+	for _, ir := range res.Items {
+		if !strings.HasPrefix(ir.ID, "revert:") && ir.Changed {
+			return false
+		}
+	}
+	return true
 }
 
 // configSecret is the secret at apply time (always known then).

@@ -181,34 +181,24 @@ func (r *beegfsMirrorGroupResource) Read(ctx context.Context, req resource.ReadR
 		return
 	}
 	g := state.group()
-	probes := g.ProbeItems()
-	res, ok := nodeRunFor(r.nodes, &state).exec(ctx, append(items, probes[0]), true, &resp.Diagnostics)
+	probe := g.ProbeItems()[0]
+	drift, out, ran, ok := nodeRunFor(r.nodes, &state).driftProbe(ctx, items, probe, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	drift := driftOf(res)
-	for i, ir := range res.Items {
-		if ir.Error != "" && !ir.Skipped {
-			drift[ir.ID] = "error: " + ir.Error
-			continue
-		}
-		if i != len(items) {
-			continue
-		}
-		listed, err := beegfs.ParseMirrorGroups(ir.Output)
-		if err != nil {
-			drift[ir.ID] = "error: " + err.Error()
-			continue
-		}
+	if ran {
+		listed, err := beegfs.ParseMirrorGroups(out)
 		found, same := g.Listed(listed)
 		switch {
+		case err != nil:
+			drift[probe.ID()] = "error: " + err.Error()
 		case !found:
 			drift["mirror group"] = fmt.Sprintf("group %d is not in --listmirrorgroups", g.GroupID)
 		case !same:
 			drift["mirror group"] = fmt.Sprintf("group %d has other members", g.GroupID)
 		}
 		for _, l := range listed {
-			if l.ID == g.GroupID && same {
+			if err == nil && l.ID == g.GroupID && same {
 				state.CurrentPrimary = types.Int64Value(int64(l.Primary))
 			}
 		}

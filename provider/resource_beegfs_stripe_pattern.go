@@ -84,30 +84,20 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 	if !ok {
 		return
 	}
-	st := state.stripe()
-	b := nodeRunFor(r.nodes, &state)
-	res, ok := b.exec(ctx, append(items, st.ProbeItem()), true, &resp.Diagnostics)
+	probe := state.stripe().ProbeItem()
+	drift, out, ran, ok := nodeRunFor(r.nodes, &state).driftProbe(ctx, items, probe, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	drift := driftOf(res)
-	for i, ir := range res.Items {
-		if ir.Error != "" && !ir.Skipped {
-			drift[ir.ID] = "error: " + ir.Error
-			continue
+	if ran {
+		if p, err := beegfs.ParseEntryInfo(out); err != nil {
+			drift[probe.ID()] = "error: " + err.Error()
+		} else {
+			state.ChunkSize = types.Int64Value(p.ChunkSize)
+			state.NumTargets = types.Int64Value(int64(p.NumTargets))
+			state.Pool = types.Int64Value(int64(p.Pool))
+			state.BuddyMirror = types.BoolValue(p.IsBuddyMirror())
 		}
-		if i != len(items) {
-			continue
-		}
-		p, err := beegfs.ParseEntryInfo(ir.Output)
-		if err != nil {
-			drift[ir.ID] = "error: " + err.Error()
-			continue
-		}
-		state.ChunkSize = types.Int64Value(p.ChunkSize)
-		state.NumTargets = types.Int64Value(int64(p.NumTargets))
-		state.Pool = types.Int64Value(int64(p.Pool))
-		state.BuddyMirror = types.BoolValue(p.IsBuddyMirror())
 	}
 	state.Drift = driftMap(drift)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
