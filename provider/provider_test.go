@@ -4,9 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -71,4 +73,41 @@ func setLabEnv(tb testing.TB, labDir string) {
 	for k, v := range labEnv(tb, labDir) {
 		tb.Setenv(k, v)
 	}
+}
+
+// copyExample copies examples/<name> and the modules it uses into
+// dir/examples (no state lands in the source tree) and links the lab's
+// variables (lab in dir/lab) into it; it returns the configuration's folder.
+func copyExample(t *testing.T, dir, name string, modules ...string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	examples := filepath.Join(filepath.Dir(file), "..", "examples")
+	for _, d := range append([]string{name}, modules...) {
+		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "examples", name)
+	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// labTerraform is the real Terraform CLI on the configuration in cfg,
+// with the provider served in this process for the lab in dir/lab (its
+// lab.env), an empty CLI configuration and no checkpoint calls.
+func labTerraform(t *testing.T, tfPath, dir, cfg string) (*tfexec.Terraform, tfexec.ReattachInfo) {
+	t.Helper()
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
+	tf, err := tfexec.NewTerraform(cfg, tfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := filepath.Join(dir, "empty.tfrc")
+	if err := os.WriteFile(rc, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": rc})
+	return tf, ri
 }

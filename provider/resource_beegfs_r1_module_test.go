@@ -58,26 +58,8 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, file, _, _ := runtime.Caller(0)
-	examples := filepath.Join(filepath.Dir(file), "..", "examples")
-	for _, d := range []string{"r1", "modules/beegfs-high-capacity"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "examples", "r1")
-	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		t.Fatal(err)
-	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
-	tf, err := tfexec.NewTerraform(cfg, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := copyExample(t, dir, "r1", "modules/beegfs-high-capacity")
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
@@ -358,15 +340,7 @@ output "ids" {
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
-	tf, err := tfexec.NewTerraform(work, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	tf, ri := labTerraform(t, tfPath, dir, work)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

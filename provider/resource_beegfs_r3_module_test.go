@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -48,28 +47,10 @@ func TestR3ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, file, _, _ := runtime.Caller(0)
-	examples := filepath.Join(filepath.Dir(file), "..", "examples")
-	for _, d := range []string{"r3", "modules/beegfs-building-block"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "examples", "r3")
-	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		t.Fatal(err)
-	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
-	tf, err := tfexec.NewTerraform(cfg, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
 	// The endpoints' passwords (BMCs and EF600s) come from the lab's
 	// lab.env, as in CI; the provider runs in this process.
+	cfg := copyExample(t, dir, "r3", "modules/beegfs-building-block")
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

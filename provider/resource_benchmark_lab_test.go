@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,17 +94,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, file, _, _ := runtime.Caller(0)
-	examples := filepath.Join(filepath.Dir(file), "..", "examples")
-	for _, d := range []string{"r1", "modules/beegfs-high-capacity"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "examples", "r1")
-	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		t.Fatal(err)
-	}
+	cfg := copyExample(t, dir, "r1", "modules/beegfs-high-capacity")
 	if err := os.WriteFile(filepath.Join(cfg, "bench.tf"), []byte(benchTF), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -114,17 +103,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	// made on client02 by create_directory (mkdir -p: on a real client,
 	// the stripe pattern's directory is kept as it is).
 	r := &r1Lab{Lab: l, dir: filepath.Join(dir, "lab")}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
-	tf, err := tfexec.NewTerraform(cfg, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	// The endpoints' passwords come from the lab's lab.env; the provider
-	// runs in this process.
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)

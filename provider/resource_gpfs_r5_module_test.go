@@ -105,31 +105,13 @@ func upR5(t *testing.T, mainTF ...string) *r5Lab {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	_, file, _, _ := runtime.Caller(0)
-	examples := filepath.Join(filepath.Dir(file), "..", "examples")
-	for _, d := range []string{"r5", "modules/spectrum-scale"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "examples", "r5")
+	cfg := copyExample(t, dir, "r5", "modules/spectrum-scale")
 	if len(mainTF) > 0 {
 		if err := os.WriteFile(filepath.Join(cfg, "main.tf"), []byte(mainTF[0]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		t.Fatal(err)
-	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, filepath.Join(dir, "lab")))
-	tf, err := tfexec.NewTerraform(cfg, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
 	if err := tf.Init(context.Background(), tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
 	}

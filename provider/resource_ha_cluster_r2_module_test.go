@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -42,26 +41,8 @@ func TestR2ModuleExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, file, _, _ := runtime.Caller(0)
-	examples := filepath.Join(filepath.Dir(file), "..", "examples")
-	for _, d := range []string{"r2", "modules/nfs-ha"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(examples, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "examples", "r2")
-	if err := os.Symlink(filepath.Join(labDir, lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		t.Fatal(err)
-	}
-	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", labEnv(t, labDir))
-	tf, err := tfexec.NewTerraform(cfg, tfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "empty.tfrc"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": filepath.Join(dir, "empty.tfrc")})
+	cfg := copyExample(t, dir, "r2", "modules/nfs-ha")
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
 	ctx := context.Background()
 	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatal(err)
