@@ -33,7 +33,8 @@ import (
 // plan`; and the no-op plan's wall time against Terraform's own floor: the
 // same graph (every resource and data source of the state, with the same
 // dependencies) as terraform_data resources, planned by the same CLI in the
-// same run.
+// same run; and beside it the framework floor: that graph on a provider of
+// the same terraform-plugin-framework that does nothing (fw_floor_s).
 //
 //	make agent-dist && go test ./provider -run '^$' -bench R1Module -benchtime 5x
 func BenchmarkR1Module(b *testing.B) {
@@ -53,6 +54,12 @@ func BenchmarkR1Module(b *testing.B) {
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
+	fbuild := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, "terraform-provider-floor"), "./provider/testdata/floorprovider")
+	fbuild.Dir = repo
+	fbuild.Env = build.Env
+	if out, err := fbuild.CombinedOutput(); err != nil {
+		b.Fatalf("go build (the framework floor's provider): %v\n%s", err, out)
+	}
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
 	if err != nil {
 		b.Fatal(err)
@@ -71,7 +78,7 @@ func BenchmarkR1Module(b *testing.B) {
 		b.Fatal(err)
 	}
 	rc := filepath.Join(dir, "dev.tfrc")
-	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n  }\n  direct {}\n}\n", bin)
+	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n    \"registry.terraform.io/hpcstorage/floor\" = %q\n  }\n  direct {}\n}\n", bin, bin)
 	if err := os.WriteFile(rc, []byte(devrc), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -128,7 +135,8 @@ func BenchmarkR1Module(b *testing.B) {
 	providerBin := filepath.Join(bin, "terraform-provider-hpcstorage")
 	stopKeepers(b, providerBin)
 
-	floor, floorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"))
+	floor, floorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"), "terraform_data")
+	fwFloor, fwFloorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "framework-floor"), "floor_data")
 
 	// Three plans per iteration: make bench runs one iteration of a
 	// benchmark this slow.
@@ -192,13 +200,20 @@ func BenchmarkR1Module(b *testing.B) {
 	b.ReportMetric(planS, "plan_s")
 	b.ReportMetric(floor, "floor_s")
 	b.ReportMetric(planS/floor, "plan/floor")
+	// The framework floor: the same graph on a provider of the same
+	// framework that does nothing. What it adds to Terraform's floor is
+	// not ours to remove; what the R1 plan adds to it is.
+	b.ReportMetric(fwFloor, "fw_floor_s")
+	b.ReportMetric(fwFloor/floor, "fw_floor/floor")
+	b.ReportMetric(planS/fwFloor, "plan/fw_floor")
+	b.ReportMetric(fwFloorCPU/floorCPU, "fw_floor_cpu/floor_cpu")
 	// CPU seconds of terraform and the processes it waited for (the
 	// provider), which a loaded machine disturbs less than wall time.
 	b.ReportMetric(planCPU/float64(plans), "plan_cpu_s")
 	b.ReportMetric(nodeCPU.Seconds()/float64(plans)/float64(len(nodes)), "agent_cpu_s/node/plan")
 	b.ReportMetric(planCPU/float64(plans)/floorCPU, "plan_cpu/floor_cpu")
-	b.Logf("no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes",
-		planS, floor, planS/floor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans))
+	b.Logf("no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x), framework floor %.3f s (%.2fx the floor; the plan is %.1fx it); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes",
+		planS, floor, planS/floor, fwFloor, fwFloor/floor, planS/fwFloor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans))
 	if errs := l.Errors(); len(errs) > 0 {
 		b.Errorf("lab errors: %v", errs)
 	}
@@ -232,12 +247,15 @@ func stopKeepers(b *testing.B, providerBin string) {
 	}
 }
 
-// r1Floor writes the R1 state's graph as terraform_data resources (one
-// per resource and data source instance, with the same dependencies, its
-// address as input), applies it once, and returns the mean wall time of a
-// no-op plan of it (as many plans as the benchmark makes). No provider is
-// started: what is left is Terraform's own work on that graph.
-func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, dir string) (wallS, cpuS float64) {
+// r1Floor writes the R1 state's graph as kind resources (one per resource
+// and data source instance, with the same dependencies, its address as
+// input), applies it once, and returns the mean wall time and CPU of a
+// no-op plan of it (as many plans as the benchmark makes). terraform_data
+// starts no provider: what is left is Terraform's own work on that graph.
+// floor_data is testdata/floorprovider's resource (through the CLI
+// config's dev_overrides): Terraform's work plus the framework's and the
+// plugin protocol's, with none of ours.
+func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, dir, kind string) (wallS, cpuS float64) {
 	b.Helper()
 	st, err := tf.Show(ctx)
 	if err != nil || st.Values == nil {
@@ -254,6 +272,7 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 	walk(st.Values.RootModule)
 	bad := regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 	name := func(addr string) string { return "r_" + bad.ReplaceAllString(addr, "_") }
+
 	// depends_on names resources without instance keys: every instance of
 	// that resource.
 	instances := map[string][]string{}
@@ -279,6 +298,9 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 		deps[name(r.Address)] = d
 	}
 	var cfg strings.Builder
+	if kind == "floor_data" {
+		cfg.WriteString("terraform {\n  required_providers {\n    floor = { source = \"hpcstorage/floor\" }\n  }\n}\n\n")
+	}
 	for _, r := range all {
 		own := deps[name(r.Address)]
 		var keys []string
@@ -291,11 +313,11 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 				}
 			}
 			if !implied {
-				keys = append(keys, "terraform_data."+d)
+				keys = append(keys, kind+"."+d)
 			}
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(&cfg, "resource \"terraform_data\" %q {\n  input = %q\n  depends_on = [%s]\n}\n\n", name(r.Address), r.Address, strings.Join(keys, ", "))
+		fmt.Fprintf(&cfg, "resource %q %q {\n  input = %q\n  depends_on = [%s]\n}\n\n", kind, name(r.Address), r.Address, strings.Join(keys, ", "))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
@@ -307,10 +329,13 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 	if err != nil {
 		b.Fatal(err)
 	}
-	// terraform_data is built in: init installs nothing (the dev_overrides
-	// CLI config does not matter here).
-	if err := ftf.Init(ctx); err != nil {
-		b.Fatal(err)
+	// terraform_data is built in: init installs nothing. floor_data's
+	// provider comes through dev_overrides, which need no init (and init
+	// would ask the registry for it).
+	if kind == "terraform_data" {
+		if err := ftf.Init(ctx); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if err := ftf.Apply(ctx); err != nil {
 		b.Fatal(err)
@@ -324,10 +349,10 @@ func r1Floor(b *testing.B, ctx context.Context, tf *tfexec.Terraform, tfPath, di
 		total += time.Since(start)
 		cpu += childCPU() - cpu0
 		if err != nil || changes {
-			b.Fatalf("floor plan: changes %v, err %v", changes, err)
+			b.Fatalf("%s floor plan: changes %v, err %v", kind, changes, err)
 		}
 	}
-	b.Logf("floor: %d terraform_data resources (the R1 state's %d resources and data sources)", len(all), len(all))
+	b.Logf("floor: %d %s resources (the R1 state's %d resources and data sources)", len(all), kind, len(all))
 	return total.Seconds() / float64(runs), cpu / float64(runs)
 }
 
