@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
@@ -450,16 +451,25 @@ func invalidSetting(diags *diag.Diagnostics, kind string, at path.Path, err erro
 	addError(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
 }
 
-func (r *nodeService[M, P]) renderItems(m nodeModel, auth secretInput, diags *diag.Diagnostics) ([]protocol.Item, bool) {
+// renderItems renders m's items and, from rec (m's value as a request
+// carries it; null for none), the record that import reads back. Checks
+// that only compare or validate pass null: the record is the configured
+// attributes, which sameRecord compares directly.
+func (r *nodeService[M, P]) renderItems(m nodeModel, rec tftypes.Value, auth secretInput, diags *diag.Diagnostics) ([]protocol.Item, bool) {
 	items, at, err := m.items(auth)
 	if err != nil {
 		invalidSetting(diags, r.kind, at, err)
 		return nil, false
 	}
-	if rec, ok := recordItem(context.Background(), r.schema(), m.owner(), m); ok {
-		items = append(items, rec)
+	return r.withRecord(items, m, rec), true
+}
+
+// withRecord appends the record rendered from rec, when it can be.
+func (r *nodeService[M, P]) withRecord(items []protocol.Item, m nodeModel, rec tftypes.Value) []protocol.Item {
+	if item, ok := recordItem(r.schema(), m.owner(), rec); ok {
+		items = append(items, item)
 	}
-	return items, true
+	return items
 }
 
 func applied(m nodeModel, auth secretInput) {
@@ -489,7 +499,7 @@ func (r *nodeService[M, P]) Create(ctx context.Context, req resource.CreateReque
 			fmt.Sprintf("Set %s or %s_file.", sec.secretName(), sec.secretName()), nil)
 		return
 	}
-	items, ok := r.renderItems(p, auth, &resp.Diagnostics)
+	items, ok := r.renderItems(p, req.Plan.Raw, auth, &resp.Diagnostics)
 	if !ok || !nodeRunFor(r.nodes, p).converge(ctx, items, nil, &resp.Diagnostics) {
 		return
 	}
@@ -504,6 +514,7 @@ func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	rec := req.State.Raw
 	if b := p.base(); b.Drift.IsNull() {
 		// Just imported: id and host only (every apply sets drift).
 		if !r.readImported(ctx, &resp.State, b.ID.ValueString(), b.Host.ValueString(), &resp.Diagnostics) {
@@ -515,8 +526,9 @@ func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, 
 		}
 		p.fill()
 		b.ID = types.StringValue(resourceID(p))
+		rec = modelValue(ctx, r.schema(), p)
 	}
-	items, ok := r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(p, rec, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -538,10 +550,10 @@ func (r *nodeService[M, P]) Update(ctx context.Context, req resource.UpdateReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	items, ok := r.renderItems(p, auth, &resp.Diagnostics)
+	items, ok := r.renderItems(p, req.Plan.Raw, auth, &resp.Diagnostics)
 	// The previous secret is not known (state keeps its hash), so a
 	// rollback restores everything but the secret file's content.
-	previous, pok := r.renderItems(q, secretInput{Unread: true}, &resp.Diagnostics)
+	previous, pok := r.renderItems(q, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok || !pok || !nodeRunFor(r.nodes, p).converge(ctx, items, previous, &resp.Diagnostics) {
 		return
 	}
@@ -597,7 +609,7 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, p)...)
 		return
 	}
-	items, ok := r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(p, tftypes.Value{}, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -607,8 +619,9 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 	unchanged := false
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.Get(ctx, s)...)
-		before, ok := r.renderItems(s, secretInput{Unread: true}, &resp.Diagnostics)
-		unchanged = ok && sameItems(before, items) && len(s.base().Drift.Elements()) == 0
+		before, ok := r.renderItems(s, tftypes.Value{}, secretInput{Unread: true}, &resp.Diagnostics)
+		unchanged = ok && sameItems(before, items) && sameRecord(r.schema(), req.Plan.Raw, req.State.Raw) &&
+			len(s.base().Drift.Elements()) == 0
 	}
 	switch {
 	case unchanged && sec != nil && r.nodes != nil && authKnown && !auth.Unread && s.secret() != nil &&
@@ -636,9 +649,11 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	if authKnown && !auth.Unread {
-		if items, ok = r.renderItems(p, auth, &resp.Diagnostics); !ok {
+		if items, ok = r.renderItems(p, req.Plan.Raw, auth, &resp.Diagnostics); !ok {
 			return
 		}
+	} else {
+		items = r.withRecord(items, p, req.Plan.Raw)
 	}
 	nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
 }
@@ -649,7 +664,7 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 // goes on to its own check).
 func (r *nodeService[M, P]) nodeHasSecret(ctx context.Context, run nodeRun, m P, auth secretInput) bool {
 	var quiet diag.Diagnostics
-	items, ok := r.renderItems(m, auth, &quiet)
+	items, ok := r.renderItems(m, tftypes.Value{}, auth, &quiet)
 	if !ok {
 		return false
 	}
@@ -699,7 +714,7 @@ func (r *nodeService[M, P]) ValidateConfig(ctx context.Context, req resource.Val
 	if resp.Diagnostics.HasError() || !p.known() || p.base().Host.IsUnknown() {
 		return
 	}
-	r.renderItems(p, secretInput{Unread: true}, &resp.Diagnostics)
+	r.renderItems(p, tftypes.Value{}, secretInput{Unread: true}, &resp.Diagnostics)
 }
 
 // intOr and stringOr read optional attributes whose defaults the framework

@@ -45,15 +45,13 @@ func recorded(name string, a schema.Attribute) bool {
 	return a.IsRequired() || a.IsOptional()
 }
 
-// recordItem renders the record of m; ok is false while a recorded value
-// is unknown (plan time), when no record can be written yet.
-func recordItem(ctx context.Context, sch schema.Schema, owner string, m any) (protocol.Item, bool) {
-	st := tfsdk.State{Schema: sch}
-	if d := st.Set(ctx, m); d.HasError() {
-		return protocol.Item{}, false
-	}
+// recordItem renders the record from v, the resource's whole value as the
+// framework holds it (a plan's or a state's Raw): no reflection from a
+// model. ok is false while a recorded value is unknown (plan time), when
+// no record can be written yet, and for a null v.
+func recordItem(sch schema.Schema, owner string, v tftypes.Value) (protocol.Item, bool) {
 	var root map[string]tftypes.Value
-	if err := st.Raw.As(&root); err != nil {
+	if v.IsNull() || v.As(&root) != nil {
 		return protocol.Item{}, false
 	}
 	out := map[string]any{}
@@ -73,6 +71,31 @@ func recordItem(ctx context.Context, sch schema.Schema, owner string, m any) (pr
 	}
 	content := string(b) + "\n"
 	return protocol.Item{File: &protocol.File{Path: recordPath(owner), Content: &content, Mode: "0600", Owner: "root", Group: "root"}}, true
+}
+
+// modelValue is m as the framework would hold it, for the record of a
+// model that no request carries (an import just read back and filled).
+func modelValue(ctx context.Context, sch schema.Schema, m any) tftypes.Value {
+	st := tfsdk.State{Schema: sch}
+	if d := st.Set(ctx, m); d.HasError() {
+		return tftypes.Value{}
+	}
+	return st.Raw
+}
+
+// sameRecord reports whether a and b (a plan's and a state's Raw) agree on
+// every recorded attribute: their records would be the same.
+func sameRecord(sch schema.Schema, a, b tftypes.Value) bool {
+	var am, bm map[string]tftypes.Value
+	if a.IsNull() || b.IsNull() || a.As(&am) != nil || b.As(&bm) != nil {
+		return false
+	}
+	for name, at := range sch.Attributes {
+		if recorded(name, at) && !am[name].Equal(bm[name]) {
+			return false
+		}
+	}
+	return true
 }
 
 // tfJSON converts a known value to what encoding/json writes in the shape

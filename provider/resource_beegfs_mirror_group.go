@@ -176,7 +176,7 @@ func (r *beegfsMirrorGroupResource) Read(ctx context.Context, req resource.ReadR
 		r.nodeService.Read(ctx, req, resp)
 		return
 	}
-	items, ok := r.renderItems(&state, secretInput{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(&state, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -80,7 +80,7 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	items, ok := r.renderItems(&state, secretInput{Unread: true}, &resp.Diagnostics)
+	items, ok := r.renderItems(&state, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
