@@ -24,7 +24,7 @@ const usageText = `usage: hpcstorage-agent COMMAND [flags]
   apply -f FILE|- [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   remove --owner ID [--check] [--diff] [--root DIR] [--output json|text] [--lock-timeout D] [--expect-sha256 HEX]
   facts [--root DIR] [--expect-sha256 HEX]
-  serve [--expect-sha256 HEX]   (framed requests on stdin, see agent/protocol/serve.go)
+  serve [--expect-sha256 HEX [--install-as PATH]]   (framed requests on stdin, see agent/protocol/serve.go)
   validate -f FILE|-
   version
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // selfSHA256 is the sha256 of the running executable (/proc/self/exe: the
@@ -86,4 +87,56 @@ func dirOf(path string) string {
 		return path[:i]
 	}
 	return "."
+}
+
+// installSelf renames the running executable, whose sha256 checkBuild
+// has just verified to be sum, to path. The transport's one-exec delivery
+// streams the agent to a temp file beside agent_path and runs it with
+// --expect-sha256 and --install-as: a file cut short or corrupted on the
+// way fails the check (or does not start) and is never installed. The
+// rename changes the file's ctime, so the temp's sidecar is replaced by
+// one for path with the new identity.
+func installSelf(path, sum string) error {
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	if exe == path {
+		return nil
+	}
+	if err := os.Rename(exe, path); err != nil {
+		return err
+	}
+	_ = os.Remove(exe + ".sha256")
+	removeStaleTemps(path)
+	if f, err := os.Open("/proc/self/exe"); err == nil {
+		if id, side := selfIdentity(f); side != "" {
+			writeSidecar(side, sum+" "+id+"\n")
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// staleTempAge: an upload temp beside the agent older than this was left
+// by a dropped connection (younger ones may be an upload in flight).
+const staleTempAge = 10 * time.Minute
+
+// removeStaleTemps deletes the leftover upload temps beside path
+// (<name>.tmp-*), so dropped uploads do not pile up 4 MB each. Best
+// effort.
+func removeStaleTemps(path string) {
+	dir, prefix := dirOf(path), path[strings.LastIndexByte(path, '/')+1:]+".tmp-"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+			_ = os.Remove(dir + "/" + e.Name())
+		}
+	}
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -26,11 +28,25 @@ import (
 func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	var c common
 	fs := newFlags("serve", stderr, &c, false)
+	installAs := fs.String("install-as", "", "once --expect-sha256 has verified this executable, rename it to PATH (same folder, atomic) and serve")
 	if err := parseFlags(fs, args); err != nil {
 		return 0, err
 	}
+	if *installAs != "" && c.expectSHA256 == "" {
+		return 0, fmt.Errorf("%w: --install-as needs --expect-sha256: an unverified file is never installed", errUsage)
+	}
 	if code, err := c.checkBuild(stderr); err != nil || code != 0 {
 		return code, err
+	}
+	if *installAs != "" {
+		sum := strings.ToLower(c.expectSHA256)
+		if err := installSelf(*installAs, sum); err != nil {
+			return 0, fmt.Errorf("--install-as %s: %w", *installAs, err)
+		}
+		// Serve as the installed file (its name in ps and in
+		// /proc/self/exe), in this process: the session's pipes stay.
+		err := syscall.Exec(*installAs, []string{*installAs, "serve", "--expect-sha256", sum}, os.Environ())
+		return 0, fmt.Errorf("--install-as %s: exec: %w", *installAs, err)
 	}
 	// A long-lived process: collect garbage as usual (main turns the
 	// collector off for one-shot runs).

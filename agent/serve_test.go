@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,4 +221,96 @@ func holdLock(t *testing.T, root string) func() {
 	release := func() { once.Do(func() { f.Close() }) }
 	t.Cleanup(release)
 	return release
+}
+
+// serve --install-as: the transport's delivery runs the uploaded temp
+// file, which renames itself to the agent's path once --expect-sha256 has
+// verified it (and serves from there, under that name); a wrong build is
+// never installed, and the flag without --expect-sha256 is refused.
+func TestServeInstallAs(t *testing.T) {
+	data, err := os.ReadFile(agentBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := selfSum(t)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "hpcstorage-agent")
+	tmp := target + ".tmp-upload"
+	stale := target + ".tmp-0a0a0a0a0a0a"
+	put := func() {
+		t.Helper()
+		if err := os.WriteFile(tmp, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *bytes.Buffer) {
+		t.Helper()
+		cmd := exec.Command(tmp, append([]string{"serve"}, args...)...)
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd, in, out, &errb
+	}
+
+	put()
+	cmd, in, _, errb := run("--install-as", target)
+	in.Close()
+	if err := cmd.Wait(); cmd.ProcessState.ExitCode() != protocol.ExitUsage || !strings.Contains(errb.String(), "--install-as needs --expect-sha256") {
+		t.Errorf("without --expect-sha256: %v, stderr %s", err, errb)
+	}
+	cmd, in, _, errb = run("--expect-sha256", strings.Repeat("0", 64), "--install-as", target)
+	in.Close()
+	_ = cmd.Wait()
+	if _, err := os.Stat(target); cmd.ProcessState.ExitCode() != protocol.ExitWrongBuild || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("wrong build: exit %d (%s), installed: %v", cmd.ProcessState.ExitCode(), errb, err)
+	}
+
+	if err := os.WriteFile(stale, []byte("half an agent"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	put()
+	cmd, in, out, errb := run("--expect-sha256", sum, "--install-as", target)
+	var hello protocol.ServeHello
+	if err := protocol.ReadFrame(out, &hello); err != nil || hello.Protocol != protocol.ServeProtocol {
+		t.Fatalf("hello: %+v %v, stderr %s", hello, err, errb)
+	}
+	if b, err := os.ReadFile(target); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("not installed at %s: %v", target, err)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("temp still there: %v", err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a stale upload temp beside it is left: %v", err)
+	}
+	// The serving process is the installed file, by name too.
+	if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid)); err != nil || exe != target {
+		t.Errorf("serving from %q (%v), want %s", exe, err, target)
+	}
+	if argv, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); err != nil || !strings.HasPrefix(string(argv), target+"\x00serve\x00") {
+		t.Errorf("serving as %q (%v)", argv, err)
+	}
+	// Its sidecar names the installed file: the next start hashes nothing.
+	if side, err := os.ReadFile(target + ".sha256"); err != nil || !strings.HasPrefix(string(side), sum+" ") {
+		t.Errorf("sidecar %q (%v)", side, err)
+	}
+	in.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("end of session: %v, stderr %s", err, errb)
+	}
 }

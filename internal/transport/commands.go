@@ -2,6 +2,7 @@ package transport
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -52,6 +53,37 @@ func UploadGzipCommand(agentPath, tmpSuffix string, sudo bool) string {
 	return wrap(sudo, "mkdir -p "+ShellQuote(path.Dir(agentPath))+
 		" && gzip -dc > "+tmp+" && chmod 0755 "+tmp+" && mv -f "+tmp+" "+q+
 		" && sha256sum "+q+" || { rm -f "+tmp+"; exit 1; }")
+}
+
+// UploadMarker is the line ServeOrUploadCommand prints when agent_path is
+// not an executable, asking for the agent. Its first four bytes, read as
+// a frame length, exceed protocol.MaxFrame: it cannot be taken for the
+// agent's hello frame.
+const UploadMarker = "hpcstorage-agent-upload"
+
+// UploadReady is the line the client answers UploadMarker with once the
+// agent is in the temp file (over sftp, beside the waiting exec).
+const UploadReady = "ready"
+
+// UploadTempSuffix names the session delivery's temp file beside
+// agent_path: one per path, so a leftover is overwritten by the next
+// delivery (the sftp upload's stale-temp cleanup matches it too).
+const UploadTempSuffix = ".tmp-upload"
+
+// ServeOrUploadCommand starts the agent's session in one exec, delivering
+// the agent first when the node lacks it (root or an owner of agent_path:
+// no sudo). When agent_path is an executable, sh execs it with args
+// (serve and --expect-sha256): one process. Otherwise it prints
+// UploadMarker and waits (sh's read builtin) while the client writes the
+// temp file over sftp; on UploadReady it execs the temp with --install-as
+// agent_path, and the agent renames itself into place only once its
+// sha256 is the expected one: a cut or corrupted upload is never
+// installed. The end of stdin instead (no sftp) ends the command with 1.
+func ServeOrUploadCommand(agentPath string, args ...string) string {
+	tmp := agentPath + UploadTempSuffix
+	return wrap(false, "test -x "+ShellQuote(agentPath)+" && exec "+AgentCommand(agentPath, false, args...)+
+		"; echo "+UploadMarker+"; read reply && exec "+AgentCommand(tmp, false, append(slices.Clone(args), "--install-as", agentPath)...)+
+		"; exit 1")
 }
 
 // AgentCommand runs the agent with args (sudo without a shell: the agent

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,10 +54,7 @@ func warmNodeOneExec(t *testing.T, execOnly bool, reuseCost int64) {
 	for i, n := range lab.Nodes {
 		before[i] = n.Execs()
 	}
-	word := " serve"
-	if execOnly {
-		word = " "
-	}
+	word := " "
 	// A new pool (a new provider process): check, apply, no-op apply,
 	// facts and remove, each on a new connection.
 	for round := range 5 {
@@ -88,7 +86,9 @@ func warmNodeOneExec(t *testing.T, execOnly bool, reuseCost int64) {
 				t.Errorf("round %d %s: %d execs, want exactly 1: %q", round, n.Name, got, n.Commands()[before[i]:])
 			}
 			cmds := n.Commands()
-			if last := cmds[len(cmds)-1]; !strings.HasPrefix(last, transport.DefaultAgentPath+word) || !strings.HasSuffix(last, " --expect-sha256 "+agentSum) {
+			last := cmds[len(cmds)-1]
+			if execOnly && (!strings.HasPrefix(last, transport.DefaultAgentPath+word) || !strings.HasSuffix(last, " --expect-sha256 "+agentSum)) ||
+				!execOnly && last != serveCommand(transport.DefaultAgentPath) {
 				t.Errorf("round %d %s: command %q, want the agent run with --expect-sha256 of the build", round, n.Name, last)
 			}
 			before[i] = n.Execs()
@@ -108,8 +108,9 @@ func warmNodeOneExec(t *testing.T, execOnly bool, reuseCost int64) {
 		t.Errorf("after remove vm.dirty_ratio = %q, want 40", got)
 	}
 	for _, n := range lab.Nodes {
-		if n.SFTPSessions() != 1 || archProbes(n.Commands()) != 0 {
-			t.Errorf("%s: %d sftp sessions and %d probe commands, want only the first delivery's session", n.Name, n.SFTPSessions(), archProbes(n.Commands()))
+		if uploads(n) != 1 || n.SFTPSessions() != 1 || archProbes(n.Commands()) != 0 {
+			t.Errorf("%s: %d uploads, %d sftp sessions and %d probe commands; want only the first delivery's session",
+				n.Name, uploads(n), n.SFTPSessions(), archProbes(n.Commands()))
 		}
 	}
 }
@@ -162,20 +163,41 @@ func TestOldAgentRedelivered(t *testing.T) {
 	}
 }
 
-// No agent at all: 127, then the architecture and the upload in one sftp
-// session, and the run, on the same connection.
+// No agent at all: the session's own exec asks for it and waits while it
+// arrives over sftp; the new agent installs itself and serves: one exec,
+// one program (sh, which becomes the agent), one connection. With
+// ExecPerCall (no session): 127, then the architecture and the upload in
+// one sftp session, and the run.
 func TestMissingAgentDelivered(t *testing.T) {
 	needAgent(t)
-	lab := startLab(t, 1)
-	n := lab.Nodes[0]
-	p := newPool(t, transport.PoolOptions{})
-	r, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("missing")})
-	if err != nil || !r.Delivered || !r.Result.Changed {
-		t.Fatalf("err=%v response=%+v", err, r)
-	}
-	cmds := n.Commands()
-	if len(cmds) != 3 || cmds[1] != labnode.SFTPCommand || uploads(n) != 1 || archProbes(cmds) != 0 || p.Dials() != 1 {
-		t.Errorf("commands %q, dials %d; want single-exec run, sftp, run on one connection", cmds, p.Dials())
+	for _, execOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exec per call=%v", execOnly), func(t *testing.T) {
+			lab := startLab(t, 1)
+			n := lab.Nodes[0]
+			p := newPool(t, transport.PoolOptions{ExecPerCall: execOnly})
+			r, err := p.Apply(t.Context(), nodeOptions(t, n, knownHosts(t, lab)), transport.Request{Spec: spec("missing")})
+			if err != nil || !r.Delivered || !r.Result.Changed {
+				t.Fatalf("err=%v response=%+v", err, r)
+			}
+			hp, _ := n.HostFile(transport.DefaultAgentPath)
+			if b, _ := os.ReadFile(hp); !bytes.Equal(b, agentData) {
+				t.Fatal("node copy is not the provider's build")
+			}
+			if _, err := os.Stat(hp + transport.UploadTempSuffix); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the upload's temp file is still there: %v", err)
+			}
+			cmds := n.Commands()
+			switch {
+			case execOnly:
+				if len(cmds) != 3 || cmds[1] != labnode.SFTPCommand || uploads(n) != 1 || archProbes(cmds) != 0 || p.Dials() != 1 {
+					t.Errorf("commands %q, dials %d; want single-exec run, sftp, run on one connection", cmds, p.Dials())
+				}
+			case len(cmds) != 2 || cmds[0] != serveCommand(transport.DefaultAgentPath) || cmds[1] != labnode.SFTPCommand || uploads(n) != 1 ||
+				n.Execs() != 1 || n.Processes() != 1 || n.AgentStarts() != 1 || p.Dials() != 1:
+				t.Errorf("commands %q, %d uploads, %d execs, %d programs, %d agent processes, dials %d; want the session's exec and sftp, one upload, 1 exec, 1 program, 1 agent, 1 dial",
+					cmds, uploads(n), n.Execs(), n.Processes(), n.AgentStarts(), p.Dials())
+			}
+		})
 	}
 }
 
@@ -228,9 +250,19 @@ func TestArm64NodeGetsArm64Build(t *testing.T) {
 			if !errors.As(err, &se) || se.Step != transport.StepRun || se.ExitStatus != 126 || !strings.Contains(se.Stderr, "aarch64") {
 				t.Fatalf("err = %v, want the lab's 126 at step run", err)
 			}
+			// The session's exec guesses amd64: on a node without the
+			// agent it gets that build, which cannot run there (nor is it
+			// installed), and the probe that follows gets the arm64 one.
 			cmds := n.Commands()
-			if !strings.HasSuffix(cmds[0], "--expect-sha256 "+agentSum) || uploads(n) != 1 {
-				t.Errorf("commands %q: want the amd64 single-exec run first and one upload", cmds)
+			wantUploads := 2
+			if seeded {
+				wantUploads = 1
+			}
+			if cmds[0] != serveCommand(transport.DefaultAgentPath) || uploads(n) != wantUploads {
+				t.Errorf("commands %q, %d uploads: want the amd64 session start first and %d uploads", cmds, uploads(n), wantUploads)
+			}
+			if _, err := os.Stat(hp + transport.UploadTempSuffix); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the amd64 upload's temp file is left: %v", err)
 			}
 			// The upload answered with the arm64 checksum (verification).
 			// A new connection in the same pool expects arm64 now.
@@ -238,14 +270,15 @@ func TestArm64NodeGetsArm64Build(t *testing.T) {
 			c0 := len(n.Commands())
 			_, _ = p.Apply(t.Context(), o, transport.Request{Spec: spec("arm"), Check: true})
 			cmds = n.Commands()[c0:]
-			if len(cmds) == 0 || !strings.HasSuffix(cmds[0], "--expect-sha256 "+armSum) || uploads(n) != 1 {
+			if len(cmds) == 0 || !strings.Contains(cmds[0], " --expect-sha256 "+armSum) || uploads(n) != wantUploads {
 				t.Errorf("after reconnect: commands %q, want the arm64 build's checksum first and no upload", cmds)
 			}
 		})
 	}
 }
 
-// Without sftp the agent travels gzip-compressed in an exec upload; a node
+// Off the session's own delivery (here: exec per call; also sudo users),
+// without sftp the agent travels gzip-compressed in an exec upload; a node
 // without gzip gets it plain.
 func TestUploadCompressedOrPlain(t *testing.T) {
 	needAgent(t)
@@ -253,7 +286,7 @@ func TestUploadCompressedOrPlain(t *testing.T) {
 	kh := knownHosts(t, lab)
 	lab.Nodes[0].SetFaults(labnode.Faults{NoSFTP: true})
 	lab.Nodes[1].SetFaults(labnode.Faults{NoSFTP: true, NoGzip: true})
-	p := newPool(t, transport.PoolOptions{})
+	p := newPool(t, transport.PoolOptions{ExecPerCall: true})
 	for i, n := range lab.Nodes {
 		r, err := p.Apply(t.Context(), nodeOptions(t, n, kh), transport.Request{Spec: spec("gz"), Check: true})
 		if err != nil || !r.Delivered {

@@ -229,6 +229,13 @@ func uploads(n *labnode.Node) int {
 	return int(n.SFTPWrites()) + countPrefix(n.Commands(), "sh -c 'mkdir -p")
 }
 
+// serveCommand is the session command of a pool running as root for the
+// test build: its agent's serve, or the wait for its delivery and then
+// the serve, in one exec.
+func serveCommand(agentPath string) string {
+	return transport.ServeOrUploadCommand(agentPath, "serve", "--expect-sha256", agentSum)
+}
+
 // archProbes counts the probes run as commands: the full probe and the
 // `uname -m` one (an architecture read over sftp is not a command).
 func archProbes(cmds []string) int {

@@ -299,23 +299,28 @@ func TestOpenSSHSudoWantsPassword(t *testing.T) {
 	}
 }
 
-// The ways the agent reaches a real OpenSSH node: over sftp served by
-// sshd itself or by the sftp-server program (no upload command runs: one
-// failed agent session start, the sftp session, the agent session), and,
-// on an sshd without the subsystem, by the exec upload.
+// The ways the agent reaches a real OpenSSH node: beside the agent
+// session's own exec (the real sh waits while it arrives over sftp, then
+// the agent installs itself: one command session in all); without
+// sessions, over sftp served
+// by sshd itself or by the sftp-server program (no upload command runs:
+// one failed agent run, the sftp session, the run), and, on an sshd
+// without the subsystem, by the exec upload.
 func TestOpenSSHDeliveryWays(t *testing.T) {
 	needAgent(t)
 	const sftpServer = "/usr/lib/openssh/sftp-server"
 	for _, tt := range []struct {
 		name     string
 		config   string
+		execOnly bool // PoolOptions.ExecPerCall
 		sftp     bool
-		commands int // exec sessions sshd starts
+		commands int // exec sessions sshd starts for the first apply
 	}{
-		{"internal-sftp", sftpInternal, true, 2},
-		{"sftp-server", "Subsystem sftp " + sftpServer, true, 2},
-		// session start, uname -m, upload, session
-		{"no sftp", "", false, 4},
+		{"session", sftpInternal, false, true, 1},
+		{"internal-sftp", sftpInternal, true, true, 2},
+		{"sftp-server", "Subsystem sftp " + sftpServer, true, true, 2},
+		// run, uname -m, upload, run
+		{"no sftp", "", true, false, 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.HasSuffix(tt.config, sftpServer) {
@@ -335,7 +340,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 				PrivateKey: testKey(t).pem, HostKeys: []string{ssh.FingerprintSHA256(srv.hostKey)},
 				AgentPath: agentPath, RunTimeout: time.Minute,
 			}
-			p := newPool(t, transport.PoolOptions{})
+			p := newPool(t, transport.PoolOptions{ExecPerCall: tt.execOnly})
 			r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root})
 			if err != nil || !r.Delivered || !r.Result.Changed {
 				t.Fatalf("apply: err=%v response=%+v", err, r)
@@ -353,7 +358,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			if r, err := p.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root}); err != nil || r.Delivered || r.Result.Changed {
 				t.Fatalf("second apply: err=%v", err)
 			}
-			p2 := newPool(t, transport.PoolOptions{})
+			p2 := newPool(t, transport.PoolOptions{ExecPerCall: tt.execOnly})
 			if r, err := p2.Apply(t.Context(), o, transport.Request{Spec: spec("ways"), Root: root}); err != nil || r.Delivered {
 				t.Fatalf("new pool: err=%v", err)
 			}
@@ -361,8 +366,11 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 			p2.Close()
 			// sshd's log reaches us through a pipe: give the last lines a
 			// moment. The second call rides on the first pool's agent
-			// session; the new pool starts one more.
+			// session (or is one exec more); the new pool starts one more.
 			want := tt.commands + 1
+			if tt.execOnly {
+				want++
+			}
 			logs := srv.logs.String()
 			for deadline := time.Now().Add(5 * time.Second); strings.Count(logs, "Starting session: command") < want && time.Now().Before(deadline); {
 				time.Sleep(20 * time.Millisecond)

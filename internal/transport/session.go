@@ -3,13 +3,15 @@ package transport
 // Agent sessions: one `hpcstorage-agent serve` per connection and agent
 // path answers every call of the provider process on that node, so a plan
 // over a node with dozens of resources starts one agent process and costs
-// one SSH exec instead of one of each per call. Calls are multiplexed over
+// one SSH exec instead of one of each per call; for root (no sudo) that
+// exec also takes the agent's first delivery (ServeOrUploadCommand). Calls are multiplexed over
 // the session (framed requests with IDs, agent/protocol/serve.go); the
 // agent takes the node's run lock per request. The exec-per-call path
 // (run.go) stays for agents without `serve` (an older agent_preinstalled
 // one) and whenever a session cannot start.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -80,12 +82,16 @@ func (s *agentSession) alive() bool {
 // startSession runs cmd (the agent's serve command) and waits for its
 // hello frame. When the agent does not get that far (missing, another
 // build, no serve command, sudo refusing) sess is nil and res holds the
-// command's exit status and stderr, as an exec would.
-func (c *conn) startSession(ctx context.Context, cmd string) (sess *agentSession, res execResult, err error) {
+// command's exit status and stderr, as an exec would. With deliver (cmd
+// is a ServeOrUploadCommand), a node that asks for the agent
+// (UploadMarker) gets it from deliver, then UploadReady on stdin; uploaded
+// says it did. When deliver fails, stdin ends: the command exits 1 and
+// the caller takes the probe and upload path.
+func (c *conn) startSession(ctx context.Context, cmd string, deliver func() error) (sess *agentSession, res execResult, uploaded bool, err error) {
 	res.status = -1
 	s, err := c.client.NewSession()
 	if err != nil {
-		return nil, res, &sessionOpenError{c.connErr(fmt.Errorf("opening a session: %v", err))}
+		return nil, res, uploaded, &sessionOpenError{c.connErr(fmt.Errorf("opening a session: %v", err))}
 	}
 	stdin, err := s.StdinPipe()
 	var stdout io.Reader
@@ -94,35 +100,63 @@ func (c *conn) startSession(ctx context.Context, cmd string) (sess *agentSession
 	}
 	if err != nil {
 		s.Close()
-		return nil, res, c.connErr(err)
+		return nil, res, uploaded, c.connErr(err)
 	}
 	stderr := &limitedBuffer{max: 1 << 20, buf: new(bytes.Buffer)}
 	s.Stderr = stderr
 	if err := s.Start(cmd); err != nil {
 		s.Close()
-		return nil, res, c.connErr(fmt.Errorf("starting remote command: %v", err))
+		return nil, res, uploaded, c.connErr(fmt.Errorf("starting remote command: %v", err))
 	}
 	type helloResult struct {
-		h   protocol.ServeHello
-		err error
+		h        protocol.ServeHello
+		uploaded bool
+		err      error
 	}
 	hc := make(chan helloResult, 1)
+	out := bufio.NewReader(stdout)
 	go func() {
-		var h protocol.ServeHello
-		err := protocol.ReadFrame(stdout, &h)
-		hc <- helloResult{h, err}
+		var hr helloResult
+		if deliver != nil {
+			// Four bytes tell the marker from a frame's length.
+			if b, err := out.Peek(4); err == nil && string(b) == UploadMarker[:4] {
+				line, err := out.ReadString('\n')
+				if err == nil && line != UploadMarker+"\n" {
+					err = fmt.Errorf("unexpected output %q", strings.TrimSpace(line))
+				}
+				if err == nil {
+					if derr := deliver(); derr != nil {
+						// The command sees the end of stdin and exits.
+						_ = stdin.Close()
+					} else {
+						hr.uploaded = true
+						_, err = io.WriteString(stdin, UploadReady+"\n")
+					}
+				}
+				if err != nil {
+					hr.err = err
+					hc <- hr
+					return
+				}
+			}
+		}
+		hr.err = protocol.ReadFrame(out, &hr.h)
+		hc <- hr
 	}()
 	var hr helloResult
 	select {
 	case hr = <-hc:
+		uploaded = hr.uploaded
 	case <-ctx.Done():
 		_ = s.Signal(ssh.SIGKILL)
 		s.Close()
-		return nil, res, ctxErr(ctx, ctx.Err())
+		return nil, res, uploaded, ctxErr(ctx, ctx.Err())
 	}
 	if hr.err != nil {
 		// No hello: the command ended (or printed something else). Its
-		// exit status says why.
+		// exit status says why. The end of stdin ends a command still
+		// waiting for a delivery or a request.
+		_ = stdin.Close()
 		werr := s.Wait()
 		s.Close()
 		res.stderr = stderr.buf.Bytes()
@@ -133,19 +167,19 @@ func (c *conn) startSession(ctx context.Context, cmd string) (sess *agentSession
 		case errors.As(werr, &ee) && ee.Signal() == "":
 			res.status = ee.ExitStatus()
 		default:
-			return nil, res, c.connErr(fmt.Errorf("agent session: %v", werr))
+			return nil, res, uploaded, c.connErr(fmt.Errorf("agent session: %v", werr))
 		}
-		return nil, res, nil
+		return nil, res, uploaded, nil
 	}
 	if hr.h.Protocol != protocol.ServeProtocol {
 		stdin.Close()
 		s.Close()
 		res.stderr = []byte(fmt.Sprintf("agent speaks serve protocol %d, want %d", hr.h.Protocol, protocol.ServeProtocol))
-		return nil, res, nil
+		return nil, res, uploaded, nil
 	}
 	sess = &agentSession{c: c, s: s, stdin: stdin, stderr: stderr, pending: map[uint64]chan protocol.ServeResponse{}, done: make(chan struct{})}
-	go sess.readLoop(stdout)
-	return sess, res, nil
+	go sess.readLoop(out)
+	return sess, res, uploaded, nil
 }
 
 // readLoop hands each response to its caller until the session ends.
@@ -293,24 +327,48 @@ func (p *Pool) session(ctx context.Context, c *conn, o *Options) (sess *agentSes
 		arch = p.expectedArch(o)
 	}
 	sum := ""
+	var data []byte
 	if !o.AgentPreinstalled {
-		if _, sum, err = p.opts.Agent(arch); err != nil {
+		if data, sum, err = p.opts.Agent(arch); err != nil {
 			// No build for that architecture here: the exec path probes
 			// and says what is missing.
 			slot.off = true
 			return nil, false, nil
 		}
 	}
-	start := func(sum string) (*agentSession, execResult, error) {
-		sess, res, err := c.startSession(ctx, AgentCommand(o.AgentPath, o.Sudo, serveArgs(o, sum)...))
+	start := func(sum string, deliver func() error) (*agentSession, execResult, error) {
+		cmd := AgentCommand(o.AgentPath, o.Sudo, serveArgs(o, sum)...)
+		if deliver != nil {
+			cmd = ServeOrUploadCommand(o.AgentPath, serveArgs(o, sum)...)
+		}
+		sess, res, uploaded, err := c.startSession(ctx, cmd, deliver)
+		delivered = delivered || uploaded
 		if err == nil && sess != nil {
 			p.sessionStarts.Add(1)
 		}
 		return sess, res, err
 	}
-	sess, res, err := start(sum)
+	// Root, or a user who owns agent_path, gets the agent delivered while
+	// the session's own exec waits for it, when the node lacks it: one
+	// exec either way. Sudo users keep the agent alone on the sudo line
+	// (sudoers may allow just that); the compressed delivery is an exec.
+	var deliver func() error
+	if !o.Sudo && !o.AgentPreinstalled && !p.opts.CompressedDelivery && !p.hostFact(p.noSFTP, o) {
+		deliver = func() error {
+			ss, err := c.openSFTP(ctx)
+			if errors.Is(err, errNoSFTP) {
+				p.learn(p.noSFTP, o)
+			}
+			if err != nil {
+				return err
+			}
+			defer ss.Close()
+			return ss.putTemp(o.AgentPath, data)
+		}
+	}
+	sess, res, err := start(sum, deliver)
 	if err != nil {
-		return nil, false, err
+		return nil, delivered, err
 	}
 	if sess == nil && !o.AgentPreinstalled && sudoError(o, res) == nil {
 		// Missing, another build or architecture, one from before
@@ -322,9 +380,9 @@ func (p *Pool) session(ctx context.Context, c *conn, o *Options) (sess *agentSes
 		st.mu.Unlock()
 		d, derr := p.ensureAgent(ctx, c, o)
 		if derr != nil {
-			return nil, false, derr
+			return nil, delivered, derr
 		}
-		delivered = d.sum != ""
+		delivered = delivered || d.sum != ""
 		st.mu.Lock()
 		arch = st.goarch
 		st.mu.Unlock()
@@ -332,7 +390,7 @@ func (p *Pool) session(ctx context.Context, c *conn, o *Options) (sess *agentSes
 			slot.off = true
 			return nil, delivered, nil
 		}
-		sess, res, err = start(sum)
+		sess, res, err = start(sum, nil)
 		if err != nil {
 			return nil, delivered, err
 		}

@@ -140,6 +140,9 @@ func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
 		return ss.fail("creating "+dir, err)
 	}
 	ss.removeStaleTemps(agentPath)
+	// A session's upload that could not run here (another architecture)
+	// left its temp: this upload replaces what it was for.
+	_ = cl.Remove(agentPath + UploadTempSuffix)
 	tmp := agentPath + ".tmp-" + tmpSuffix
 	f, err := cl.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 	if err != nil {
@@ -158,6 +161,35 @@ func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
 	if err != nil {
 		_ = cl.Remove(tmp)
 		return ss.fail("writing "+agentPath, err)
+	}
+	return nil
+}
+
+// putTemp writes data to agent_path's UploadTempSuffix file, mode 0755,
+// for a waiting ServeOrUploadCommand: the agent verifies and installs
+// itself from there. The fixed name is truncated, not created anew: a
+// leftover of a dropped delivery is reused.
+func (ss *sftpSession) putTemp(agentPath string, data []byte) error {
+	cl := ss.cl
+	dir := path.Dir(agentPath)
+	if err := cl.MkdirAll(dir); err != nil {
+		return ss.fail("creating "+dir, err)
+	}
+	tmp := agentPath + UploadTempSuffix
+	f, err := cl.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return ss.fail("creating "+tmp, err)
+	}
+	_, err = f.ReadFrom(bytes.NewReader(data))
+	if err == nil {
+		err = f.Chmod(0o755)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = cl.Remove(tmp)
+		return ss.fail("writing "+tmp, err)
 	}
 	return nil
 }

@@ -35,6 +35,9 @@ type session struct {
 	drop func()
 	// release stops counting this exec as a running command.
 	release func()
+	// execing: the agent about to start replaces the sh that runs the
+	// exec builtin (the same process, counted once).
+	execing bool
 }
 
 // rel maps an absolute node path into the node root.
@@ -153,6 +156,55 @@ func (s *session) simple(w []string, stdout, stderr io.Writer) (int, error) {
 	case "echo":
 		fmt.Fprintln(stdout, strings.Join(w[1:], " "))
 		return 0, nil
+	case "test":
+		// test -x FILE (an executable regular file) and test -d DIR, as
+		// sh's builtin test follows links.
+		if len(w) != 3 || (w[1] != "-x" && w[1] != "-d") {
+			return 2, fmt.Errorf("%w: test %q", errUnsupported, w[1:])
+		}
+		r, err := fileArg(2)
+		if err != nil {
+			return 2, err
+		}
+		fi, err := root.Stat(r)
+		switch {
+		case err != nil:
+			return 1, nil
+		case w[1] == "-d" && fi.IsDir(), w[1] == "-x" && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0:
+			return 0, nil
+		}
+		return 1, nil
+	case "exec":
+		// Only the agent is ever exec'd; it replaces the shell, whose
+		// status is the agent's (a failed exec ends the shell too).
+		if len(w) < 2 || !strings.HasPrefix(w[1], "/") {
+			return 2, fmt.Errorf("%w: exec %q", errUnsupported, w[1:])
+		}
+		s.execing = true
+		st, err := s.agent(w[1:], stdout, stderr)
+		s.execing = false
+		if err != nil {
+			return st, err
+		}
+		return st, exitError{st}
+	case "read":
+		// read NAME: one line from stdin, a byte at a time as sh's builtin
+		// reads a pipe (what follows the newline is the next program's);
+		// 1 at the end of stdin. The value is not kept: the lab shell has
+		// no variables.
+		if len(w) != 2 {
+			return 2, fmt.Errorf("%w: read %q", errUnsupported, w[1:])
+		}
+		var b [1]byte
+		for {
+			n, err := s.stdin.Read(b[:])
+			if n == 1 && b[0] == '\n' {
+				return 0, nil
+			}
+			if err != nil {
+				return 1, nil
+			}
+		}
 	case "uname":
 		if len(w) != 2 || w[1] != "-m" {
 			return 2, fmt.Errorf("%w: uname %q", errUnsupported, w[1:])
@@ -363,6 +415,9 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 		return 126, nil
 	}
 	s.node.agentStarts.Add(1)
+	if s.execing {
+		s.node.procs.Add(-1)
+	}
 	kill := func() { _ = cmd.Process.Kill() }
 	stop := context.AfterFunc(s.ctx, kill)
 	defer stop()
@@ -436,6 +491,17 @@ func (n *Node) mapRootArgs(args []string) ([]string, error) {
 			}
 			out = append(out, "--root", m)
 			seen = true
+		case a == "--install-as":
+			// The agent renames itself there: a node path, mapped.
+			if i+1 >= len(args) {
+				return nil, errors.New("--install-as without a value")
+			}
+			i++
+			m, err := n.hostPath(args[i])
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, "--install-as", m)
 		case strings.HasPrefix(a, "--root="):
 			m, err := n.hostPath(strings.TrimPrefix(a, "--root="))
 			if err != nil {

@@ -238,7 +238,7 @@ func (n *Node) AgentStarts() int64 { return n.agentStarts.Load() }
 // sudo and the coreutils of the probe and upload commands (shell builtins
 // such as echo and exit are not processes; the login shell that sshd
 // wraps around an exec replaces itself with the command and is not counted
-// either).
+// either, nor is an agent that an sh's exec builtin starts: it is that sh).
 func (n *Node) Processes() int64 { return n.procs.Load() + n.agentStarts.Load() }
 
 // AgentCPU is the CPU time (user and system) of the node's agent processes
