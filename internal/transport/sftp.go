@@ -134,32 +134,18 @@ func (ss *sftpSession) kernelArch() (string, error) {
 // exclusively), mode 0755, then an atomic rename over agentPath. The run
 // that follows verifies the build with --expect-sha256.
 func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
-	cl := ss.cl
-	dir := path.Dir(agentPath)
-	if err := cl.MkdirAll(dir); err != nil {
-		return ss.fail("creating "+dir, err)
-	}
 	ss.removeStaleTemps(agentPath)
 	// A session's upload that could not run here (another architecture)
 	// left its temp: this upload replaces what it was for.
-	_ = cl.Remove(agentPath + UploadTempSuffix)
+	_ = ss.cl.Remove(agentPath + UploadTempSuffix)
 	tmp := agentPath + ".tmp-" + tmpSuffix
-	f, err := cl.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
-	if err != nil {
-		return ss.fail("creating "+tmp, err)
-	}
-	_, err = f.ReadFrom(bytes.NewReader(data))
+	err := ss.writeExecutable(tmp, os.O_EXCL, data)
 	if err == nil {
-		err = f.Chmod(0o755)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = cl.PosixRename(tmp, agentPath)
+		if err = ss.cl.PosixRename(tmp, agentPath); err != nil {
+			_ = ss.cl.Remove(tmp)
+		}
 	}
 	if err != nil {
-		_ = cl.Remove(tmp)
 		return ss.fail("writing "+agentPath, err)
 	}
 	return nil
@@ -170,15 +156,23 @@ func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
 // itself from there. The fixed name is truncated, not created anew: a
 // leftover of a dropped delivery is reused.
 func (ss *sftpSession) putTemp(agentPath string, data []byte) error {
-	cl := ss.cl
-	dir := path.Dir(agentPath)
-	if err := cl.MkdirAll(dir); err != nil {
-		return ss.fail("creating "+dir, err)
-	}
 	tmp := agentPath + UploadTempSuffix
-	f, err := cl.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err := ss.writeExecutable(tmp, os.O_TRUNC, data); err != nil {
+		return ss.fail("writing "+tmp, err)
+	}
+	return nil
+}
+
+// writeExecutable writes data to name (its folder made first), mode 0755;
+// flag is O_EXCL or O_TRUNC. A file it could not finish is removed.
+func (ss *sftpSession) writeExecutable(name string, flag int, data []byte) error {
+	cl := ss.cl
+	if err := cl.MkdirAll(path.Dir(name)); err != nil {
+		return fmt.Errorf("creating %s: %w", path.Dir(name), err)
+	}
+	f, err := cl.OpenFile(name, os.O_WRONLY|os.O_CREATE|flag)
 	if err != nil {
-		return ss.fail("creating "+tmp, err)
+		return fmt.Errorf("creating %s: %w", name, err)
 	}
 	_, err = f.ReadFrom(bytes.NewReader(data))
 	if err == nil {
@@ -188,10 +182,9 @@ func (ss *sftpSession) putTemp(agentPath string, data []byte) error {
 		err = cerr
 	}
 	if err != nil {
-		_ = cl.Remove(tmp)
-		return ss.fail("writing "+tmp, err)
+		_ = cl.Remove(name)
 	}
-	return nil
+	return err
 }
 
 // staleTempAge: a temp file beside agent_path older than this is left by

@@ -477,31 +477,32 @@ func (s *session) agent(w []string, stdout, stderr io.Writer) (int, error) {
 func (n *Node) mapRootArgs(args []string) ([]string, error) {
 	out := make([]string, 0, len(args)+2)
 	seen := false
+	// next maps the node path after flag (--root, or --install-as: the
+	// agent renames itself there) to the host.
+	next := func(i int, flag string) error {
+		if i+1 >= len(args) {
+			return fmt.Errorf("%s without a value", flag)
+		}
+		m, err := n.hostPath(args[i+1])
+		if err != nil {
+			return err
+		}
+		out = append(out, flag, m)
+		return nil
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "--root" || a == "-root":
-			if i+1 >= len(args) {
-				return nil, errors.New("--root without a value")
+		case a == "--root" || a == "-root", a == "--install-as":
+			flag := a
+			if flag == "-root" {
+				flag = "--root"
 			}
-			i++
-			m, err := n.hostPath(args[i])
-			if err != nil {
+			if err := next(i, flag); err != nil {
 				return nil, err
 			}
-			out = append(out, "--root", m)
-			seen = true
-		case a == "--install-as":
-			// The agent renames itself there: a node path, mapped.
-			if i+1 >= len(args) {
-				return nil, errors.New("--install-as without a value")
-			}
 			i++
-			m, err := n.hostPath(args[i])
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, "--install-as", m)
+			seen = seen || flag == "--root"
 		case strings.HasPrefix(a, "--root="):
 			m, err := n.hostPath(strings.TrimPrefix(a, "--root="))
 			if err != nil {
