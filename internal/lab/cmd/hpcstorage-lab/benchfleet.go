@@ -303,7 +303,7 @@ func benchFleet(args []string, stdout, stderr io.Writer) error {
 			*best = r
 		}
 	}
-	cold.note = "* no check before it: the agent is delivered inside this converge (sftp; best of 2)"
+	cold.note = "* no check before it: the agent is delivered inside this converge (over sftp while the session's one exec waits; best of 2)"
 	coldGz.note = "* as first*, the agent sent gzip-compressed through one exec (best of 2)"
 	runs = append(runs, cold, coldGz)
 
