@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
@@ -263,7 +265,9 @@ func TestExpectSHA256(t *testing.T) {
 // The first --expect-sha256 run of a build leaves its sum beside it, and
 // later runs trust that sidecar only while the file is the same one: a
 // binary changed in place, or a sidecar naming another sum or another
-// file, is hashed again, so a wrong build still exits 3.
+// file, is hashed again, so a wrong build still exits 3. That first run
+// also clears old upload temps beside the binary (an sftp upload cut off),
+// not a fresh one.
 func TestExpectSHA256Sidecar(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "hpcstorage-agent")
@@ -272,6 +276,16 @@ func TestExpectSHA256Sidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale, fresh := bin+".tmp-0a0a0a0a0a0a", bin+".tmp-0b0b0b0b0b0b"
+	for _, f := range []string{stale, fresh} {
+		if err := os.WriteFile(f, []byte("half an agent"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
 	s := sha256.Sum256(data)
@@ -292,6 +306,12 @@ func TestExpectSHA256Sidecar(t *testing.T) {
 	}
 	if code, errOut := run(sum); code != 0 {
 		t.Fatalf("right build: exit %d %s", code, errOut)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("old upload temp left by the first run: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh upload temp removed: %v", err)
 	}
 	line := string(mustRead(t, side))
 	if !strings.HasPrefix(line, sum+" ") {

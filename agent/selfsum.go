@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -22,20 +23,14 @@ import (
 // vouches for the same bytes and later runs skip the hash. A sidecar that
 // cannot be written (a read-only folder) only means hashing every time.
 func selfSHA256() (string, error) {
-	f, err := os.Open("/proc/self/exe")
+	f, err := openSelf()
 	if err != nil {
-		exe, err2 := os.Executable()
-		if err2 != nil {
-			return "", err
-		}
-		if f, err = os.Open(exe); err != nil {
-			return "", err
-		}
+		return "", err
 	}
 	defer f.Close()
-	id, side := selfIdentity(f)
-	if side != "" {
-		if b, err := os.ReadFile(side); err == nil {
+	id, exe := selfIdentity(f)
+	if exe != "" {
+		if b, err := os.ReadFile(exe + ".sha256"); err == nil {
 			sum, rest, ok := strings.Cut(strings.TrimSpace(string(b)), " ")
 			if ok && rest == id && len(sum) == sha256.Size*2 {
 				return sum, nil
@@ -47,15 +42,27 @@ func selfSHA256() (string, error) {
 		return "", err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if side != "" {
-		writeSidecar(side, sum+" "+id+"\n")
-	}
+	keepSum(id, exe, sum)
 	return sum, nil
 }
 
-// selfIdentity is the open executable's identity and its sidecar's path
-// ("" when either is unknown).
-func selfIdentity(f *os.File) (id, side string) {
+// openSelf opens the running executable: /proc/self/exe is the file this
+// process runs even if its path was replaced since.
+func openSelf() (*os.File, error) {
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		exe, err2 := os.Executable()
+		if err2 != nil {
+			return nil, err
+		}
+		return os.Open(exe)
+	}
+	return f, nil
+}
+
+// selfIdentity is the open executable's identity and path ("" when either
+// is unknown).
+func selfIdentity(f *os.File) (id, exe string) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return "", ""
@@ -64,38 +71,37 @@ func selfIdentity(f *os.File) (id, side string) {
 	if err != nil || strings.HasSuffix(exe, " (deleted)") {
 		return "", ""
 	}
-	return fmt.Sprintf("%d %d %d %d.%09d %d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec),
-		exe + ".sha256"
+	return fmt.Sprintf("%d %d %d %d.%09d %d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec), exe
 }
 
-// writeSidecar writes through a temporary file and a rename, so a reader
-// never sees half a line; failures are ignored (the next run hashes).
-func writeSidecar(path, line string) {
-	tmp, err := os.CreateTemp(dirOf(path), ".hpcstorage-agent-sum-*")
+// keepSum records sum beside the executable exe of identity id: the
+// first run of a build on a node (a delivery just put it there, by any
+// way), so it also clears the upload temps older deliveries left beside
+// it. Writes go through a temporary file and a rename, so a reader never
+// sees half a line; failures are ignored (the next run hashes).
+func keepSum(id, exe, sum string) {
+	if exe == "" {
+		return
+	}
+	removeStaleTemps(exe)
+	side := exe + ".sha256"
+	tmp, err := os.CreateTemp(filepath.Dir(side), ".hpcstorage-agent-sum-*")
 	if err != nil {
 		return
 	}
-	_, werr := tmp.WriteString(line)
+	_, werr := tmp.WriteString(sum + " " + id + "\n")
 	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), path) != nil {
+	if werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), side) != nil {
 		_ = os.Remove(tmp.Name())
 	}
 }
 
-func dirOf(path string) string {
-	if i := strings.LastIndexByte(path, '/'); i > 0 {
-		return path[:i]
-	}
-	return "."
-}
-
 // installSelf renames the running executable, whose sha256 checkBuild
 // has just verified to be sum, to path. The transport's one-exec delivery
-// streams the agent to a temp file beside agent_path and runs it with
+// writes the agent to a temp file beside agent_path and runs it with
 // --expect-sha256 and --install-as: a file cut short or corrupted on the
 // way fails the check (or does not start) and is never installed. The
-// rename changes the file's ctime, so the temp's sidecar is replaced by
-// one for path with the new identity.
+// rename changes the file's ctime, so the sum is kept anew for path.
 func installSelf(path, sum string) error {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
@@ -108,11 +114,9 @@ func installSelf(path, sum string) error {
 		return err
 	}
 	_ = os.Remove(exe + ".sha256")
-	removeStaleTemps(path)
-	if f, err := os.Open("/proc/self/exe"); err == nil {
-		if id, side := selfIdentity(f); side != "" {
-			writeSidecar(side, sum+" "+id+"\n")
-		}
+	if f, err := openSelf(); err == nil {
+		id, exe := selfIdentity(f)
+		keepSum(id, exe, sum)
 		f.Close()
 	}
 	return nil
@@ -123,10 +127,10 @@ func installSelf(path, sum string) error {
 const staleTempAge = 10 * time.Minute
 
 // removeStaleTemps deletes the leftover upload temps beside path
-// (<name>.tmp-*), so dropped uploads do not pile up 4 MB each. Best
-// effort.
+// (<name>.tmp-*, from the sftp and the session deliveries), so dropped
+// uploads do not pile up 4 MB each. Best effort.
 func removeStaleTemps(path string) {
-	dir, prefix := dirOf(path), path[strings.LastIndexByte(path, '/')+1:]+".tmp-"
+	dir, prefix := filepath.Dir(path), filepath.Base(path)+".tmp-"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -136,7 +140,7 @@ func removeStaleTemps(path string) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTempAge {
-			_ = os.Remove(dir + "/" + e.Name())
+			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }

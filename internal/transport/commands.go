@@ -67,7 +67,8 @@ const UploadReady = "ready"
 
 // UploadTempSuffix names the session delivery's temp file beside
 // agent_path: one per path, so a leftover is overwritten by the next
-// delivery (the sftp upload's stale-temp cleanup matches it too).
+// delivery (and, once old, removed with the other upload temps by the
+// agent's first run of a build).
 const UploadTempSuffix = ".tmp-upload"
 
 // ServeOrUploadCommand starts the agent's session in one exec, delivering

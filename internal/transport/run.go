@@ -465,6 +465,10 @@ type agentState struct {
 	// stale: that run showed the node's copy is not this build, so only
 	// the architecture needs probing before the upload.
 	stale bool
+	// uploadLeft: this connection's session delivery wrote the
+	// UploadTempSuffix file and its run failed (another architecture, a
+	// wrong sum): the upload that follows removes it.
+	uploadLeft bool
 }
 
 func (s *agentState) forget() {
@@ -582,6 +586,10 @@ func (p *Pool) ensureAgent(ctx context.Context, c *conn, o *Options) (delivery, 
 		return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}
 	}
 	if ss != nil {
+		if st.uploadLeft {
+			_ = ss.cl.Remove(o.AgentPath + UploadTempSuffix)
+			st.uploadLeft = false
+		}
 		if err := ss.put(o.AgentPath, tmp, data); err != nil {
 			st.probed = false
 			return delivery{}, &StepError{Host: name, Step: StepUpload, ExitStatus: -1, Err: err}

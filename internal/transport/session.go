@@ -377,6 +377,7 @@ func (p *Pool) session(ctx context.Context, c *conn, o *Options) (sess *agentSes
 		// serve from it.
 		st.mu.Lock()
 		st.noDirect, st.stale = true, lacksBuild(res) || unknownServe(res)
+		st.uploadLeft = delivered
 		st.mu.Unlock()
 		d, derr := p.ensureAgent(ctx, c, o)
 		if derr != nil {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"strings"
-	"time"
 
 	"github.com/pkg/sftp"
 	"golang.org/x/crypto/ssh"
@@ -132,12 +130,10 @@ func (ss *sftpSession) kernelArch() (string, error) {
 
 // put writes data to agentPath: a temp file beside it (created
 // exclusively), mode 0755, then an atomic rename over agentPath. The run
-// that follows verifies the build with --expect-sha256.
+// that follows verifies the build with --expect-sha256; that first run of
+// the build also clears temps older uploads left (the agent's keepSum),
+// with no round trip from here.
 func (ss *sftpSession) put(agentPath, tmpSuffix string, data []byte) error {
-	ss.removeStaleTemps(agentPath)
-	// A session's upload that could not run here (another architecture)
-	// left its temp: this upload replaces what it was for.
-	_ = ss.cl.Remove(agentPath + UploadTempSuffix)
 	tmp := agentPath + ".tmp-" + tmpSuffix
 	err := ss.writeExecutable(tmp, os.O_EXCL, data)
 	if err == nil {
@@ -185,25 +181,4 @@ func (ss *sftpSession) writeExecutable(name string, flag int, data []byte) error
 		_ = cl.Remove(name)
 	}
 	return err
-}
-
-// staleTempAge: a temp file beside agent_path older than this is left by
-// an upload whose connection dropped (sftp cannot clean up after itself
-// the way the exec upload's shell does); younger ones may be another
-// provider's upload in flight.
-const staleTempAge = 10 * time.Minute
-
-// removeStaleTemps deletes the agent's leftover temp files, so dropped
-// uploads do not pile up 3.6 MB each. Best effort: errors are ignored.
-func (ss *sftpSession) removeStaleTemps(agentPath string) {
-	dir, prefix := path.Dir(agentPath), path.Base(agentPath)+".tmp-"
-	ents, err := ss.cl.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), prefix) && e.Mode().IsRegular() && time.Since(e.ModTime()) > staleTempAge {
-			_ = ss.cl.Remove(path.Join(dir, e.Name()))
-		}
-	}
 }

@@ -157,20 +157,16 @@ func (s *session) simple(w []string, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintln(stdout, strings.Join(w[1:], " "))
 		return 0, nil
 	case "test":
-		// test -x FILE (an executable regular file) and test -d DIR, as
-		// sh's builtin test follows links.
-		if len(w) != 3 || (w[1] != "-x" && w[1] != "-d") {
+		// test -x FILE: an executable regular file (following links, as
+		// sh's builtin does).
+		if len(w) != 3 || w[1] != "-x" {
 			return 2, fmt.Errorf("%w: test %q", errUnsupported, w[1:])
 		}
 		r, err := fileArg(2)
 		if err != nil {
 			return 2, err
 		}
-		fi, err := root.Stat(r)
-		switch {
-		case err != nil:
-			return 1, nil
-		case w[1] == "-d" && fi.IsDir(), w[1] == "-x" && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0:
+		if fi, err := root.Stat(r); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
 			return 0, nil
 		}
 		return 1, nil
