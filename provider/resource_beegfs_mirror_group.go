@@ -198,7 +198,7 @@ func (r *beegfsMirrorGroupResource) Read(ctx context.Context, req resource.ReadR
 			drift["mirror group"] = fmt.Sprintf("group %d has other members", g.GroupID)
 		}
 		for _, l := range listed {
-			if err == nil && l.ID == g.GroupID && same {
+			if l.ID == g.GroupID && same {
 				state.CurrentPrimary = types.Int64Value(int64(l.Primary))
 			}
 		}

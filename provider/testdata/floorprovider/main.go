@@ -10,12 +10,14 @@ import (
 	"log"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
@@ -55,20 +57,22 @@ func (floorData) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 }
 
 func (floorData) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var m floorModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
-	m.ID = m.Input
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	store(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 // Read keeps the state as it is: nothing to refresh.
 func (floorData) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
 func (floorData) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	store(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+// store sets the state to the plan, its id the input.
+func store(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var m floorModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &m)...)
+	diags.Append(plan.Get(ctx, &m)...)
 	m.ID = m.Input
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	diags.Append(state.Set(ctx, &m)...)
 }
 
 func (floorData) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
