@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,13 +40,19 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return code, err
 	}
 	if *installAs != "" {
-		sum := strings.ToLower(c.expectSHA256)
-		if err := installSelf(*installAs, sum); err != nil {
+		if err := installSelf(*installAs, strings.ToLower(c.expectSHA256)); err != nil {
 			return 0, fmt.Errorf("--install-as %s: %w", *installAs, err)
 		}
 		// Serve as the installed file (its name in ps and in
-		// /proc/self/exe), in this process: the session's pipes stay.
-		err := syscall.Exec(*installAs, []string{*installAs, "serve", "--expect-sha256", sum}, os.Environ())
+		// /proc/self/exe), in this process: the session's pipes stay. The
+		// same flags but this one.
+		argv := []string{*installAs, "serve"}
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "install-as" {
+				argv = append(argv, "--"+f.Name+"="+f.Value.String())
+			}
+		})
+		err := syscall.Exec(*installAs, argv, os.Environ())
 		return 0, fmt.Errorf("--install-as %s: exec: %w", *installAs, err)
 	}
 	// A long-lived process: collect garbage as usual (main turns the
