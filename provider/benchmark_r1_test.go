@@ -65,18 +65,10 @@ func BenchmarkR1Module(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer l.Close()
-	for _, d := range []string{"r1", "modules/beegfs-high-capacity"} {
-		if err := os.CopyFS(filepath.Join(dir, "examples", d), os.DirFS(filepath.Join(repo, "examples", d))); err != nil {
-			b.Fatal(err)
-		}
-	}
+	cfg := copyExample(b, dir, "r1", "modules/beegfs-high-capacity")
 	// The endpoints' passwords come from the lab's lab.env, as a user
 	// loads them (examples/demo.sh); the provider processes inherit them.
 	setLabEnv(b, filepath.Join(dir, "lab"))
-	cfg := filepath.Join(dir, "examples", "r1")
-	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
-		b.Fatal(err)
-	}
 	rc := filepath.Join(dir, "dev.tfrc")
 	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n    \"registry.terraform.io/hpcstorage/floor\" = %q\n  }\n  direct {}\n}\n", bin, bin)
 	if err := os.WriteFile(rc, []byte(devrc), 0o644); err != nil {

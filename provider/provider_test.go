@@ -78,7 +78,7 @@ func setLabEnv(tb testing.TB, labDir string) {
 // copyExample copies examples/<name> and the modules it uses into
 // dir/examples (no state lands in the source tree) and links the lab's
 // variables (lab in dir/lab) into it; it returns the configuration's folder.
-func copyExample(t *testing.T, dir, name string, modules ...string) string {
+func copyExample(t testing.TB, dir, name string, modules ...string) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	examples := filepath.Join(filepath.Dir(file), "..", "examples")
