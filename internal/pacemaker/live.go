@@ -142,7 +142,7 @@ func lines(conf *tree) []string {
 	var out []string
 	var walk func(parents []*tree, n *tree, at string)
 	walk = func(parents []*tree, n *tree, at string) {
-		if owned(parents, n) {
+		if owned(parents, n) || isLockSet(parents, n) {
 			return
 		}
 		step := n.Name
@@ -282,6 +282,20 @@ func PatchDocuments(live, want []byte) (orig, next []byte, err error) {
 				}
 			}
 			set.Children = merged
+		}
+	}
+	// A maintenance lock of a day-2 run in progress (or interrupted) is
+	// the run's, not the configuration's: the push keeps it.
+	if lc := l.child("crm_config"); lc != nil {
+		wc := w.child("crm_config")
+		if wc == nil {
+			wc = &tree{Name: "crm_config"}
+			w.Children = append([]*tree{wc}, w.Children...)
+		}
+		for _, set := range lc.Children {
+			if isLockSet([]*tree{lc}, set) {
+				wc.Children = append(wc.Children, set)
+			}
 		}
 	}
 	// crm_diff writes its version 2 patch format (xpaths, what cibadmin

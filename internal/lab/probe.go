@@ -1,0 +1,238 @@
+package lab
+
+// The availability probe: while a day-2 change runs, it samples every
+// pacemaker cluster of a lab (the real crm_mon on a copy of the cluster's
+// CIB, taken under the simulators' own lock) and reports, per resource,
+// the longest time it ran nowhere, and how many members were out of
+// service (offline or in standby) at once.
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+)
+
+// ProbeReport is what a probe saw of one cluster.
+type ProbeReport struct {
+	Cluster string `json:"cluster"`
+	Samples int    `json:"samples"`
+	// Unserved is each top-level resource's longest stretch with no node,
+	// from the first sample that found it stopped to the next that found
+	// it running (or the end).
+	Unserved map[string]time.Duration `json:"unserved_ns"`
+	// MaxOut is the most members out of service in one sample, and
+	// OutTogether the samples with two or more out.
+	MaxOut      int `json:"max_out"`
+	OutTogether int `json:"out_together"`
+	// Order lists members in the order they first went out of service.
+	Order  []string `json:"order"`
+	Errors int      `json:"errors"`
+}
+
+// Probe samples a lab's pacemaker clusters until Stop.
+type Probe struct {
+	dir      string
+	interval time.Duration
+	stop     chan struct{}
+	done     chan struct{}
+
+	mu      sync.Mutex
+	reports map[string]*probeState
+}
+
+type probeState struct {
+	r        ProbeReport
+	stopped  map[string]time.Time // resource -> first sample it was stopped
+	seenHome map[string]bool      // resources seen running at least once
+	out      map[string]bool
+}
+
+// StartProbe samples the pacemaker clusters of the lab in dir every
+// interval.
+func StartProbe(dir string, interval time.Duration) (*Probe, error) {
+	if _, err := exec.LookPath("crm_mon"); err != nil {
+		if _, err2 := os.Stat("/usr/sbin/crm_mon"); err2 != nil {
+			return nil, fmt.Errorf("the probe reads clusters with the real crm_mon: %w (apt-get install pacemaker-cli-utils)", err)
+		}
+	}
+	p := &Probe{dir: dir, interval: interval, stop: make(chan struct{}), done: make(chan struct{}), reports: map[string]*probeState{}}
+	go p.loop()
+	return p, nil
+}
+
+func (p *Probe) loop() {
+	defer close(p.done)
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		p.sample(time.Now())
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// clusters are the shared folders of the lab's pacemaker clusters.
+func (p *Probe) clusters() []string {
+	m, _ := filepath.Glob(filepath.Join(p.dir, SharedDir, "pacemaker-*", "cib.xml"))
+	sort.Strings(m)
+	return m
+}
+
+func (p *Probe) sample(now time.Time) {
+	for _, cib := range p.clusters() {
+		name := strings.TrimPrefix(filepath.Base(filepath.Dir(cib)), "pacemaker-")
+		mon, err := monitor(cib)
+		p.mu.Lock()
+		st := p.reports[name]
+		if st == nil {
+			st = &probeState{r: ProbeReport{Cluster: name, Unserved: map[string]time.Duration{}}, stopped: map[string]time.Time{},
+				seenHome: map[string]bool{}, out: map[string]bool{}}
+			p.reports[name] = st
+		}
+		if err == nil {
+			err = st.add(now, mon)
+		}
+		if err != nil {
+			st.r.Errors++
+		}
+		p.mu.Unlock()
+	}
+}
+
+func (st *probeState) add(now time.Time, mon []byte) error {
+	nodes, top, err := pacemaker.Members(mon)
+	if err != nil {
+		return err
+	}
+	st.r.Samples++
+	for id, at := range top {
+		if at != "" {
+			st.seenHome[id] = true
+			if since, ok := st.stopped[id]; ok {
+				st.r.Unserved[id] = max(st.r.Unserved[id], now.Sub(since))
+				delete(st.stopped, id)
+			}
+			continue
+		}
+		// A resource that never ran yet is being set up, not unserved.
+		if _, ok := st.stopped[id]; !ok && st.seenHome[id] {
+			st.stopped[id] = now
+		}
+	}
+	out := 0
+	for _, n := range slices.Sorted(maps.Keys(nodes)) {
+		s := nodes[n]
+		if !s.Online || s.Standby {
+			out++
+			if !st.out[n] {
+				st.r.Order = append(st.r.Order, n)
+			}
+			st.out[n] = true
+		} else {
+			st.out[n] = false
+		}
+	}
+	st.r.MaxOut = max(st.r.MaxOut, out)
+	if out >= 2 {
+		st.r.OutTogether++
+	}
+	return nil
+}
+
+// monitor copies the CIB under the simulators' lock and runs the real
+// crm_mon on the copy.
+func monitor(cib string) ([]byte, error) {
+	lock, err := os.OpenFile(filepath.Join(filepath.Dir(cib), ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	data, err := os.ReadFile(cib)
+	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	lock.Close()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp("", "hpcstorage-probe-*.xml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.Close()
+	cmd := exec.Command("crm_mon", "-1", "-X")
+	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "CIB_file=" + f.Name()}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("crm_mon: %v: %s", err, errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+// Stop ends the sampling and returns a report per cluster, by name.
+func (p *Probe) Stop() map[string]ProbeReport {
+	close(p.stop)
+	<-p.done
+	end := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]ProbeReport{}
+	for name, st := range p.reports {
+		for id, since := range st.stopped {
+			st.r.Unserved[id] = max(st.r.Unserved[id], end.Sub(since))
+		}
+		out[name] = st.r
+	}
+	return out
+}
+
+// Longest is the longest unserved stretch of any resource in r, and which.
+func (r ProbeReport) Longest() (string, time.Duration) {
+	var id string
+	var d time.Duration
+	for _, k := range slices.Sorted(maps.Keys(r.Unserved)) {
+		if r.Unserved[k] > d {
+			id, d = k, r.Unserved[k]
+		}
+	}
+	return id, d
+}
+
+// String is the report as the lab command prints it.
+func (r ProbeReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %s: %d samples, at most %d member(s) out of service at once (%d samples with two or more)",
+		r.Cluster, r.Samples, r.MaxOut, r.OutTogether)
+	if len(r.Order) > 0 {
+		fmt.Fprintf(&b, ", out in this order: %s", strings.Join(r.Order, " then "))
+	}
+	b.WriteString("\n")
+	for _, id := range slices.Sorted(maps.Keys(r.Unserved)) {
+		fmt.Fprintf(&b, "  %-40s unserved for at most %s\n", id, r.Unserved[id].Round(time.Millisecond))
+	}
+	if r.Errors > 0 {
+		fmt.Fprintf(&b, "  (%d samples could not be read)\n", r.Errors)
+	}
+	return b.String()
+}
