@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
@@ -25,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/day2"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
@@ -75,6 +77,8 @@ type serverResourceModel struct {
 	BiosPending        types.Map          `tfsdk:"bios_pending"`
 	BootSourceOverride *bootOverrideModel `tfsdk:"boot_source_override"`
 	ApplyTimeout       types.String       `tfsdk:"apply_timeout"`
+	FailureDomain      *failureDomainModel `tfsdk:"failure_domain"`
+	MaintenancePending types.Bool         `tfsdk:"maintenance_pending"`
 	Manufacturer       types.String       `tfsdk:"manufacturer"`
 	Model              types.String       `tfsdk:"model"`
 	SerialNumber       types.String       `tfsdk:"serial_number"`
@@ -164,7 +168,15 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"as a Go duration (`45m`), from %s to %s. Default `%s`.", shortDuration(minApplyTimeout), shortDuration(maxApplyTimeout), shortDuration(defaultApplyTimeout)),
 				Validators: []validator.String{durationValidator{min: minApplyTimeout, max: maxApplyTimeout}},
 			},
+			"failure_domain": failureDomainSchema(),
 			// Computed.
+			"maintenance_pending": schema.BoolAttribute{
+				Computed: true,
+				MarkdownDescription: "True when a maintenance sequence of this server's `failure_domain` stopped half-way " +
+					"(a timeout, a killed run): the server still holds the domain's lock and may be out of service. The " +
+					"plan then shows an update, and the apply resumes the sequence from where it stopped.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.UseStateForUnknown()},
+			},
 			"id": schema.StringAttribute{
 				Computed: true, MarkdownDescription: "`<endpoint>/<system_id>`, also the import id.", PlanModifiers: keep,
 			},
@@ -210,7 +222,8 @@ func (r *serverResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	plan.SystemID = types.StringValue(id)
 	plan.NICMACs = types.ListNull(types.StringType)
-	r.apply(ctx, ep, &plan, nil, resp.Private, &resp.Diagnostics)
+	plan.MaintenancePending = types.BoolValue(false)
+	r.apply(ctx, ep, &plan, nil, false, false, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		// Keep what was done in state so the next plan starts from the truth.
 		r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
@@ -235,6 +248,7 @@ func (r *serverResource) Read(ctx context.Context, req resource.ReadRequest, res
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	r.readPending(ctx, &state, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -250,7 +264,12 @@ func (r *serverResource) Update(ctx context.Context, req resource.UpdateRequest,
 		return
 	}
 	plan.NICMACs = state.NICMACs
-	r.apply(ctx, ep, &plan, state.BootSourceOverride, resp.Private, &resp.Diagnostics)
+	plan.MaintenancePending = types.BoolValue(false)
+	r.apply(ctx, ep, &plan, state.BootSourceOverride, true, state.MaintenancePending.ValueBool(), resp.Private, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		// A stopped sequence keeps the domain's lock: say so in state.
+		r.readPending(ctx, &plan, &resp.Diagnostics)
+	}
 	r.read(ctx, ep, &plan, resp.Private, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -308,6 +327,69 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	r.planBios(ctx, ep, sysID, &plan, state, req.Private, resp)
 	r.planBoot(ctx, ep, sysID, &plan, state, resp)
+	r.planMaintenance(ctx, &plan, state, resp)
+}
+
+// planMaintenance says in the plan what a change that reboots this
+// member of a failure domain will do, and resumes a stopped sequence.
+func (r *serverResource) planMaintenance(ctx context.Context, plan, state *serverResourceModel, resp *resource.ModifyPlanResponse) {
+	f := plan.FailureDomain
+	if f == nil {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("maintenance_pending"), types.BoolValue(false))...)
+		return
+	}
+	if !f.known() {
+		return
+	}
+	m := f.member()
+	if state != nil && state.MaintenancePending.ValueBool() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("maintenance_pending"), types.BoolValue(false))...)
+		resp.Diagnostics.AddAttributeWarning(path.Root("failure_domain"), fmt.Sprintf("%s Resumes Its Maintenance In %s", m.Node, m.Domain),
+			"A maintenance sequence of this server stopped half-way and it still holds the domain's lock; this apply "+
+				"resumes it:\n"+sequenceText(m, "apply what is left of the change (no reboot if the BMC already has the values)"))
+		return
+	}
+	if state != nil && rebootPlanned(plan, state) {
+		// Terraform folds warnings with one summary into one: each member
+		// gets its own, so the plan shows every server that goes.
+		resp.Diagnostics.AddAttributeWarning(path.Root("failure_domain"), fmt.Sprintf("%s Reboots In Failure Domain %s", m.Node, m.Domain),
+			sequenceText(m, "apply the BIOS change and reboot "+m.Node+" through its BMC"))
+	}
+	if state == nil || state.MaintenancePending.IsNull() || state.MaintenancePending.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("maintenance_pending"), types.BoolValue(false))...)
+	}
+}
+
+// rebootPlanned: the plan changes BIOS values, which takes a reboot.
+func rebootPlanned(plan, state *serverResourceModel) bool {
+	if plan.BiosAttributes.IsNull() {
+		return false
+	}
+	if plan.BiosAttributes.IsUnknown() {
+		return true
+	}
+	return !plan.BiosAttributes.Equal(state.BiosAttributes)
+}
+
+// readPending asks the domain whether this server holds its lock (a
+// sequence that stopped half-way); a node that does not answer keeps
+// what the state says, with a warning.
+func (r *serverResource) readPending(ctx context.Context, m *serverResourceModel, diags *diag.Diagnostics) {
+	f := m.FailureDomain
+	if f == nil || !f.known() || r.data == nil || r.data.Nodes == nil {
+		m.MaintenancePending = types.BoolValue(false)
+		return
+	}
+	pending, err := day2.Pending(ctx, nodeRunner{nodes: r.data.Nodes, owner: day2Owner(f.Name.ValueString())}, f.member())
+	if err != nil {
+		diags.AddAttributeWarning(path.Root("failure_domain"), "Failure Domain Not Read",
+			fmt.Sprintf("Whether a maintenance sequence of %s stopped half-way could not be read: %v", f.Node.ValueString(), err))
+		if m.MaintenancePending.IsNull() || m.MaintenancePending.IsUnknown() {
+			m.MaintenancePending = types.BoolValue(false)
+		}
+		return
+	}
+	m.MaintenancePending = types.BoolValue(pending)
 }
 
 // helpers
@@ -461,6 +543,33 @@ func convertAll(reg converter, want map[string]string, diags *diag.Diagnostics) 
 	return out
 }
 
+// roll runs work inside the server's failure domain sequence. A domain
+// whose cluster does not run (not formed yet, or stopped everywhere) has
+// no service to keep: the work runs alone, with a warning.
+func (r *serverResource) roll(ctx context.Context, f *failureDomainModel, work func(context.Context) error, diags *diag.Diagnostics) error {
+	err := day2.Roll(ctx, nodeRunner{nodes: r.data.Nodes, owner: day2Owner(f.Name.ValueString())}, f.member(),
+		f.options(r.data), day2Turns, work)
+	var se *day2.StepError
+	if errors.As(err, &se) && se.Step == day2.StepLock && errors.Is(err, day2.ErrNoCluster) {
+		diags.AddAttributeWarning(path.Root("failure_domain"), "Failure Domain Not Running",
+			fmt.Sprintf("The %s cluster of domain %q does not run on %s, so %s serves nothing in it and was changed without "+
+				"the maintenance sequence: %v", se.Member.Kind, se.Member.Domain, se.Member.Host, se.Member.Node, err))
+		return work(ctx)
+	}
+	return err
+}
+
+// biosDiffers: some wanted value is not the current one, so applying
+// them takes a reboot.
+func biosDiffers(b *redfish.Bios, want map[string]any) bool {
+	for k, v := range want {
+		if redfish.FormatValue(b.Current[k]) != redfish.FormatValue(v) {
+			return true
+		}
+	}
+	return false
+}
+
 func knownStringMap(m types.Map) (map[string]string, bool) {
 	out := map[string]string{}
 	for k, v := range m.Elements() {
@@ -477,7 +586,10 @@ func knownStringMap(m types.Map) (map[string]string, bool) {
 // then the boot override so a Once override is left for the next boot.
 // prior is the boot override in state (nil on create): an unchanged one is
 // not set again, so a consumed Once override is not re-armed.
-func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, priv privateState, diags *diag.Diagnostics) {
+func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, prior *bootOverrideModel, update, resume bool, priv privateState, diags *diag.Diagnostics) {
+	// A server's first apply is day 1: it serves nothing yet. Adopted
+	// servers (import) go through updates, and so through the sequence.
+	creating := !update
 	id := plan.SystemID.ValueString()
 	w := r.data.waiter(applyTimeout(plan.ApplyTimeout))
 	poweredTo := ""
@@ -508,12 +620,35 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 		if diags.HasError() {
 			return
 		}
-		ch, err := ep.ApplyBiosFrom(ctx, sys, b, typed, w)
+		var biosErr error
+		work := func(ctx context.Context) error {
+			ch, err := ep.ApplyBiosFrom(ctx, sys, b, typed, w)
+			if err != nil {
+				biosErr = err
+				return err
+			}
+			poweredTo = ch.PowerState
+			return nil
+		}
+		if f := plan.FailureDomain; f != nil && !creating && (biosDiffers(b, typed) || resume) {
+			err = r.roll(ctx, f, work, diags)
+		} else {
+			err = work(ctx)
+		}
 		if err != nil {
-			redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
+			if biosErr != nil && errors.Is(err, biosErr) {
+				redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
+			} else {
+				stepError(diags, path.Root("failure_domain"), err)
+			}
 			return
 		}
-		poweredTo = ch.PowerState
+	} else if f := plan.FailureDomain; f != nil && resume {
+		// A stopped sequence with no BIOS values to apply: finish it.
+		if err := r.roll(ctx, f, func(context.Context) error { return nil }, diags); err != nil {
+			stepError(diags, path.Root("failure_domain"), err)
+			return
+		}
 	}
 	// SetPower does nothing when the server is already in that state; after
 	// a BIOS change the state is known already.

@@ -37,3 +37,9 @@ variable "standby" {
   type        = set(string)
   default     = []
 }
+
+variable "bios_attributes" {
+  description = "BIOS of both NFS servers; null keeps the module's HPC profile. Changing it on the running pair is a day-2 change: nfs1 then nfs2, each in standby while it reboots."
+  type        = map(string)
+  default     = null
+}

@@ -223,6 +223,10 @@ func Pending(ctx context.Context, r Runner, m Member) (bool, error) {
 // ErrBusy is wrapped while another member holds the domain.
 var ErrBusy = errors.New("busy")
 
+// ErrNoCluster is wrapped when the domain's cluster does not run where it
+// was asked (not formed yet, or stopped): there is no service to keep.
+var ErrNoCluster = errors.New("the cluster does not run there")
+
 // waitFor retries check until it returns nil, the timeout passes or ctx
 // ends; the last error says what was not ready.
 func waitFor(ctx context.Context, o Options, check func(context.Context) error) error {
@@ -232,8 +236,8 @@ func waitFor(ctx context.Context, o Options, check func(context.Context) error) 
 		if err == nil {
 			return nil
 		}
-		if se := new(protocol.SpecError); errors.As(err, &se) {
-			return err // a spec the agent refuses will not pass later
+		if se := new(protocol.SpecError); errors.As(err, &se) || errors.Is(err, ErrNoCluster) {
+			return err // neither passes by waiting
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w (%s): %v", ErrNotReady, o.timeout(), err)

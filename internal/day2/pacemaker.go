@@ -16,8 +16,10 @@ import (
 type pcmkDomain struct {
 	r Runner
 	m Member
-	// home: what ran on the member before it went, from the lock.
-	home []string
+	// home: what ran on the member before it went, from the lock;
+	// standby: it was in standby already, and stays so.
+	home    []string
+	standby bool
 }
 
 // admin is where cluster commands run: any member sees the whole CIB.
@@ -31,6 +33,9 @@ func (d *pcmkDomain) admin() string {
 func (d *pcmkDomain) readLock(ctx context.Context, host string) (*pacemaker.Lock, error) {
 	out, err := query(ctx, d.r, host, pacemaker.QueryCRMConfigItem())
 	if err != nil {
+		if strings.Contains(err.Error(), pacemaker.NotConnected) {
+			return nil, fmt.Errorf("%w: %v", ErrNoCluster, err)
+		}
 		return nil, err
 	}
 	return pacemaker.ReadLock([]byte(out[0]), d.m.Domain)
@@ -50,7 +55,7 @@ func (d *pcmkDomain) lock(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if l != nil {
-		d.home = l.Home
+		d.home, d.standby = l.Home, l.Standby
 		return l.Holder, nil
 	}
 	nodes, top, err := d.status(ctx, d.admin())
@@ -61,7 +66,8 @@ func (d *pcmkDomain) lock(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("node %q is not a member of the cluster (members: %s)", d.m.Node, strings.Join(sortedKeys(nodes), ", "))
 	}
 	home := pacemaker.Running(top, d.m.Node)
-	res, err := d.r.Run(ctx, d.admin(), []protocol.Item{pacemaker.TakeLockItem(d.m.Domain, pacemaker.Lock{Holder: d.m.Node, Home: home})}, false)
+	take := pacemaker.Lock{Holder: d.m.Node, Home: home, Standby: nodes[d.m.Node].Standby}
+	res, err := d.r.Run(ctx, d.admin(), []protocol.Item{pacemaker.TakeLockItem(d.m.Domain, take)}, false)
 	if err != nil {
 		return "", err
 	}
@@ -75,7 +81,7 @@ func (d *pcmkDomain) lock(ctx context.Context) (string, error) {
 	if l == nil {
 		return "", fmt.Errorf("taking the lock: %s", itemErrors(res))
 	}
-	d.home = l.Home
+	d.home, d.standby = l.Home, l.Standby
 	return l.Holder, nil
 }
 
@@ -143,6 +149,9 @@ func (d *pcmkDomain) rejoined(ctx context.Context) error {
 }
 
 func (d *pcmkDomain) leave(ctx context.Context) error {
+	if d.standby {
+		return nil // the configuration keeps it in standby
+	}
 	_, err := change(ctx, d.r, d.admin(), pacemaker.StandbyItem(d.m.Node, false))
 	return err
 }
@@ -154,8 +163,11 @@ func (d *pcmkDomain) settled(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s := nodes[d.m.Node]; !s.Online || s.Standby {
+	if s := nodes[d.m.Node]; !s.Online || s.Standby && !d.standby {
 		return fmt.Errorf("%s is not online and active", d.m.Node)
+	}
+	if d.standby {
+		return nil
 	}
 	var away []string
 	for _, id := range d.home {

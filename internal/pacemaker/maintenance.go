@@ -26,12 +26,14 @@ const MaintenanceLockPrefix = "hpcstorage-day2-"
 
 // Names inside a maintenance lock's property set.
 const (
-	lockHolder = "holder"
-	lockHome   = "home"
+	lockHolder  = "holder"
+	lockHome    = "home"
+	lockStandby = "standby"
 )
 
-// ExitExists is CRM_EX_EXISTS: cibadmin --create of an id the CIB has.
-const ExitExists = 108
+// NotConnected is how pacemaker's tools fail where the cluster does not
+// run (CRM_EX_DISCONNECT).
+const NotConnected = "Transport endpoint is not connected"
 
 // NodeState is one node as crm_mon reports it.
 type NodeState struct {
@@ -93,6 +95,9 @@ func Running(top map[string]string, node string) []string {
 type Lock struct {
 	Holder string   // the member in maintenance
 	Home   []string // the resources that ran on it before, to fail back
+	// Standby: the member was in standby already (the configuration keeps
+	// it there), so the sequence leaves it in standby.
+	Standby bool
 }
 
 // lockID is the property set of a domain's lock; domain names are
@@ -128,6 +133,8 @@ func ReadLock(crmConfig []byte, domain string) (*Lock, error) {
 				l.Holder = nv.attr("value")
 			case lockHome:
 				l.Home = strings.Fields(nv.attr("value"))
+			case lockStandby:
+				l.Standby = nv.attr("value") == "on"
 			}
 		}
 		return l, nil
@@ -154,6 +161,11 @@ func TakeLockItem(domain string, l Lock) protocol.Item {
 	fmt.Fprintf(&b, `<cluster_property_set id="%s">`, id)
 	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockHolder, id, lockHolder, xmlAttr(l.Holder))
 	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockHome, id, lockHome, xmlAttr(strings.Join(l.Home, " ")))
+	sb := "off"
+	if l.Standby {
+		sb = "on"
+	}
+	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockStandby, id, lockStandby, sb)
 	b.WriteString(`</cluster_property_set>`)
 	return protocol.Item{Command: &protocol.Command{Name: "day2-lock",
 		Argv:   []string{"cibadmin", "--create", "--scope", "crm_config", "--xml-text", b.String()},

@@ -16,11 +16,21 @@ locals {
 }
 
 # Servers: powered on with the HPC BIOS profile (inventory in the outputs).
+# Both are one failure domain: a later change that reboots them (a BIOS
+# value) puts one in standby, reboots it, brings it back, then the other,
+# so the NFS service only ever fails over.
 resource "hpcstorage_server" "this" {
   for_each        = local.by_name
   endpoint        = each.value.bmc
   power_state     = "On"
   bios_attributes = var.bios_attributes
+  failure_domain = {
+    name    = var.cluster_name
+    kind    = "pacemaker"
+    host    = each.value.host
+    node    = each.key
+    timeout = var.maintenance_timeout
+  }
 }
 
 # --- The ME4084: 8 RAID6 8+2 groups, the 4 drives left as global spares, ---

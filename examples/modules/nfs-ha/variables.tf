@@ -18,8 +18,9 @@ variable "array" {
 }
 
 variable "bios_attributes" {
-  description = "BIOS of both servers: the HPC profile (performance system profile, sub-NUMA clustering on, logical processors off, ADDDC off; iDRAC9 names)."
+  description = "BIOS of both servers: the HPC profile (performance system profile, sub-NUMA clustering on, logical processors off, ADDDC off; iDRAC9 names). A change on a running pair reboots the servers one at a time, each in standby while it reboots."
   type        = map(string)
+  nullable    = false
   default = {
     SysProfile     = "PerfOptimized"
     SubNumaCluster = "Enabled"
@@ -126,4 +127,10 @@ variable "tune_nodes" {
   description = "Apply the nfs-server tuning profile (mq-deadline on the array's disks, package floors) with hpcstorage_node_config."
   type        = bool
   default     = true
+}
+
+variable "maintenance_timeout" {
+  description = "How long each step of a server's maintenance sequence may wait (standby drain, reboot, rejoin, failback) before the apply stops with that server still in standby; the next apply resumes it."
+  type        = string
+  default     = "30m"
 }

@@ -1,0 +1,105 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+)
+
+// subNumaOff is R2's BIOS profile with one value changed: the day-2
+// change of the rolling-change issue.
+const subNumaOff = `bios_attributes={SysProfile="PerfOptimized",SubNumaCluster="Disabled",LogicalProc="Disabled",AdddcSetting="Disabled"}`
+
+// r2RollingBIOSChange applies a BIOS change to both servers of the
+// running R2 pair while the lab's probe reads the cluster every 100 ms:
+// the plan names both servers and the sequence, the apply reboots nfs1
+// then nfs2, never both out of service, and the NFS group is never
+// unserved for as long as a reboot (before this, both rebooted at once
+// and the group ran nowhere for 4.9 s).
+func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachInfo, cfg string, l *lab.Lab, labDir string) {
+	t.Helper()
+	ctx := context.Background()
+	var out bytes.Buffer
+	tf.SetStdout(&out)
+	changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Out("day2.plan"))
+	tf.SetStdout(io.Discard)
+	if err != nil || !changes {
+		t.Fatalf("day-2 plan: changes %v, err %v", changes, err)
+	}
+	for _, n := range []string{"nfs1", "nfs2"} {
+		if want := n + ` leaves failure domain "nfsha" (pacemaker)`; !strings.Contains(out.String(), want) {
+			t.Errorf("the plan does not say %q:\n%s", want, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "put nfs1 in standby and wait until nothing runs on it") {
+		t.Errorf("the plan does not give the sequence:\n%s", out.String())
+	}
+	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, "day2.plan"), tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updated []string
+	for _, rc := range shown.ResourceChanges {
+		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
+			updated = append(updated, rc.Address)
+		}
+	}
+	if len(updated) != 2 || !strings.Contains(strings.Join(updated, " "), "hpcstorage_server") {
+		t.Errorf("the day-2 plan changes %v, want the two servers", updated)
+	}
+
+	pr, err := lab.StartProbe(labDir, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff))
+	wall := time.Since(start)
+	rep := pr.Stop()["nfsha"]
+	t.Logf("day-2 BIOS change: apply %s\n%s", wall.Round(100*time.Millisecond), rep)
+	if err != nil {
+		t.Fatalf("day-2 apply: %v", err)
+	}
+	if rep.MaxOut != 1 || rep.OutTogether != 0 {
+		t.Errorf("%d members out of service at once (%d samples with two or more): want one at a time", rep.MaxOut, rep.OutTogether)
+	}
+	if !slices.Equal(rep.Order, []string{"nfs1", "nfs2"}) {
+		t.Errorf("members went out in the order %v, want nfs1 then nfs2", rep.Order)
+	}
+	// The lab's failover is one scheduler transition (milliseconds); a
+	// reboot is two power transitions of the mock's PowerDelay (5 s each).
+	if id, d := rep.Longest(); d >= time.Second {
+		t.Errorf("%s was unserved for %s: longer than a failover", id, d)
+	}
+	for _, n := range []string{"nfs1", "nfs2"} {
+		bmc, err := l.Mock().Design.Service(n + "-bmc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur, _ := bmc.BiosAttributes(); fmt.Sprint(cur["SubNumaCluster"]) != "Disabled" {
+			t.Errorf("%s SubNumaCluster after the day-2 apply: %v", n, cur["SubNumaCluster"])
+		}
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff)); err != nil || changes {
+		t.Fatalf("plan after the day-2 apply: changes %v, err %v", changes, err)
+	}
+	cib, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "pacemaker-nfsha", "cib.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(cib, []byte(pacemaker.MaintenanceLockPrefix)) || bytes.Contains(cib, []byte(`name="standby" value="on"`)) {
+		t.Errorf("a lock or a standby is left in the CIB after the day-2 apply")
+	}
+}
