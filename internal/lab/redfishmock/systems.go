@@ -42,6 +42,7 @@ type system struct {
 	failNextJob                              bool // fault: the next BIOS job ends in Exception
 	ignoreGraceful                           bool // fault: the OS ignores ACPI shutdown requests
 	spec                                     ServerSpec
+	fw                                       firmware
 }
 
 func (s *Service) seedServer() {
@@ -106,6 +107,8 @@ func (s *Service) seedServer() {
 	s.addMember("/redfish/v1/Managers", sys.mgrPath)
 	s.seedInventory()
 	s.seedManager()
+	_, bmcVersion := s.managerModel()
+	s.seedUpdateService(bmcVersion)
 	s.seedRegistries()
 	s.renderSystem()
 
@@ -565,6 +568,7 @@ func (s *Service) boot() {
 	sys.power = PowerOn
 	sys.bootCount++
 	s.emitPower(PowerOn, false)
+	s.activateBIOS()
 	applies := len(sys.pending) > 0 || sys.resetBiosPending
 	if s.spec.Personality == PersonalityDell && sys.biosJob == nil {
 		// iDRAC leaves pending values alone unless a config job was created.
