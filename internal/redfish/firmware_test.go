@@ -14,8 +14,8 @@ import (
 
 const simpleUpdate = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate"
 
-// fwSystem reads the only system of ep.
-func fwSystem(t *testing.T, ep *Endpoint) *System {
+// onlySystem reads the only system of ep.
+func onlySystem(t *testing.T, ep *Endpoint) *System {
 	t.Helper()
 	ctx := context.Background()
 	id, err := ep.FindSystem(ctx, "")
@@ -43,7 +43,7 @@ func TestUpdateFirmwareBIOSLandsAfterReset(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			ep, svc := mockEndpoint(t, "r2", "nfs1-bmc", redfishmock.Options{ServerPersonality: p})
 			ctx := context.Background()
-			sys := fwSystem(t, ep)
+			sys := onlySystem(t, ep)
 			uri := "http://repo.lab/r740/BIOS_2.12.2.exe"
 			register(t, svc, redfishmock.Image{URI: uri, Component: redfishmock.ComponentBIOS, Version: "2.12.2", Models: []string{"PowerEdge R740"}})
 			want := FirmwareUpdate{Component: "bios", Version: "2.12.2", ImageURI: uri, Models: []string{"PowerEdge R740"}}
@@ -90,7 +90,7 @@ func TestUpdateFirmwareBIOSLandsAfterReset(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if s := fwSystem(t, ep); s.BiosVersion != "2.12.2" {
+			if s := onlySystem(t, ep); s.BiosVersion != "2.12.2" {
 				t.Errorf("ComputerSystem BiosVersion %s after the reset", s.BiosVersion)
 			}
 			posts := svc.RequestCount("POST", simpleUpdate)
@@ -105,7 +105,7 @@ func TestUpdateFirmwareBIOSLandsAfterReset(t *testing.T) {
 func TestUpdateFirmwareAlreadyAtVersion(t *testing.T) {
 	ep, svc := mockEndpoint(t, "r1", "meta1-bmc", redfishmock.Options{})
 	// 4.40.0.0 is iDRAC's 4.40.00.00: numerically equal, so no request.
-	res, err := ep.UpdateFirmware(context.Background(), fwSystem(t, ep),
+	res, err := ep.UpdateFirmware(context.Background(), onlySystem(t, ep),
 		FirmwareUpdate{Component: "iDRAC.Embedded.1-1", Version: "4.40.0.0", ImageURI: "http://repo.lab/idrac.exe"}, fastWaiter())
 	if err != nil || res.Sent || res.ResetRequired || res.Before.Kind != firmware.KindBMC {
 		t.Fatalf("already at version: %+v %v", res, err)
@@ -119,7 +119,7 @@ func TestUpdateFirmwareBMCAppliesWithoutReset(t *testing.T) {
 	ep, svc := mockEndpoint(t, "r4", "osd1-bmc", redfishmock.Options{})
 	uri := "https://repo.lab/as-2124/bmc-1.2.3.bin"
 	register(t, svc, redfishmock.Image{URI: uri, Component: redfishmock.ComponentBMC, Version: "1.2.3", Models: []string{"AS-2124US-TNRP"}})
-	res, err := ep.UpdateFirmware(context.Background(), fwSystem(t, ep), FirmwareUpdate{Component: "BMC", Version: "1.2.3", ImageURI: uri}, fastWaiter())
+	res, err := ep.UpdateFirmware(context.Background(), onlySystem(t, ep), FirmwareUpdate{Component: "BMC", Version: "1.2.3", ImageURI: uri}, fastWaiter())
 	if err != nil || !res.Sent || res.ResetRequired || res.After.Version != "1.2.3" || res.Before.Version != "1.0.0" {
 		t.Fatalf("BMC update: %+v %v", res, err)
 	}
@@ -133,7 +133,7 @@ func TestUpdateFirmwareMultipartPush(t *testing.T) {
 	image := []byte("iDRAC-with-Lifecycle-Controller_Firmware_5.00.00.00")
 	sum := sha256.Sum256(image)
 	register(t, svc, redfishmock.Image{Component: redfishmock.ComponentBMC, Version: "5.00.00.00", Models: []string{"PowerEdge R740"}, SHA256: hex.EncodeToString(sum[:])})
-	res, err := ep.UpdateFirmware(context.Background(), fwSystem(t, ep), FirmwareUpdate{Component: "BMC", Version: "5.00.00.00",
+	res, err := ep.UpdateFirmware(context.Background(), onlySystem(t, ep), FirmwareUpdate{Component: "BMC", Version: "5.00.00.00",
 		ImageURI: "file:///srv/fw/iDRAC_5.00.00.00.d9", Image: image}, fastWaiter())
 	if err != nil || !res.Sent || res.After.Version != "5.00.00.00" {
 		t.Fatalf("multipart push: %+v %v", res, err)
@@ -146,7 +146,7 @@ func TestUpdateFirmwareMultipartPush(t *testing.T) {
 func TestUpdateFirmwareFailures(t *testing.T) {
 	ep, svc := mockEndpoint(t, "r2", "nfs1-bmc", redfishmock.Options{})
 	ctx := context.Background()
-	sys := fwSystem(t, ep)
+	sys := onlySystem(t, ep)
 	r640 := "http://repo.lab/r640/BIOS_2.12.2.exe"
 	r740 := "http://repo.lab/r740/BIOS_2.12.2.exe"
 	register(t, svc, redfishmock.Image{URI: r640, Component: redfishmock.ComponentBIOS, Version: "2.12.2", Models: []string{"PowerEdge R640"}},
