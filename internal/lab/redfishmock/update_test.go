@@ -46,6 +46,22 @@ func httpMock(t *testing.T, s *Service) func(method, path, ctype string, body []
 	}
 }
 
+// conforms validates the update and task documents s serves against
+// their schemas (staged, updated and failed states publish documents that
+// seeding, which TestSchemaConformance covers, does not).
+func conforms(t *testing.T, ss *schemaSet, s *Service) {
+	t.Helper()
+	docs := crawl(t, s)
+	for _, p := range sortedPaths(docs) {
+		if !strings.HasPrefix(p, updateServicePath) && !strings.HasPrefix(p, taskServicePath) {
+			continue
+		}
+		if err := ss.validate(docs[p]); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
 func jsonBody(v any) []byte { b, _ := json.Marshal(v); return b }
 
 // inventoryVersions maps inventory member ids to their versions.
@@ -61,6 +77,7 @@ func inventoryVersions(t *testing.T, do func(string, string, string, []byte) res
 }
 
 func TestUpdateServiceSimpleUpdate(t *testing.T) {
+	ss := newSchemaSet(t)
 	for _, p := range []string{PersonalityDell, PersonalityGeneric, PersonalityHPE} {
 		t.Run(p, func(t *testing.T) {
 			s, clk := testService(t, "r2", "nfs1-bmc", func(o *Options) { o.ServerPersonality = p })
@@ -103,6 +120,7 @@ func TestUpdateServiceSimpleUpdate(t *testing.T) {
 			if v := do(http.MethodGet, s.sys.sysPath, "", nil).body["BiosVersion"]; v != "2.10.2" {
 				t.Errorf("BiosVersion %v before the reset", v)
 			}
+			conforms(t, ss, s)
 			mid := inventoryVersions(t, do)
 			for id, v := range before {
 				if mid[id] != v {
@@ -143,6 +161,7 @@ func TestUpdateServiceSimpleUpdate(t *testing.T) {
 			if fv := do(http.MethodGet, s.sys.mgrPath, "", nil).body["FirmwareVersion"].(string); !strings.HasSuffix(fv, "9.9.9") {
 				t.Errorf("manager FirmwareVersion %s", fv)
 			}
+			conforms(t, ss, s)
 		})
 	}
 }
@@ -157,6 +176,7 @@ func hasVersion(m map[string]string, v string) bool {
 }
 
 func TestUpdateServiceRefusals(t *testing.T) {
+	ss := newSchemaSet(t)
 	s, clk := testService(t, "r2", "nfs1-bmc", nil)
 	do := httpMock(t, s)
 	r640 := "http://repo.lab/r640/bios-2.12.2.bin"
@@ -202,6 +222,7 @@ func TestUpdateServiceRefusals(t *testing.T) {
 	if bios, _, pending := s.Firmware(); bios != "2.10.2" || pending != "" {
 		t.Errorf("after refusals: running %s pending %q", bios, pending)
 	}
+	conforms(t, ss, s)
 }
 
 func TestUpdateServiceMultipartPush(t *testing.T) {
