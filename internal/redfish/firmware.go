@@ -213,11 +213,12 @@ type FirmwareResult struct {
 // so is one whose version the BMC shows staged (ResetRequired is then
 // true). Otherwise it pushes u.Image to the MultipartHttpPushUri when both
 // exist, else sends SimpleUpdate with u.ImageURI, targeting the component's
-// inventory entry, and follows the task with w until it ends; a task that
-// ends in Exception is an error naming the component, both versions and the
-// task's messages. It never resets the system: when ResetRequired is true
-// the caller resets the host (after taking it out of service) and reads
-// FirmwareInventory to see the new version run. BMC firmware is waited for
+// inventory entry, and follows the task with w until it ends (or, on
+// iDRAC, until its job is Scheduled: a staged BIOS job ends only after the
+// reset); a task that ends in Exception is an error naming the component,
+// both versions and the task's messages. It never resets the system: when
+// ResetRequired is true the caller resets the host (after taking it out of
+// service) and reads FirmwareInventory to see the new version run. BMC firmware is waited for
 // until the inventory shows it (the BMC restarts on its own meanwhile).
 // sys (may be nil) supplies the model for u.Models and the system whose
 // inventory counts on a multi-node BMC.
@@ -261,7 +262,8 @@ func (e *Endpoint) UpdateFirmware(ctx context.Context, sys *System, u FirmwareUp
 	}
 	res.Sent = true
 	if res.Task != "" {
-		if _, err := e.WaitTask(ctx, res.Task, w); err != nil {
+		// iDRAC keeps a BIOS update's job Scheduled until the host resets.
+		if _, err := e.waitTask(ctx, res.Task, w, true); err != nil {
 			return &res, fmt.Errorf("%s: %w", what, err)
 		}
 	}

@@ -90,6 +90,9 @@ func TestUpdateFirmwareBIOSLandsAfterReset(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
+			if tk, err := ep.GetTask(ctx, res.Task); err != nil || !tk.Done || tk.Failed || tk.Scheduled {
+				t.Errorf("update task after the reset: %+v %v", tk, err)
+			}
 			if s := onlySystem(t, ep); s.BiosVersion != "2.12.2" {
 				t.Errorf("ComputerSystem BiosVersion %s after the reset", s.BiosVersion)
 			}

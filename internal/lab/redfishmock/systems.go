@@ -692,16 +692,23 @@ func (s *Service) dellJob() *task {
 	if sys.biosJob != nil {
 		return sys.biosJob
 	}
+	sys.biosJob = s.newDellJob("Configure: BIOS.Setup.1-1", "BIOSConfiguration", TaskPending)
+	sys.biosJob.targetURI = sys.settingsPath
+	s.renderTask(sys.biosJob)
+	return sys.biosJob
+}
+
+// newDellJob queues an iDRAC job (JID_ id) and its Task twin.
+func (s *Service) newDellJob(name, jobType, state string) *task {
+	sys := s.sys
 	sys.jobSeq++
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", s.spec.Name, sys.jobSeq)))
 	id := fmt.Sprintf("JID_%012d", (uint64(h[0])<<32|uint64(h[1])<<24|uint64(h[2])<<16|uint64(h[3])<<8|uint64(h[4]))%1000000000000)
-	t := &task{id: id, name: "Configure: BIOS.Setup.1-1", state: TaskPending, start: s.now(),
-		jobPath: sys.jobsPath + "/" + id, jobType: "BIOSConfiguration", targetURI: sys.settingsPath}
+	t := &task{id: id, name: name, state: state, start: s.now(), jobPath: sys.jobsPath + "/" + id, jobType: jobType}
 	s.tasks[id] = t
 	s.addMember(tasksPath, tasksPath+"/"+id)
 	s.addMember(sys.jobsPath, t.jobPath)
 	s.renderTask(t)
-	sys.biosJob = t
 	return t
 }
 
@@ -743,6 +750,10 @@ func deleteDellJob(s *Service, r *request) (*reply, error) {
 		sys.pending = map[string]any{}
 		sys.resetBiosPending = false
 		s.renderBios()
+	}
+	if sys.fw.biosJob == t { // a scheduled BIOS update: the staged package goes
+		sys.fw.biosJob, sys.fw.pendingBIOS = nil, ""
+		s.renderFirmware()
 	}
 	return ok(http.StatusOK, obj{"@Message.ExtendedInfo": []any{message("Success")}})
 }

@@ -64,6 +64,7 @@ type firmware struct {
 	previousBIOS   string // Dell keeps the version it replaced as Previous-
 	previousBMC    string
 	pendingBIOS    string // staged, runs after the next host reset
+	biosJob        *task  // iDRAC: the update job, Scheduled until that reset
 	failNextUpdate bool   // fault: the next update task ends in Exception
 }
 
@@ -375,9 +376,15 @@ func updateMessage(id, severity, text string, args ...string) obj {
 
 // startUpdate runs an update as a BMC does: the transfer and check take
 // PowerDelay, the flash another; a BMC image then runs at once, a BIOS image
-// is staged for the host's next reset (the task completes saying so).
+// is staged for the host's next reset. iDRAC runs it as a job that stays
+// Scheduled until that reset; the others complete the task saying so.
 func (s *Service) startUpdate(label string, img Image, known bool, targets []string) *task {
-	t := s.newTask("", "Firmware update "+label, TaskRunning)
+	var t *task
+	if s.spec.Personality == PersonalityDell {
+		t = s.newDellJob("Firmware Update: "+label, "FirmwareUpdate", TaskRunning)
+	} else {
+		t = s.newTask("", "Firmware update "+label, TaskRunning)
+	}
 	fail := func(m obj) { s.setTask(t, TaskException, 100, m) }
 	s.after(s.opts.PowerDelay, func() {
 		switch {
@@ -409,7 +416,13 @@ func (s *Service) startUpdate(label string, img Image, known bool, targets []str
 			}
 			fw.pendingBIOS = img.Version
 			s.renderFirmware()
-			s.setTask(t, TaskCompleted, 100, updateMessage("AwaitToActivate", "OK", "Awaiting for an action to proceed with activating image '%1' on '%2'.", label, img.Component))
+			awaiting := updateMessage("AwaitToActivate", "OK", "Awaiting for an action to proceed with activating image '%1' on '%2'.", label, img.Component)
+			if t.jobPath != "" {
+				fw.biosJob = t
+				s.setTask(t, TaskPending, 50, awaiting)
+				return
+			}
+			s.setTask(t, TaskCompleted, 100, awaiting)
 		})
 	})
 	return t
@@ -423,5 +436,9 @@ func (s *Service) activateBIOS() {
 	}
 	fw.previousBIOS, s.sys.spec.BIOSVersion = s.sys.spec.BIOSVersion, fw.pendingBIOS
 	fw.pendingBIOS = ""
+	if fw.biosJob != nil {
+		s.setTask(fw.biosJob, TaskCompleted, 100, updateMessage("UpdateSuccessful", "OK", "Device '%1' successfully updated with image '%2'.", ComponentBIOS, fw.biosJob.name))
+		fw.biosJob = nil
+	}
 	s.renderFirmware()
 }

@@ -108,7 +108,13 @@ func TestUpdateServiceSimpleUpdate(t *testing.T) {
 			}
 			clk.Advance(2 * 5 * time.Second)
 			m := do(http.MethodGet, monitor, "", nil)
-			if m.status != http.StatusOK || m.body["TaskState"] != TaskCompleted {
+			if p == PersonalityDell {
+				// iDRAC: the job stays Scheduled until the host resets.
+				job, _ := m.body["Oem"].(map[string]any)["Dell"].(map[string]any)
+				if m.status != http.StatusAccepted || m.body["TaskState"] != TaskPending || job["JobState"] != "Scheduled" {
+					t.Fatalf("iDRAC job after the flash: %d %s", m.status, m.raw)
+				}
+			} else if m.status != http.StatusOK || m.body["TaskState"] != TaskCompleted {
 				t.Fatalf("task after the flash: %d %s", m.status, m.raw)
 			}
 			if !strings.Contains(string(m.raw), "Update.1.1.AwaitToActivate") {
@@ -133,6 +139,9 @@ func TestUpdateServiceSimpleUpdate(t *testing.T) {
 			clk.Advance(2 * 5 * time.Second)
 			if v := do(http.MethodGet, s.sys.sysPath, "", nil).body["BiosVersion"]; v != "2.12.2" {
 				t.Errorf("BiosVersion %v after the reset, want 2.12.2", v)
+			}
+			if m := do(http.MethodGet, monitor, "", nil); m.status != http.StatusOK || m.body["TaskState"] != TaskCompleted {
+				t.Errorf("update task after the reset: %d %s", m.status, m.raw)
 			}
 			after := inventoryVersions(t, do)
 			if !hasVersion(after, "2.12.2") || (p != PersonalityDell && hasVersion(after, "2.10.2")) {
@@ -163,6 +172,28 @@ func TestUpdateServiceSimpleUpdate(t *testing.T) {
 			}
 			conforms(t, ss, s)
 		})
+	}
+}
+
+// Deleting iDRAC's scheduled update job drops the staged BIOS.
+func TestUpdateServiceDellJobDelete(t *testing.T) {
+	s, clk := testService(t, "r2", "nfs1-bmc", nil)
+	do := httpMock(t, s)
+	uri := "http://repo.lab/r740/bios.bin"
+	if err := s.RegisterImage(Image{URI: uri, Component: ComponentBIOS, Version: "2.12.2", Models: []string{"PowerEdge R740"}}); err != nil {
+		t.Fatal(err)
+	}
+	r := do(http.MethodPost, simpleUpdatePath, "application/json", jsonBody(map[string]any{"ImageURI": uri}))
+	clk.Advance(2 * 5 * time.Second)
+	if _, _, pending := s.Firmware(); pending != "2.12.2" {
+		t.Fatalf("not staged: %q", pending)
+	}
+	job := s.sys.jobsPath + "/" + lastSeg(r.header.Get("Location"))
+	if d := do(http.MethodDelete, job, "", nil); d.status != http.StatusOK {
+		t.Fatalf("delete %s: %d %s", job, d.status, d.raw)
+	}
+	if _, _, pending := s.Firmware(); pending != "" || hasVersion(inventoryVersions(t, do), "2.12.2") {
+		t.Errorf("the deleted job left %q staged", pending)
 	}
 }
 
