@@ -16,15 +16,6 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
-// words turns "a b c" into a pattern that lets the CLI wrap between words.
-func words(s string) string {
-	parts := strings.Fields(s)
-	for i, p := range parts {
-		parts[i] = regexp.QuoteMeta(p)
-	}
-	return strings.Join(parts, `\s+`)
-}
-
 func firmwareConfig(lab *mockLab, floors ...string) string {
 	return lab.providerBlock() + fmt.Sprintf(`data "hpcstorage_firmware_inventory" "fw" {
   endpoint = "nfs1-bmc"
@@ -59,7 +50,7 @@ func TestFirmwareInventoryDataSource(t *testing.T) {
 	}
 	ds := "data.hpcstorage_firmware_inventory.fw"
 	bios := tfjsonpath.New("components").AtSliceIndex(0)
-	below := regexp.MustCompile(`(?s)Firmware Below Its Floor.*floors\[0\].*` + words("BIOS runs 2.10.2, below 2.12.2 (R2: update the BIOS before moving to Cascade Lake CPUs)"))
+	below := regexp.MustCompile(`(?s)Firmware Below Its Floor.*floors\[0\].*` + loose("BIOS runs 2.10.2, below 2.12.2 (R2: update the BIOS before moving to Cascade Lake CPUs)"))
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: fastFactories(),
 		Steps: []resource.TestStep{
@@ -88,7 +79,7 @@ func TestFirmwareInventoryDataSource(t *testing.T) {
 					}
 				},
 				Config:      firmwareConfig(lab, `{ component = "BIOS", min_version = "2.12.2", `+cascadeLake+` }`),
-				ExpectError: regexp.MustCompile(below.String() + `.*` + words("2.12.2 is staged and runs after the next reset")),
+				ExpectError: regexp.MustCompile(below.String() + `.*` + loose("2.12.2 is staged and runs after the next reset")),
 			},
 			{
 				PreConfig: func() {
@@ -121,9 +112,9 @@ func TestFirmwareInventoryBadFloors(t *testing.T) {
 		ProtoV6ProviderFactories: fastFactories(),
 		Steps: []resource.TestStep{
 			{Config: firmwareConfig(lab, `{ component = "BIOS", min_version = "" }`),
-				ExpectError: regexp.MustCompile(`(?s)Invalid Firmware Floor.*floors\[0\].*` + words(`min version "" holds no number or word`))},
+				ExpectError: regexp.MustCompile(`(?s)Invalid Firmware Floor.*floors\[0\].*` + loose(`min version "" holds no number or word`))},
 			{Config: firmwareConfig(lab, `{ component = "BIOS", min_version = "1" }`, `{ component = "NIC.Slot.5-1", min_version = "1" }`),
-				ExpectError: regexp.MustCompile(`(?s)floors\[1\].*` + words(`no such firmware component: "NIC.Slot.5-1" (the inventory holds BIOS, Integrated Dell Remote Access Controller (BMC))`))},
+				ExpectError: regexp.MustCompile(`(?s)floors\[1\].*` + loose(`no such firmware component: "NIC.Slot.5-1" (the inventory holds BIOS, Integrated Dell Remote Access Controller (BMC))`))},
 		},
 	})
 }
