@@ -85,20 +85,11 @@ func (d *serverDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ep := d.data.endpoint(m.Endpoint.ValueString(), path.Root("endpoint"), &resp.Diagnostics)
-	if ep == nil {
+	ep, sys := d.data.readSystem(ctx, m.Endpoint.ValueString(), m.SystemID.ValueString(), &resp.Diagnostics)
+	if sys == nil {
 		return
 	}
-	id, err := ep.FindSystem(ctx, m.SystemID.ValueString())
-	if err != nil {
-		redfishError(&resp.Diagnostics, path.Root("system_id"), "Cannot Find The Server", err)
-		return
-	}
-	sys, err := ep.GetSystem(ctx, id)
-	if err != nil {
-		redfishError(&resp.Diagnostics, path.Root("system_id"), "Cannot Read The Server", err)
-		return
-	}
+	id := sys.ID
 	if err := ep.ProcessorCounts(ctx, sys); err != nil {
 		redfishError(&resp.Diagnostics, path.Empty(), "Cannot Read The Processors", err)
 		return

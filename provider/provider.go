@@ -386,6 +386,7 @@ func (p *hpcstorageProvider) DataSources(_ context.Context) []func() datasource.
 	return []func() datasource.DataSource{
 		NewArrayLayoutDataSource,
 		NewDrivesDataSource,
+		NewFirmwareInventoryDataSource,
 		NewServerDataSource,
 		NewTuningProfileDataSource,
 		NewNodeFactsDataSource,

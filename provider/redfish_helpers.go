@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -36,6 +37,27 @@ func (d *providerData) endpoint(name string, at path.Path, diags *diag.Diagnosti
 		return nil
 	}
 	return ep
+}
+
+// readSystem finds the system a data source names (systemID empty: the
+// only one of the BMC) and reads it; on failure it adds the diagnostic
+// and returns nils.
+func (d *providerData) readSystem(ctx context.Context, endpoint, systemID string, diags *diag.Diagnostics) (*redfish.Endpoint, *redfish.System) {
+	ep := d.endpoint(endpoint, path.Root("endpoint"), diags)
+	if ep == nil {
+		return nil, nil
+	}
+	id, err := ep.FindSystem(ctx, systemID)
+	if err != nil {
+		redfishError(diags, path.Root("system_id"), "Cannot Find The Server", err)
+		return nil, nil
+	}
+	sys, err := ep.GetSystem(ctx, id)
+	if err != nil {
+		redfishError(diags, path.Root("system_id"), "Cannot Read The Server", err)
+		return nil, nil
+	}
+	return ep, sys
 }
 
 // waiter builds the poller for long operations (reboots, power changes).

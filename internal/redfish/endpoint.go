@@ -240,6 +240,10 @@ func (e *Endpoint) Delete(ctx context.Context, path string) (*Response, error) {
 	return e.Do(ctx, http.MethodDelete, path, nil, nil)
 }
 
+// rawBody is a payload Do sends as is (a multipart firmware push); the
+// caller sets its Content-Type.
+type rawBody []byte
+
 func idempotent(method string, headers map[string]string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodDelete, http.MethodPut:
@@ -255,7 +259,9 @@ func idempotent(method string, headers map[string]string) bool {
 // error wrapping a sentinel.
 func (e *Endpoint) Do(ctx context.Context, method, path string, body any, headers map[string]string) (*Response, error) {
 	var payload []byte
-	if body != nil {
+	if raw, ok := body.(rawBody); ok {
+		payload = raw
+	} else if body != nil {
 		var err error
 		if payload, err = json.Marshal(body); err != nil {
 			return nil, fmt.Errorf("%w: encoding %s %s: %v", ErrInvalid, method, path, err)

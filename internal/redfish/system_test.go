@@ -72,14 +72,7 @@ func TestApplyBiosOneRebootPerPersonality(t *testing.T) {
 		t.Run(p, func(t *testing.T) {
 			ep, svc := mockEndpoint(t, "r1", "meta1-bmc", redfishmock.Options{ServerPersonality: p})
 			ctx := context.Background()
-			id, err := ep.FindSystem(ctx, "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			sys, err := ep.GetSystem(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sys := onlySystem(t, ep)
 			if sys.Model != "PowerEdge R740" || sys.CPUCount != 2 || sys.MemoryGiB <= 0 || sys.SerialNumber == "" {
 				t.Errorf("inventory: %+v", sys)
 			}

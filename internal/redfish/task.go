@@ -16,6 +16,9 @@ type Task struct {
 	Messages []string
 	Done     bool
 	Failed   bool
+	// Scheduled: an iDRAC job waiting for the host's next reset (a staged
+	// BIOS update); it ends only after that reset.
+	Scheduled bool
 }
 
 // GetTask reads a task, a task monitor (202 while running, the final answer
@@ -35,9 +38,15 @@ func (e *Endpoint) GetTask(ctx context.Context, uri string) (*Task, error) {
 			MessageID string `json:"MessageId"`
 			Message   string `json:"Message"`
 		} `json:"Messages"`
+		Oem struct {
+			Dell struct {
+				JobState string `json:"JobState"`
+			} `json:"Dell"`
+		} `json:"Oem"`
 	}
 	_ = json.Unmarshal(resp.Body, &doc)
 	t.State = cmpOr(doc.TaskState, doc.JobState)
+	t.Scheduled = strings.EqualFold(cmpOr(doc.Oem.Dell.JobState, doc.JobState), "Scheduled")
 	if doc.PercentComplete != nil {
 		t.Percent = *doc.PercentComplete
 	}
@@ -63,6 +72,12 @@ func (e *Endpoint) GetTask(ctx context.Context, uri string) (*Task, error) {
 // WaitTask polls a task until it ends; a failed task is an error carrying
 // its messages.
 func (e *Endpoint) WaitTask(ctx context.Context, uri string, w Waiter) (*Task, error) {
+	return e.waitTask(ctx, uri, w, false)
+}
+
+// waitTask is WaitTask; untilScheduled also stops at an iDRAC job that
+// is Scheduled (it waits for a reset only the caller can do).
+func (e *Endpoint) waitTask(ctx context.Context, uri string, w Waiter, untilScheduled bool) (*Task, error) {
 	var last *Task
 	err := w.Until(ctx, "task "+uri+" on "+e.cfg.Name, func() (bool, string, error) {
 		t, err := e.GetTask(ctx, uri)
@@ -70,7 +85,7 @@ func (e *Endpoint) WaitTask(ctx context.Context, uri string, w Waiter) (*Task, e
 			return false, "", err
 		}
 		last = t
-		return t.Done, fmt.Sprintf("%s %d%%", t.State, t.Percent), nil
+		return t.Done || (untilScheduled && t.Scheduled), fmt.Sprintf("%s %d%%", t.State, t.Percent), nil
 	})
 	if err != nil {
 		return last, err

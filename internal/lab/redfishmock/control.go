@@ -413,6 +413,7 @@ func (s *Service) serveControl(w http.ResponseWriter, r *http.Request, path stri
 			SessionLimit    *int  `json:"session_limit"`
 			FailNextBiosJob *bool `json:"fail_next_bios_job"`
 			IgnoreGraceful  *bool `json:"ignore_graceful_shutdown"`
+			FailNextUpdate  *bool `json:"fail_next_update"`
 		}
 		if !decode(&in) {
 			return
@@ -425,6 +426,12 @@ func (s *Service) serveControl(w http.ResponseWriter, r *http.Request, path stri
 		}
 		if in.SessionLimit != nil {
 			s.SetSessionLimit(*in.SessionLimit)
+		}
+		if in.FailNextUpdate != nil {
+			if err := s.FailNextUpdate(*in.FailNextUpdate); err != nil {
+				fail(http.StatusBadRequest, err)
+				return
+			}
 		}
 		if in.FailNextBiosJob != nil || in.IgnoreGraceful != nil {
 			s.mu.Lock()
@@ -445,6 +452,18 @@ func (s *Service) serveControl(w http.ResponseWriter, r *http.Request, path stri
 			}
 		}
 		w.WriteHeader(http.StatusNoContent)
+	case "GET /images":
+		writeJSON(http.StatusOK, s.Images())
+	case "POST /images":
+		var img Image
+		if !decode(&img) {
+			return
+		}
+		if err := s.RegisterImage(img); err != nil {
+			fail(http.StatusBadRequest, err)
+			return
+		}
+		writeJSON(http.StatusCreated, img)
 	case "GET /events":
 		writeJSON(http.StatusOK, s.MappingEvents())
 	default:

@@ -40,6 +40,8 @@ var decoders = map[string]func(c schemas.Client, uri string) error{
 	"Job":                 get[schemas.Job],
 	"AttributeRegistry":   get[schemas.AttributeRegistry],
 	"MessageRegistryFile": get[schemas.MessageRegistryFile],
+	"UpdateService":       get[schemas.UpdateService],
+	"SoftwareInventory":   get[schemas.SoftwareInventory],
 }
 
 func get[T any, PT schemas.GenericSchemaObjectPointer[T]](c schemas.Client, uri string) error {

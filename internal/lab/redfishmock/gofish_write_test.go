@@ -11,7 +11,7 @@ import (
 
 // TestGofishWritePaths drives the mock through gofish's own write helpers,
 // the way the provider will: BIOS apply-on-reset, reset, boot override,
-// hot spare, volume growth.
+// hot spare, volume growth, a BMC firmware SimpleUpdate.
 func TestGofishWritePaths(t *testing.T) {
 	clk := NewManualClock(timeZero)
 	d, err := NewDesign("r1", Options{Username: "admin", Password: "secret", Clock: clk, RequireIfMatch: true})
@@ -69,6 +69,34 @@ func TestGofishWritePaths(t *testing.T) {
 	}
 	if sys.Boot.BootSourceOverrideEnabled != schemas.DisabledBootSourceOverrideEnabled {
 		t.Errorf("boot override after boot: %s", sys.Boot.BootSourceOverrideEnabled)
+	}
+
+	// Firmware: gofish's SimpleUpdate gets the task monitor, and its
+	// inventory reader sees the new BMC version.
+	svc, _ := d.Service("stor1-bmc")
+	const img = "https://repo.lab/idrac/7.00.00.00.exe"
+	if err := svc.RegisterImage(Image{URI: img, Component: ComponentBMC, Version: "7.00.00.00", Models: []string{"PowerEdge R740"}}); err != nil {
+		t.Fatal(err)
+	}
+	us, err := bmc.GetService().UpdateService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := us.SimpleUpdate(&schemas.UpdateServiceSimpleUpdateParameters{ImageURI: img, TransferProtocol: schemas.HTTPSTransferProtocolType})
+	if err != nil || info == nil || info.TaskMonitor == "" {
+		t.Fatalf("SimpleUpdate: %+v %v", info, err)
+	}
+	clk.Advance(time.Minute)
+	inv, err := us.FirmwareInventory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range inv {
+		found = found || (c.Version == "7.00.00.00" && c.Updateable)
+	}
+	if !found {
+		t.Errorf("gofish's inventory after the update lacks iDRAC 7.00.00.00")
 	}
 
 	arr := connect("me4084-1")

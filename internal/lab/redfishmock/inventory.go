@@ -156,20 +156,14 @@ func guidFromMAC(mac string) string {
 func (s *Service) seedManager() {
 	sys := s.sys
 	ok := obj{"State": "Enabled", "Health": "OK"}
-	model, fw := "BMC", "1.0.0"
-	switch s.spec.Personality {
-	case PersonalityDell:
-		model, fw = dellManagerModel()
-	case PersonalityHPE:
-		model, fw = "iLO 5", "iLO 5 v2.72"
-	}
+	model, fw := s.managerModel()
 	links := obj{"ManagerForServers": refs(sys.sysPath), "ManagerForChassis": refs(sys.chassisPath)}
 	if sys.jobsPath != "" {
 		s.collection(sys.jobsPath, "#JobCollection.JobCollection", "Job Queue")
 	}
 	mgr := obj{
 		"@odata.id": sys.mgrPath, "@odata.type": "#Manager.v1_24_0.Manager", "Id": lastSeg(sys.mgrPath), "Name": "Manager",
-		"ManagerType": "BMC", "Model": model, "FirmwareVersion": fw, "UUID": s.uuid(), "PowerState": "On", "Status": ok,
+		"ManagerType": "BMC", "Model": model, "FirmwareVersion": s.managerFirmware(fw), "UUID": s.uuid(), "PowerState": "On", "Status": ok,
 		"Links": links,
 	}
 	if s.spec.Personality == PersonalityDell {
@@ -178,6 +172,27 @@ func (s *Service) seedManager() {
 		links["Oem"] = linksOem
 	}
 	s.put(sys.mgrPath, mgr)
+}
+
+// managerModel is the BMC's model and the firmware version it runs when
+// seeded.
+func (s *Service) managerModel() (model, firmware string) {
+	switch s.spec.Personality {
+	case PersonalityDell:
+		return dellManagerModel()
+	case PersonalityHPE:
+		return "iLO 5", "2.72"
+	}
+	return "BMC", "1.0.0"
+}
+
+// managerFirmware is how the Manager resource shows a BMC version (iLO
+// prefixes its generation).
+func (s *Service) managerFirmware(version string) string {
+	if s.spec.Personality == PersonalityHPE {
+		return "iLO 5 v" + version
+	}
+	return version
 }
 
 // seedRegistries publishes the BIOS attribute registry the Bios resource names.

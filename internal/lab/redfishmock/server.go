@@ -165,6 +165,7 @@ type Service struct {
 
 	faults []*Fault
 	stats  map[string]int
+	images map[string]Image // firmware catalogue (kept across Reset)
 
 	events    []MappingEvent
 	outbox    []MappingEvent
@@ -471,7 +472,8 @@ func (s *Service) serve(r *http.Request, path string) (int, map[string]string, [
 		}
 	}
 	req := &request{method: r.Method, path: path, raw: raw, header: r.Header}
-	if len(bytes.TrimSpace(raw)) > 0 && r.Method != http.MethodGet {
+	multipartBody := strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "multipart/")
+	if len(bytes.TrimSpace(raw)) > 0 && r.Method != http.MethodGet && !multipartBody {
 		var body any
 		if err := json.Unmarshal(raw, &body); err != nil {
 			return s.encodeError(rfErr(http.StatusBadRequest, "MalformedJSON"))

@@ -42,6 +42,7 @@ type system struct {
 	failNextJob                              bool // fault: the next BIOS job ends in Exception
 	ignoreGraceful                           bool // fault: the OS ignores ACPI shutdown requests
 	spec                                     ServerSpec
+	fw                                       firmware
 }
 
 func (s *Service) seedServer() {
@@ -106,6 +107,8 @@ func (s *Service) seedServer() {
 	s.addMember("/redfish/v1/Managers", sys.mgrPath)
 	s.seedInventory()
 	s.seedManager()
+	_, bmcVersion := s.managerModel()
+	s.seedUpdateService(bmcVersion)
 	s.seedRegistries()
 	s.renderSystem()
 
@@ -565,6 +568,7 @@ func (s *Service) boot() {
 	sys.power = PowerOn
 	sys.bootCount++
 	s.emitPower(PowerOn, false)
+	s.activateBIOS()
 	applies := len(sys.pending) > 0 || sys.resetBiosPending
 	if s.spec.Personality == PersonalityDell && sys.biosJob == nil {
 		// iDRAC leaves pending values alone unless a config job was created.
@@ -688,16 +692,23 @@ func (s *Service) dellJob() *task {
 	if sys.biosJob != nil {
 		return sys.biosJob
 	}
+	sys.biosJob = s.newDellJob("Configure: BIOS.Setup.1-1", "BIOSConfiguration", TaskPending)
+	sys.biosJob.targetURI = sys.settingsPath
+	s.renderTask(sys.biosJob)
+	return sys.biosJob
+}
+
+// newDellJob queues an iDRAC job (JID_ id) and its Task twin.
+func (s *Service) newDellJob(name, jobType, state string) *task {
+	sys := s.sys
 	sys.jobSeq++
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", s.spec.Name, sys.jobSeq)))
 	id := fmt.Sprintf("JID_%012d", (uint64(h[0])<<32|uint64(h[1])<<24|uint64(h[2])<<16|uint64(h[3])<<8|uint64(h[4]))%1000000000000)
-	t := &task{id: id, name: "Configure: BIOS.Setup.1-1", state: TaskPending, start: s.now(),
-		jobPath: sys.jobsPath + "/" + id, jobType: "BIOSConfiguration", targetURI: sys.settingsPath}
+	t := &task{id: id, name: name, state: state, start: s.now(), jobPath: sys.jobsPath + "/" + id, jobType: jobType}
 	s.tasks[id] = t
 	s.addMember(tasksPath, tasksPath+"/"+id)
 	s.addMember(sys.jobsPath, t.jobPath)
 	s.renderTask(t)
-	sys.biosJob = t
 	return t
 }
 
@@ -739,6 +750,10 @@ func deleteDellJob(s *Service, r *request) (*reply, error) {
 		sys.pending = map[string]any{}
 		sys.resetBiosPending = false
 		s.renderBios()
+	}
+	if sys.fw.biosJob == t { // a scheduled BIOS update: the staged package goes
+		sys.fw.biosJob, sys.fw.pendingBIOS = nil, ""
+		s.renderFirmware()
 	}
 	return ok(http.StatusOK, obj{"@Message.ExtendedInfo": []any{message("Success")}})
 }
