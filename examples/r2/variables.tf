@@ -37,3 +37,9 @@ variable "standby" {
   type        = set(string)
   default     = []
 }
+
+variable "pacemaker_version" {
+  description = "The servers' Pacemaker major version: \"3\" on RHEL 10 (Pacemaker 3)."
+  type        = string
+  default     = "2"
+}

@@ -125,9 +125,12 @@ func checkPacemaker3(dir string, cib []byte) (string, bool, error) {
 // ValidateRelaxNG checks doc against a RELAX NG schema with xmllint; it
 // returns xmllint's complaint, "" when the document validates.
 func ValidateRelaxNG(rng string, doc []byte) (string, error) {
+	// The simulator runs with a short PATH: look in /usr/bin too.
 	bin, err := exec.LookPath("xmllint")
 	if err != nil {
-		return "", fmt.Errorf("xmllint is not installed (apt-get install -y libxml2-utils): %w", err)
+		if bin = "/usr/bin/xmllint"; !fileExists(bin) {
+			return "", fmt.Errorf("xmllint is not installed (apt-get install -y libxml2-utils): %w", err)
+		}
 	}
 	cmd := exec.Command(bin, "--noout", "--relaxng", rng, "-")
 	cmd.Stdin = bytes.NewReader(doc)
