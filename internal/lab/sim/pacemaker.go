@@ -309,7 +309,11 @@ func pacemakerHook(e *Env, st *Systemd, start bool) error {
 	defer unlock()
 	cib := filepath.Join(dir, pcmkCIB)
 	if start && !fileExists(cib) {
-		if err := os.WriteFile(cib, freshCIB(c, e.nodeDCVersion()), 0o600); err != nil {
+		release := e.nodeDCVersion()
+		if err := os.WriteFile(filepath.Join(dir, pcmkRelease), []byte(release+"\n"), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(cib, freshCIB(c, release), 0o600); err != nil {
 			return err
 		}
 	}
@@ -552,7 +556,7 @@ func (e *Env) cibChange(tool string, args []string) int {
 		fmt.Fprintf(e.Stderr, "Call failed: Update does not conform to the configured schema or rules (crm_verify):\n%s%s", vout.String(), verr.String())
 		return exitConfig
 	}
-	if cibMajor(after) >= 3 {
+	if clusterMajor(dir) >= 3 {
 		msg, ok, err := checkPacemaker3(dir, after)
 		if err != nil {
 			return e.fail(1, "%v", err)

@@ -11,7 +11,8 @@ package sim
 //     crm_mon, crm_diff and the scheduler (crm_simulate) run on it as for a
 //     2.x cluster;
 //   - dc-version is the Pacemaker 3 release the first node has, as its
-//     controller writes it: what the provider reads to tell the version;
+//     controller writes it (what the provider reads to tell the version),
+//     and the cluster folder's release file keeps it;
 //   - every change is checked twice: by Debian's crm_verify (as for 2.x),
 //     and, as Pacemaker 3's CIB manager would, the changed document with
 //     validate-with pacemaker-4.0 against Pacemaker 3's own pacemaker-4.0
@@ -85,15 +86,15 @@ func majorOf(v string) int {
 	return n
 }
 
-var reDCVersionPair = regexp.MustCompile(`name="dc-version" value="([^"]*)"`)
+// pcmkRelease, in a cluster's shared folder, is the release its
+// controller runs (written with the fresh CIB): the CIB's own dc-version
+// goes with a configuration replaced by hand.
+const pcmkRelease = "release"
 
-// cibMajor is the major of the pacemaker a CIB's controller runs.
-func cibMajor(cib []byte) int {
-	m := reDCVersionPair.FindSubmatch(cib)
-	if m == nil {
-		return 0
-	}
-	return majorOf(string(m[1]))
+// clusterMajor is the major of the pacemaker the cluster in dir runs.
+func clusterMajor(dir string) int {
+	b, _ := os.ReadFile(filepath.Join(dir, pcmkRelease))
+	return majorOf(strings.TrimSpace(string(b)))
 }
 
 var reValidateWith = regexp.MustCompile(`(<cib\b[^>]*\bvalidate-with=")[^"]*(")`)
