@@ -178,7 +178,8 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A pacemaker/corosync cluster (pacemaker 1.1 on RHEL 7 and 2.x), as an administrator used to `pcs` " +
+		MarkdownDescription: "A pacemaker/corosync cluster (pacemaker 1.1 on RHEL 7 and 2.x; 3.x with `pacemaker_version = \"3\"`), " +
+			"as an administrator used to `pcs` " +
 			"would build it: `corosync.conf` (rings on the cluster network, `two_node` for a pair) and the authkey (mode " +
 			"`0400`) on every node, corosync and pacemaker enabled and running, and the CIB made from these attributes: one " +
 			"`fence_redfish` device per node through its BMC (never allowed on the node it fences, its password in a " +
