@@ -51,6 +51,7 @@ type haClusterModel struct {
 	ID                types.String `tfsdk:"id"`
 	Name              types.String `tfsdk:"name"`
 	Transport         types.String `tfsdk:"transport"`
+	PacemakerVersion  types.String `tfsdk:"pacemaker_version"`
 	TwoNode           types.Bool   `tfsdk:"two_node"`
 	Networks          types.List   `tfsdk:"networks"`
 	Authkey           types.String `tfsdk:"authkey"`
@@ -177,7 +178,8 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		return schema.MapAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A pacemaker/corosync cluster (pacemaker 1.1 on RHEL 7 and 2.x), as an administrator used to `pcs` " +
+		MarkdownDescription: "A pacemaker/corosync cluster (pacemaker 1.1 on RHEL 7 and 2.x; 3.x with `pacemaker_version = \"3\"`), " +
+			"as an administrator used to `pcs` " +
 			"would build it: `corosync.conf` (rings on the cluster network, `two_node` for a pair) and the authkey (mode " +
 			"`0400`) on every node, corosync and pacemaker enabled and running, and the CIB made from these attributes: one " +
 			"`fence_redfish` device per node through its BMC (never allowed on the node it fences, its password in a " +
@@ -212,6 +214,17 @@ func (r *haClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"transport": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("knet"),
 				MarkdownDescription: "Corosync transport: `knet` (corosync 3, RHEL 8) or `udpu` (corosync 2, RHEL 7). Default `knet`.",
 				Validators:          []validator.String{stringvalidator.OneOf(pacemaker.Transports...)}},
+			"pacemaker_version": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(pacemaker.DefaultVersion),
+				MarkdownDescription: "The nodes' Pacemaker major version: " + strings.Join(quoteAll(pacemaker.Versions), ", ") + ". Default `" +
+					pacemaker.DefaultVersion + "`, what the designs were validated with (Pacemaker 1.1 on RHEL 7, 2.x on RHEL 8 and 9). `3` " +
+					"is Pacemaker 3 (RHEL 10): the CIB declares `validate-with=\"pacemaker-4.0\"`, and a setting Pacemaker 3 removed fails " +
+					"the plan naming its attribute: `stonith-action = \"poweroff\"` (use `off`), the `crmd-finalization-timeout`, " +
+					"`crmd-integration-timeout` and `crmd-transition-delay` properties (use `join-finalization-timeout`, " +
+					"`join-integration-timeout`, `transition-delay`), `remove-after-stop`, the `restart-type` meta attribute, a negative " +
+					"`migration-threshold`, and fence parameters the agent marks deprecated (`ipaddr`, `login`, `passwd`: use `ip`, " +
+					"`username`, `password_script`). Apply refuses a cluster whose running Pacemaker (the `dc-version` its controller " +
+					"writes) is of another version.",
+				Validators: []validator.String{stringvalidator.OneOf(pacemaker.Versions...)}},
 			"two_node": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Corosync `two_node`: the survivor of a pair keeps quorum and fencing decides who survives. " +
 					"Required for two nodes (and for one node whose partner joins later)."},
@@ -350,12 +363,13 @@ type haCluster struct {
 // them (validation) placeholders stand in so everything else is checked.
 func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diags *diag.Diagnostics) (haCluster, bool) {
 	h := haCluster{hosts: map[string]string{}}
-	if m.Name.IsUnknown() || m.Transport.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
+	if m.Name.IsUnknown() || m.Transport.IsUnknown() || m.PacemakerVersion.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
 		m.Properties.IsUnknown() || m.ResourceDefaults.IsUnknown() || m.Groups.IsUnknown() || m.Primitives.IsUnknown() ||
 		m.Locations.IsUnknown() || m.Colocations.IsUnknown() || m.Orders.IsUnknown() {
 		return h, false
 	}
-	c := pacemaker.Cluster{Name: m.Name.ValueString(), Transport: stringOr(m.Transport, "knet"), TwoNode: m.TwoNode.ValueBool()}
+	c := pacemaker.Cluster{Name: m.Name.ValueString(), Transport: stringOr(m.Transport, "knet"), TwoNode: m.TwoNode.ValueBool(),
+		Version: stringOr(m.PacemakerVersion, pacemaker.DefaultVersion)}
 	known := true
 	strs := func(l types.List) []string {
 		var out []string
@@ -672,7 +686,7 @@ func (h haCluster) errorPath(err error) path.Path {
 					}
 				}
 				continue
-			case "name", "two_node", "transport", "networks", "properties", "resource_defaults", "groups", "primitives",
+			case "name", "two_node", "transport", "pacemaker_version", "networks", "properties", "resource_defaults", "groups", "primitives",
 				"locations", "colocations", "orders", "authkey":
 				p = path.Root(name)
 			default:
@@ -982,6 +996,16 @@ func configurationOf(host, node string, res *protocol.Result, diags *diag.Diagno
 func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h haCluster, want []byte, diags *diag.Diagnostics) bool {
 	live, ok := r.liveConfiguration(ctx, m, h, diags)
 	if !ok {
+		return false
+	}
+	// The CIB follows the cluster's version: never push one rendered for
+	// another pacemaker than the one running.
+	if dc, err := pacemaker.RunningVersion(live); err != nil {
+		diags.AddError("Cluster Configuration Unreadable", err.Error())
+		return false
+	} else if err := pacemaker.CheckRunning(h.c.Version, dc); err != nil {
+		addError(diags, path.Root("pacemaker_version"), "Pacemaker Version Mismatch", strings.TrimPrefix(err.Error(),
+			pacemaker.ErrInvalid.Error()+": pacemaker_version: ")+". Nothing was changed in the CIB.", nil)
 		return false
 	}
 	d, err := pacemaker.ConfigDiff(live, want)

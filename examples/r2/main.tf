@@ -51,8 +51,9 @@ module "r2" {
     { directory = "/mnt/nfs/home", client_spec = "10.10.0.0/16", fsid = 1 },
     { directory = "/mnt/nfs/scratch", client_spec = "10.10.0.0/16", options = "rw,async,no_root_squash", fsid = 2 },
   ]
-  standby         = var.standby
-  bios_attributes = var.bios_attributes
+  standby           = var.standby
+  bios_attributes   = var.bios_attributes
+  pacemaker_version = var.pacemaker_version
 }
 
 output "servers" {

@@ -43,3 +43,9 @@ variable "bios_attributes" {
   type        = map(string)
   default     = null
 }
+
+variable "pacemaker_version" {
+  description = "The servers' Pacemaker major version: \"3\" on RHEL 10 (Pacemaker 3)."
+  type        = string
+  default     = "2"
+}

@@ -70,6 +70,11 @@ type Config struct {
 	// Simulator is the lab's simulator program installed in every node
 	// root (internal/lab/sim; default: sim.Locate).
 	Simulator string
+	// PacemakerSchemas is Pacemaker 3's xml/ folder (its RELAX NG schema
+	// parts): the lab checks the CIB of a Pacemaker 3 cluster against the
+	// pacemaker-4.0 schema assembled from it (sim/pacemaker3.go). Empty:
+	// such a CIB is checked with Debian's crm_verify only.
+	PacemakerSchemas string
 }
 
 // Lab is a running design.
@@ -159,6 +164,11 @@ func Up(cfg Config) (*Lab, error) {
 	for _, stale := range []string{NodesDir, SharedDir} {
 		if err := os.RemoveAll(filepath.Join(dir, stale)); err != nil {
 			return nil, err
+		}
+	}
+	if cfg.PacemakerSchemas != "" {
+		if _, err := sim.AssembleCIBSchema(cfg.PacemakerSchemas, filepath.Join(dir, SharedDir, sim.PacemakerSchemaShared), sim.Schema4); err != nil {
+			return nil, fmt.Errorf("pacemaker schemas: %w", err)
 		}
 	}
 	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes})

@@ -33,15 +33,6 @@ import (
 // starts with the field at fault ("fence_devices[1]", "groups[0].members[2]").
 var ErrInvalid = errors.New("invalid cluster")
 
-// What the rendered CIB declares. Pacemaker 2.1's crm_simulate refuses a
-// CIB whose feature set is newer than its own (3.16.1 is the newest it
-// takes); pacemaker-3.0 is the oldest schema of pacemaker 2.x and holds
-// everything rendered here.
-const (
-	FeatureSet   = "3.16.1"
-	ValidateWith = "pacemaker-3.0"
-)
-
 // Node is a cluster member: its name (uname, as corosync and fencing know
 // it), its corosync node id and its ring addresses (ring 0 first).
 type Node struct {
@@ -142,6 +133,9 @@ type Cluster struct {
 	Locations        []Location
 	Colocations      []Colocation
 	Orders           []Order
+	// Version is the cluster's Pacemaker (Versions; "" is DefaultVersion):
+	// the CIB's schema, and what it may hold (version.go).
+	Version string
 }
 
 var (
@@ -173,6 +167,7 @@ func (c Cluster) Validate() error {
 		add(invalid("name", "%q: want 1-64 of a-z A-Z 0-9 _ . -, starting with a letter or digit", c.Name))
 	}
 	add(c.validateNodes())
+	errs = append(errs, c.checkVersion()...)
 	ids := map[string]string{}
 	claim := func(field, id string) {
 		if !reID.MatchString(id) {
@@ -513,7 +508,8 @@ func (c Cluster) Render(status bool) ([]byte, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	doc := xCIB{FeatureSet: FeatureSet, ValidateWith: ValidateWith, Epoch: 1, NumUpdates: 0, AdminEpoch: 0}
+	validateWith, featureSet := SchemaOf(c.Version)
+	doc := xCIB{FeatureSet: featureSet, ValidateWith: validateWith, Epoch: 1, NumUpdates: 0, AdminEpoch: 0}
 	props := map[string]string{}
 	for k, v := range c.Properties {
 		props[k] = v

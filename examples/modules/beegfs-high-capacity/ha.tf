@@ -82,7 +82,9 @@ resource "hpcstorage_ha_cluster" "this" {
   name         = each.key
   two_node     = length(each.value) == 2
   authkey_file = var.corosync_authkey_file
-  networks     = [var.ha_cluster_network]
+  # "3" on Pacemaker 3 nodes (RHEL 10).
+  pacemaker_version = var.pacemaker_version
+  networks          = [var.ha_cluster_network]
   nodes = { for n in each.value : n => {
     host    = local.ha_hosts[n]
     addrs   = [cidrhost(var.ha_cluster_network, index(local.ha_all_nodes, n) + 1)]

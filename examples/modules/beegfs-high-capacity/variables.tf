@@ -194,3 +194,9 @@ variable "standby" {
   type        = list(string)
   default     = []
 }
+
+variable "pacemaker_version" {
+  description = "The nodes' Pacemaker major version (hpcstorage_ha_cluster pacemaker_version): \"2\" as the paper (Pacemaker 1.1/2.x), \"3\" for Pacemaker 3 (RHEL 10: the CIB declares pacemaker-4.0)."
+  type        = string
+  default     = "2"
+}

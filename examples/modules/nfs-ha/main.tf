@@ -149,11 +149,13 @@ locals {
 }
 
 resource "hpcstorage_ha_cluster" "this" {
-  name         = var.cluster_name
-  transport    = var.transport
-  two_node     = true
-  networks     = [var.cluster_network]
-  authkey_file = var.authkey_file
+  name      = var.cluster_name
+  transport = var.transport
+  # "3" on Pacemaker 3 nodes (RHEL 10).
+  pacemaker_version = var.pacemaker_version
+  two_node          = true
+  networks          = [var.cluster_network]
+  authkey_file      = var.authkey_file
 
   nodes = { for s in var.servers : s.name => {
     host    = s.host

@@ -134,3 +134,9 @@ variable "maintenance_timeout" {
   type        = string
   default     = "30m"
 }
+
+variable "pacemaker_version" {
+  description = "The nodes' Pacemaker major version (hpcstorage_ha_cluster pacemaker_version): \"2\" as the paper (Pacemaker 1.1/2.x), \"3\" for Pacemaker 3 (RHEL 10: the CIB declares pacemaker-4.0)."
+  type        = string
+  default     = "2"
+}

@@ -309,7 +309,11 @@ func pacemakerHook(e *Env, st *Systemd, start bool) error {
 	defer unlock()
 	cib := filepath.Join(dir, pcmkCIB)
 	if start && !fileExists(cib) {
-		if err := os.WriteFile(cib, freshCIB(c), 0o600); err != nil {
+		release := e.nodeDCVersion()
+		if err := os.WriteFile(filepath.Join(dir, pcmkRelease), []byte(release+"\n"), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(cib, freshCIB(c, release), 0o600); err != nil {
 			return err
 		}
 	}
@@ -329,12 +333,14 @@ func pacemakerHook(e *Env, st *Systemd, start bool) error {
 	return settle(dir, c, nil, []string{me.name})
 }
 
-// freshCIB is the CIB a new cluster's controller writes.
-func freshCIB(c corosyncConf) []byte {
+// freshCIB is the CIB a new cluster's controller writes, dcVersion its
+// release (a Pacemaker 3 cluster's is kept in the 2.1 tools' form:
+// pacemaker3.go).
+func freshCIB(c corosyncConf, dcVersion string) []byte {
 	var b strings.Builder
 	b.WriteString(`<cib crm_feature_set="3.16.1" validate-with="pacemaker-3.0" epoch="1" num_updates="0" admin_epoch="0">` + "\n")
 	b.WriteString("  <configuration>\n    <crm_config>\n      <cluster_property_set id=\"cib-bootstrap-options\">\n")
-	for _, p := range [][2]string{{"have-watchdog", "false"}, {"dc-version", "2.1.5-a3f44794f94"}, {"cluster-infrastructure", "corosync"},
+	for _, p := range [][2]string{{"have-watchdog", "false"}, {"dc-version", dcVersion}, {"cluster-infrastructure", "corosync"},
 		{"cluster-name", c.clusterName}} {
 		fmt.Fprintf(&b, "        <nvpair id=\"cib-bootstrap-options-%s\" name=\"%s\" value=\"%s\"/>\n", p[0], p[0], xmlEscape(p[1]))
 	}
@@ -549,6 +555,16 @@ func (e *Env) cibChange(tool string, args []string) int {
 	if vcode != 0 && strings.Contains(verr.String()+vout.String(), "Errors found") {
 		fmt.Fprintf(e.Stderr, "Call failed: Update does not conform to the configured schema or rules (crm_verify):\n%s%s", vout.String(), verr.String())
 		return exitConfig
+	}
+	if clusterMajor(dir) >= 3 {
+		msg, ok, err := checkPacemaker3(dir, after)
+		if err != nil {
+			return e.fail(1, "%v", err)
+		}
+		if !ok {
+			fmt.Fprintf(e.Stderr, "Call failed: Update does not conform to the configured schema (pacemaker-%s):\n%s", Schema4, msg)
+			return exitConfig
+		}
 	}
 	if err := os.WriteFile(cib, after, 0o600); err != nil {
 		return e.fail(1, "%v", err)

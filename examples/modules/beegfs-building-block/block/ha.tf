@@ -88,7 +88,9 @@ resource "hpcstorage_ha_cluster" "this" {
   name         = format("beegfs-b%02d", var.block)
   two_node     = true
   authkey_file = var.ha_cluster.authkey_file
-  networks     = var.ha_cluster.network == null ? null : [var.ha_cluster.network]
+  # "3" on Pacemaker 3 nodes (RHEL 10).
+  pacemaker_version = var.ha_cluster.pacemaker_version
+  networks          = var.ha_cluster.network == null ? null : [var.ha_cluster.network]
   nodes = { for i, s in var.servers : s.name => {
     host    = s.host
     addrs   = [s.cluster_addr]

@@ -116,6 +116,8 @@ variable "ha_cluster" {
     authkey_file = optional(string)
     network      = optional(string)
     nodes        = optional(list(string))
+    # The nodes' Pacemaker major version: "2" (the paper) or "3" (RHEL 10).
+    pacemaker_version = optional(string, "2")
   })
   default = {}
 }
