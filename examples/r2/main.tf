@@ -53,6 +53,7 @@ module "r2" {
   ]
   standby           = var.standby
   bios_attributes   = var.bios_attributes
+  firmware          = var.firmware
   pacemaker_version = var.pacemaker_version
 }
 

@@ -24,6 +24,7 @@ resource "hpcstorage_server" "this" {
   endpoint        = each.value.bmc
   power_state     = "On"
   bios_attributes = var.bios_attributes
+  firmware        = length(var.firmware) > 0 ? var.firmware : null
   failure_domain = {
     name    = var.cluster_name
     kind    = "pacemaker"
