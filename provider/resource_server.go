@@ -784,16 +784,10 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 	}
 	var fwErr, biosErr error
 	work := func(ctx context.Context) error {
-		staged := map[string]string{}
-		for i, u := range ch.firmware {
-			res, err := ep.UpdateFirmware(ctx, ch.sys, u, w)
-			if err != nil {
-				fwErr = fmt.Errorf("firmware[%d] %s: %w", i, u.Component, err)
-				return fwErr
-			}
-			if res.ResetRequired {
-				staged[u.Component] = u.Version
-			}
+		staged, err := updateFirmware(ctx, ep, ch.sys, ch.firmware, w)
+		if err != nil {
+			fwErr = err
+			return err
 		}
 		rebooted := false
 		if len(ch.bios) > 0 {
@@ -807,7 +801,6 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 		if len(staged) == 0 {
 			return nil
 		}
-		var err error
 		if rebooted {
 			err = ep.WaitFirmware(ctx, ch.sys, staged, w)
 		} else {
