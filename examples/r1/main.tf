@@ -48,6 +48,7 @@ module "r1" {
   # The lab writes a random secret file; or set conn_auth_secret instead.
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
   # HA (default): a pacemaker cluster per pair (beegfs-meta, beegfs-storage).
+  ha                    = var.ha
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
 }
