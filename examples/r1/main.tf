@@ -4,7 +4,7 @@
 # environment (examples/demo.sh does), then `terraform apply`.
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
