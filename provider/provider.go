@@ -29,7 +29,10 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
-var _ provider.Provider = (*hpcstorageProvider)(nil)
+var (
+	_ provider.Provider            = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithActions = (*hpcstorageProvider)(nil)
+)
 
 // hpcstorageProvider is the provider implementation.
 type hpcstorageProvider struct {
