@@ -73,26 +73,26 @@ func NewServerResource() resource.Resource { return &serverResource{} }
 type serverResource struct{ data *providerData }
 
 type serverResourceModel struct {
-	ID                 types.String       `tfsdk:"id"`
-	Endpoint           types.String       `tfsdk:"endpoint"`
-	SystemID           types.String       `tfsdk:"system_id"`
-	PowerState         types.String       `tfsdk:"power_state"`
-	BiosAttributes     types.Map          `tfsdk:"bios_attributes"`
-	BiosPending        types.Map          `tfsdk:"bios_pending"`
-	BootSourceOverride *bootOverrideModel `tfsdk:"boot_source_override"`
-	ApplyTimeout       types.String       `tfsdk:"apply_timeout"`
+	ID                 types.String        `tfsdk:"id"`
+	Endpoint           types.String        `tfsdk:"endpoint"`
+	SystemID           types.String        `tfsdk:"system_id"`
+	PowerState         types.String        `tfsdk:"power_state"`
+	BiosAttributes     types.Map           `tfsdk:"bios_attributes"`
+	BiosPending        types.Map           `tfsdk:"bios_pending"`
+	BootSourceOverride *bootOverrideModel  `tfsdk:"boot_source_override"`
+	ApplyTimeout       types.String        `tfsdk:"apply_timeout"`
 	Firmware           []firmwareModel     `tfsdk:"firmware"`
 	FailureDomain      *failureDomainModel `tfsdk:"failure_domain"`
-	MaintenancePending types.Bool         `tfsdk:"maintenance_pending"`
-	Manufacturer       types.String       `tfsdk:"manufacturer"`
-	Model              types.String       `tfsdk:"model"`
-	SerialNumber       types.String       `tfsdk:"serial_number"`
-	BiosVersion        types.String       `tfsdk:"bios_version"`
-	CPUCount           types.Int64        `tfsdk:"cpu_count"`
-	CoreCount          types.Int64        `tfsdk:"core_count"`
-	NUMADomains        types.Int64        `tfsdk:"numa_domains"`
-	MemoryGiB          types.Float64      `tfsdk:"memory_gib"`
-	NICMACs            types.List         `tfsdk:"nic_macs"`
+	MaintenancePending types.Bool          `tfsdk:"maintenance_pending"`
+	Manufacturer       types.String        `tfsdk:"manufacturer"`
+	Model              types.String        `tfsdk:"model"`
+	SerialNumber       types.String        `tfsdk:"serial_number"`
+	BiosVersion        types.String        `tfsdk:"bios_version"`
+	CPUCount           types.Int64         `tfsdk:"cpu_count"`
+	CoreCount          types.Int64         `tfsdk:"core_count"`
+	NUMADomains        types.Int64         `tfsdk:"numa_domains"`
+	MemoryGiB          types.Float64       `tfsdk:"memory_gib"`
+	NICMACs            types.List          `tfsdk:"nic_macs"`
 }
 
 type firmwareModel struct {
