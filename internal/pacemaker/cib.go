@@ -148,9 +148,9 @@ type Cluster struct {
 }
 
 var (
-	reID    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
-	reName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	reDur   = regexp.MustCompile(`^[0-9]+(ms|s|m|min|h)?$`)
+	reID   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
+	reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	reDur  = regexp.MustCompile(`^[0-9]+(ms|s|m|min|h)?$`)
 	// Values go into XML attributes; line breaks would not survive the
 	// agents' environment.
 	reValue = regexp.MustCompile(`^[^\n\r\x00]*$`)

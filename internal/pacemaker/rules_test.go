@@ -189,11 +189,11 @@ func TestRulesAccept(t *testing.T) {
 // rules that need them.
 func TestRulesPartlyKnown(t *testing.T) {
 	c, f := r2(), r2Fences()
-	c.Nodes[0].Addrs[0] = ""                      // ring address from another resource
+	c.Nodes[0].Addrs[0] = ""                       // ring address from another resource
 	member(&c, "IPaddr2", 0).Params["ip"] = ""     // floating address too
 	member(&c, "exportfs", 1).Params["fsid"] = "1" // but the fsids are written out
-	f[0].SystemsURI = ""                          // the system id is read at apply
-	f[1].Endpoint, f[1].Address = "r740-1", ""    // and nfs2's fence names nfs1's endpoint
+	f[0].SystemsURI = ""                           // the system id is read at apply
+	f[1].Endpoint, f[1].Address = "r740-1", ""     // and nfs2's fence names nfs1's endpoint
 	f[0].Address = ""
 	c.Locations[0].Score = "inf"
 	var got []string
