@@ -677,6 +677,30 @@ func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
 	}
 }
 
+// fenceSystems reads the host name each fence device's system reports on
+// its BMC (one GET per node, only for a plan that changes the cluster) and
+// refuses a device whose system is another node (FenceSystemRules). A BMC
+// that does not answer is left to the fencer's own monitor.
+func (h haCluster) fenceSystems(ctx context.Context, d *providerData, diags *diag.Diagnostics) {
+	names := map[string]string{}
+	for _, t := range h.c.Fences {
+		if t.Endpoint == "" || t.SystemsURI == "" {
+			continue
+		}
+		var quiet diag.Diagnostics
+		ep := d.planEndpoint(t.Endpoint, path.Empty(), &quiet)
+		var sys struct{ HostName string }
+		if ep != nil {
+			if _, err := ep.Get(ctx, t.SystemsURI, &sys); err == nil {
+				names[t.Node] = sys.HostName
+			}
+		}
+	}
+	if errs := pacemaker.FenceSystemRules(h.c.Nodes, h.c.Fences, names); len(errs) > 0 {
+		h.invalidCluster(diags, errors.Join(errs...))
+	}
+}
+
 // brokenRules reports the rules a partly known cluster already breaks
 // (Validate runs them with the rest once everything is known).
 func (h haCluster) brokenRules(diags *diag.Diagnostics) {
@@ -851,6 +875,9 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	if r.nodes() == nil || !plan.Placement.IsUnknown() {
+		return
+	}
+	if h.fenceSystems(ctx, r.data, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	// With the secrets when known: a fresh node has no authkey or password

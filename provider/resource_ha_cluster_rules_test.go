@@ -100,3 +100,22 @@ resource "hpcstorage_ha_cluster" "c" {
 		})
 	}
 }
+
+// TestAccHAClusterFenceSystemAtPlan: in the R2 lab, with the BMC endpoints
+// named after nothing, each node's fence block aimed at the other's BMC
+// fails the plan: the system there reports the other node's host name.
+func TestAccHAClusterFenceSystemAtPlan(t *testing.T) {
+	l := startHALab(t)
+	cfg := l.config(haConfig{fence: true})
+	cfg = strings.NewReplacer(`"nfs1-bmc"`, `"bmc-a"`, `"nfs2-bmc"`, `"bmc-b"`).Replace(cfg)
+	swapped := strings.NewReplacer(`fence = { endpoint = "bmc-a"`, `fence = { endpoint = "bmc-b"`,
+		`fence = { endpoint = "bmc-b"`, `fence = { endpoint = "bmc-a"`).Replace(cfg)
+	if swapped == cfg {
+		t.Fatal("no fence endpoints to swap")
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{{Config: swapped, PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Attribute\s+nodes\["nfs1"\]\.fence\.endpoint.*reports\s+host\s+name\s+nfs2`)}},
+	})
+}

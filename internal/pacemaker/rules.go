@@ -459,3 +459,34 @@ func fenceRules(nodes []Node, fences []FenceTarget, ring map[netip.Addr]string, 
 		}
 	}
 }
+
+// FenceSystemRules: hostNames are the HostName each fence device's system
+// reports on its BMC (by the node the device fences; "" or absent: not
+// reported). A system that calls itself another node of the cluster is
+// that node: the device would fence the wrong one.
+func FenceSystemRules(nodes []Node, fences []FenceTarget, hostNames map[string]string) []error {
+	var errs []error
+	for _, t := range fences {
+		hn := strings.ToLower(hostNames[t.Node])
+		if hn == "" || sameHost(hn, t.Node) {
+			continue
+		}
+		for _, n := range nodes {
+			if n.Name != t.Node && sameHost(hn, n.Name) {
+				errs = append(errs, broken(t.bmcAttr(), "the system this device powers (%s on %s) reports host name %s: it is "+
+					"node %s, not %s. Point the fence block at %s's own BMC and system", t.SystemsURI,
+					strings.TrimPrefix(t.bmcKey(), "endpoint "), hostNames[t.Node], n.Name, t.Node, t.Node))
+				break
+			}
+		}
+	}
+	return errs
+}
+
+// sameHost compares a reported host name with a node name, with or
+// without the domain.
+func sameHost(hostName, node string) bool {
+	node = strings.ToLower(node)
+	short, _, _ := strings.Cut(hostName, ".")
+	return hostName == node || !strings.Contains(node, ".") && short == node
+}

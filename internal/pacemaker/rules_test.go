@@ -246,3 +246,32 @@ func TestScoresAgainstCrmVerify(t *testing.T) {
 		}
 	}
 }
+
+// TestFenceSystemRules: a system that reports another node's host name
+// is that node; its own name (with or without the domain), another name
+// or none says nothing.
+func TestFenceSystemRules(t *testing.T) {
+	c, f := r2(), r2Fences()
+	for _, tc := range []struct {
+		names map[string]string
+		want  string
+	}{
+		{map[string]string{"nfs1": "nfs1", "nfs2": "NFS2.example.com"}, ""},
+		{map[string]string{"nfs1": "", "nfs2": "localhost"}, ""},
+		{nil, ""},
+		{map[string]string{"nfs1": "nfs2", "nfs2": "nfs1"}, `nodes["nfs1"].fence.endpoint nodes["nfs2"].fence.endpoint`},
+		{map[string]string{"nfs1": "nfs1", "nfs2": "nfs1.hpc.example.com"}, `nodes["nfs2"].fence.endpoint`},
+	} {
+		var got []string
+		for _, err := range FenceSystemRules(c.Nodes, f, tc.names) {
+			var re *RuleError
+			if !errors.As(err, &re) || !strings.Contains(re.Err.Error(), "reports host name") {
+				t.Fatalf("%v", err)
+			}
+			got = append(got, re.Attr)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("host names %v: refused %q, want %q", tc.names, got, tc.want)
+		}
+	}
+}
