@@ -363,7 +363,9 @@ func nodeItemAttributes() map[string]schema.Attribute {
 		},
 		nodeconfig.AttrSysctl: schema.MapAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "Kernel parameters by dotted name (`vm.dirty_ratio = \"20\"`), set live and persisted in " +
-				"this owner's `/etc/sysctl.d` drop-in. The agent warns when tuned or another sysctl.d file would override a value.",
+				"this owner's `/etc/sysctl.d` drop-in. The values of the parameters whose kernel type is known (integers in the " +
+				"kernel's range, vectors such as `net.ipv4.tcp_rmem`, 0/1 switches) are checked at plan. The agent warns when " +
+				"tuned or another sysctl.d file would override a value.",
 		},
 		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",
