@@ -201,12 +201,14 @@ func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string,
 	}
 }
 
-// floatingRules: IPaddr2 brings its address up, as ip/cidr_netmask
-// (findif takes a prefix length of 1 to 32, or 128 for IPv6), on the
-// interface of the nodes' network it lies on, so that network must hold a
-// cluster network: the address inside one (with a netmask no narrower),
-// or its network around one (R2: 10.10.0.100/16 around 10.10.1.0/24). It
-// must be no node's address and no other floating address.
+// floatingRules: IPaddr2 brings its address up as ip/cidr_netmask (findif
+// takes a prefix length of 1 to 32, or 128 for IPv6). Without nic, findif
+// picks the interface of the nodes' network the address lies on, so that
+// network must hold a cluster network, the only one the nodes are known to
+// be on: the address inside one (with a netmask no narrower), or its
+// network around one (R2: 10.10.0.100/16 around 10.10.1.0/24). With nic
+// (BeeGFS HA's data network) the interface is named. The address must be
+// no network or broadcast address, no node's and no other floating one.
 func floatingRules(at string, params map[string]string, nets []netip.Prefix, ring map[netip.Addr]string, floating map[netip.Addr]string, errs *[]error) {
 	ipAt, maskAt := at+`.params["ip"]`, at+`.params["cidr_netmask"]`
 	ip, err := netip.ParseAddr(params["ip"])
@@ -242,12 +244,15 @@ func floatingRules(at string, params map[string]string, nets []netip.Prefix, rin
 	for _, n := range nets {
 		known = known && n.IsValid()
 	}
-	if !known || bits == 0 {
-		return
-	}
 	var own netip.Prefix // ip/cidr_netmask
 	if bits > 0 {
 		own, _ = ip.Prefix(bits)
+	}
+	if params["nic"] != "" || !known || bits == 0 {
+		if own.IsValid() && isEdge(ip, own) {
+			*errs = append(*errs, broken(ipAt, "floating address %s is the network or broadcast address of %s", ip, own.Masked()))
+		}
+		return
 	}
 	var in, around netip.Prefix
 	near := 0 // the longest prefix ip shares with a network it is not on
@@ -270,7 +275,7 @@ func floatingRules(at string, params map[string]string, nets []netip.Prefix, rin
 		if !net.IsValid() {
 			net = in
 		}
-		if ip.Is4() && net.Bits() <= 30 && (ip == net.Masked().Addr() || ip == lastAddr(net.Masked())) {
+		if isEdge(ip, net) {
 			*errs = append(*errs, broken(ipAt, "floating address %s is the network or broadcast address of %s", ip, net.Masked()))
 		}
 	case own.IsValid() && near >= 16 && near < own.Bits():
@@ -279,7 +284,7 @@ func floatingRules(at string, params map[string]string, nets []netip.Prefix, rin
 			"IPaddr2 would find no interface of the nodes for it", bits, own.Masked(), prefixList(nets)))
 	default:
 		*errs = append(*errs, broken(ipAt, "floating address %s is on none of the cluster networks (%s): IPaddr2 would find "+
-			"no interface of the nodes for it", ip, prefixList(nets)))
+			"no interface of the nodes for it (set nic to the interface when the nodes have it on another network)", ip, prefixList(nets)))
 	}
 }
 
@@ -308,6 +313,13 @@ func prefixList(nets []netip.Prefix) string {
 		s[i] = n.String()
 	}
 	return strings.Join(s, ", ")
+}
+
+// isEdge says whether ip is the network or broadcast address of an IPv4
+// network that has both (up to /30).
+func isEdge(ip netip.Addr, p netip.Prefix) bool {
+	p = p.Masked()
+	return ip.Is4() && p.Bits() <= 30 && (ip == p.Addr() || ip == lastAddr(p))
 }
 
 // lastAddr is an IPv4 network's broadcast address.

@@ -76,6 +76,14 @@ func TestRules(t *testing.T) {
 			`groups[0].members[5].params["ip"]`, "want an IP address"},
 		{"floating address is the broadcast address", func(c *Cluster, _ []FenceTarget) { member(c, "IPaddr2", 0).Params["ip"] = "10.10.255.255" },
 			`groups[0].members[5].params["ip"]`, "network or broadcast address of 10.10.0.0/16"},
+		{"floating address on a named nic is its network's address", func(c *Cluster, _ []FenceTarget) {
+			p := member(c, "IPaddr2", 0).Params
+			p["ip"], p["cidr_netmask"], p["nic"] = "100.127.0.0", "16", "ib0"
+		}, `groups[0].members[5].params["ip"]`, "network or broadcast address of 100.127.0.0/16"},
+		{"floating address on a named nic is a ring address", func(c *Cluster, _ []FenceTarget) {
+			p := member(c, "IPaddr2", 0).Params
+			p["ip"], p["nic"] = "10.10.1.11", "ib0"
+		}, `groups[0].members[5].params["ip"]`, "node nfs1's ring address"},
 		{"two resources, one floating address", func(c *Cluster, _ []FenceTarget) {
 			c.Primitives = []Primitive{{ID: "ip2", Class: "ocf", Provider: "heartbeat", Type: "IPaddr2",
 				Params: map[string]string{"ip": "10.10.0.100", "cidr_netmask": "16"}}}
@@ -154,6 +162,10 @@ func TestRulesAccept(t *testing.T) {
 			delete(member(c, "IPaddr2", 0).Params, "cidr_netmask")
 		}},
 		{"no cluster networks declared", func(c *Cluster, _ []FenceTarget) { c.Networks = nil }},
+		{"floating address on a data network, nic named (BeeGFS HA)", func(c *Cluster, _ []FenceTarget) {
+			p := member(c, "IPaddr2", 0).Params
+			p["ip"], p["cidr_netmask"], p["nic"] = "100.127.0.1", "16", "ib0"
+		}},
 		{"one directory to two client specs under one fsid", func(c *Cluster, _ []FenceTarget) {
 			member(c, "exportfs", 1).Params["directory"] = "/mnt/nfs/export"
 			member(c, "exportfs", 1).Params["fsid"] = "1"
