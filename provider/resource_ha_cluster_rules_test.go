@@ -57,6 +57,7 @@ resource "hpcstorage_ha_cluster" "c" {
 		return `groups = [{ id = "g", members = [{ id = "e1", type = "exportfs", params = { ` + a + ` } }, { id = "e2", type = "exportfs", params = { ` + b + ` } }] }]`
 	}
 	later := `"127.0.0.1:2"`
+	var steps []resource.TestStep
 	for _, s := range []struct{ name, config, want string }{
 		{"ring address off the cluster network", cfg("", `"10.10.1.12"`, `"10.10.2.12"`),
 			`Attribute nodes\["nfs2"\]\.addrs\[0\].*ring 0 address 10.10.2.12 is not on the cluster network 10.10.1.0/24`},
@@ -91,14 +92,11 @@ resource "hpcstorage_ha_cluster" "c" {
 			`systems_uri = "/redfish/v1/Systems/1"`, `systems_uri = "/redfish/v1/Systems/${terraform_data.later.id}"`),
 			`Attribute groups\[0\]\.members\[1\]\.params\["fsid"\].*fsid 0 is also`},
 	} {
-		t.Run(s.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: nodeProviderFactories,
-				Steps: []resource.TestStep{{Config: s.config, PlanOnly: true,
-					ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(s.want, " ", `\s+`))}},
-			})
-		})
+		// One test case (one terraform init), a plan per mistake.
+		steps = append(steps, resource.TestStep{Config: s.config, PlanOnly: true, PreConfig: func() { t.Log(s.name) },
+			ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(s.want, " ", `\s+`))})
 	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: nodeProviderFactories, Steps: steps})
 }
 
 // TestAccHAClusterFenceSystemAtPlan: in the R2 lab, with the BMC endpoints

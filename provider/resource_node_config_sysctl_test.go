@@ -24,6 +24,7 @@ resource "hpcstorage_node_config" "a" {
 }
 `
 	}
+	var steps []resource.TestStep
 	for _, s := range []struct{ name, config, want string }{
 		{"word for an integer", node(`"vm.swappiness" = "low"`),
 			`Invalid Sysctl Value.*Attribute sysctl\["vm.swappiness"\].*the kernel takes an integer from 0 to 200`},
@@ -42,12 +43,9 @@ data "hpcstorage_tuning_profile" "p" {
 }
 `, `Attribute overrides\["sysctl:vm.swappiness"\].*from 0 to 200`},
 	} {
-		t.Run(s.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: nodeProviderFactories,
-				Steps: []resource.TestStep{{Config: s.config, PlanOnly: true,
-					ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(s.want, " ", `\s+`))}},
-			})
-		})
+		// One test case (one terraform init), a plan per mistake.
+		steps = append(steps, resource.TestStep{Config: s.config, PlanOnly: true, PreConfig: func() { t.Log(s.name) },
+			ExpectError: regexp.MustCompile(`(?s)` + strings.ReplaceAll(s.want, " ", `\s+`))})
 	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: nodeProviderFactories, Steps: steps})
 }
