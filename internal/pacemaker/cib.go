@@ -279,7 +279,7 @@ func (c Cluster) Validate() error {
 	}
 	// Scores, addresses and what each export and fence device points at:
 	// the rules (rules.go), which also run on a partly known cluster.
-	errs = append(errs, c.Rules(c.Fences)...)
+	errs = append(errs, c.rules(c.Fences, true)...)
 	return errors.Join(errs...)
 }
 

@@ -86,8 +86,11 @@ var scoreMeta = []string{"resource-stickiness", "migration-threshold", "priority
 // on a cluster network with its netmask and not a node's; one exportfs per
 // fsid and per directory and client; each fence device aimed at the node it
 // fences (fences, from the configuration; nil: the devices' own ip and
-// systems_uri); scores.
-func (c Cluster) Rules(fences []FenceTarget) []error {
+// systems_uri); scores. A score that is "" is taken as not known yet.
+func (c Cluster) Rules(fences []FenceTarget) []error { return c.rules(fences, false) }
+
+// rules are Rules; complete says every value is known, so "" is a value.
+func (c Cluster) rules(fences []FenceTarget, complete bool) []error {
 	if fences == nil {
 		fences = FenceTargets(c.Fencing)
 	}
@@ -97,26 +100,27 @@ func (c Cluster) Rules(fences []FenceTarget) []error {
 	c.primitiveRules(nets, ring, &errs)
 	fenceRules(c.Nodes, fences, ring, &errs)
 	for i, l := range c.Locations {
-		scoreRule(fmt.Sprintf("locations[%d].score", i), l.Score, &errs)
+		if l.Score != "" || complete {
+			scoreRule(fmt.Sprintf("locations[%d].score", i), l.Score, &errs)
+		}
 	}
 	for i, l := range c.Colocations {
-		scoreRule(fmt.Sprintf("colocations[%d].score", i), l.Score, &errs)
+		if l.Score != "" || complete {
+			scoreRule(fmt.Sprintf("colocations[%d].score", i), l.Score, &errs)
+		}
 	}
 	metaScores("resource_defaults", c.ResourceDefaults, &errs)
 	return errs
 }
 
 func scoreRule(attr, s string, errs *[]error) {
-	if s == "" {
-		return
-	}
 	if err := CheckScore(s); err != nil {
 		*errs = append(*errs, broken(attr, "%v", err))
 	}
 }
 
 // metaScores checks the score-valued keys of a meta attribute map (at is
-// the map's attribute path).
+// the map's attribute path; a value not known yet is not in it).
 func metaScores(at string, m map[string]string, errs *[]error) {
 	for _, k := range scoreMeta {
 		if v, ok := m[k]; ok {

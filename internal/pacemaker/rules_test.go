@@ -117,6 +117,8 @@ func TestRules(t *testing.T) {
 			`nodes["nfs1"].fence.ip`, "names node nfs2"},
 		// Scores.
 		{"score word", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "high" }, `locations[0].score`, `score "high"`},
+		{"empty stickiness", func(c *Cluster, _ []FenceTarget) { c.ResourceDefaults = map[string]string{"resource-stickiness": ""} },
+			`resource_defaults["resource-stickiness"]`, `score ""`},
 		{"infinity in small letters", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "-infinity" }, `locations[0].score`, "spelt in capitals"},
 		{"score beyond INFINITY", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "5000000" }, `locations[0].score`, "beyond pacemaker's limit"},
 		{"colocation score", func(c *Cluster, _ []FenceTarget) {
@@ -225,6 +227,12 @@ func TestRulesPartlyKnown(t *testing.T) {
 	member(&c, "exportfs", 1).Params["fsid"] = "2"
 	if errs := c.Rules(f); len(errs) != 1 || !strings.Contains(errs[0].Error(), `nodes["nfs2"].fence.endpoint`) {
 		t.Errorf("with the system known: %v", errs)
+	}
+	// Once everything is known (Validate), an empty score is one.
+	c = r2()
+	c.Locations[0].Score = ""
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `locations[0].score: score ""`) {
+		t.Errorf("Validate with an empty score: %v", err)
 	}
 }
 
