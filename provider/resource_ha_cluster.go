@@ -349,7 +349,7 @@ type haCluster struct {
 // Fence values from an endpoint need the provider's settings: without
 // them (validation) placeholders stand in so everything else is checked.
 // A partly known model converts too, for the rules (pacemaker.Rules): an
-// unknown value is "" in its place, an unknown map key or list is left out.
+// unknown value is "" in its place, an unknown map or list is left out.
 func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diags *diag.Diagnostics) (haCluster, bool) {
 	h := haCluster{hosts: map[string]string{}}
 	known := !(m.Name.IsUnknown() || m.Transport.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
@@ -377,7 +377,6 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 			s, ok := e.(types.String)
 			if !ok || s.IsUnknown() {
 				known = false
-				continue
 			}
 			out[k] = s.ValueString()
 		}

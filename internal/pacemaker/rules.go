@@ -3,8 +3,9 @@ package pacemaker
 // The rules a cluster's values must keep with each other: what corosync,
 // pacemaker or the agents would refuse or misuse although every value is
 // well formed on its own. Each broken rule is a RuleError located on the
-// attribute at fault, so a plan fails there. A value that is "" is not
-// known yet (or not set): the rules that need it wait, the others run.
+// attribute at fault, so a plan fails there. On a cluster not fully known
+// yet (Rules), a value that is "" (a map value: a key holding "") is not
+// known yet: the rules that need it wait, the others run.
 
 import (
 	"fmt"
@@ -97,7 +98,7 @@ func (c Cluster) rules(fences []FenceTarget, complete bool) []error {
 	var errs []error
 	nets := c.networkRules(&errs)
 	ring := c.ringRules(nets, &errs)
-	c.primitiveRules(nets, ring, &errs)
+	c.primitiveRules(nets, ring, complete, &errs)
 	fenceRules(c.Nodes, fences, ring, &errs)
 	for i, l := range c.Locations {
 		if l.Score != "" || complete {
@@ -109,7 +110,7 @@ func (c Cluster) rules(fences []FenceTarget, complete bool) []error {
 			scoreRule(fmt.Sprintf("colocations[%d].score", i), l.Score, &errs)
 		}
 	}
-	metaScores("resource_defaults", c.ResourceDefaults, &errs)
+	metaScores("resource_defaults", c.ResourceDefaults, complete, &errs)
 	return errs
 }
 
@@ -120,10 +121,10 @@ func scoreRule(attr, s string, errs *[]error) {
 }
 
 // metaScores checks the score-valued keys of a meta attribute map (at is
-// the map's attribute path; a value not known yet is not in it).
-func metaScores(at string, m map[string]string, errs *[]error) {
+// the map's attribute path).
+func metaScores(at string, m map[string]string, complete bool, errs *[]error) {
 	for _, k := range scoreMeta {
-		if v, ok := m[k]; ok {
+		if v, ok := m[k]; ok && (v != "" || complete) {
 			scoreRule(fmt.Sprintf("%s[%q]", at, k), v, errs)
 		}
 	}
@@ -178,24 +179,24 @@ func (c Cluster) ringRules(nets []netip.Prefix, errs *[]error) map[netip.Addr]st
 
 // primitiveRules checks the floating addresses, the exports and the
 // score-valued meta attributes of every resource.
-func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string, errs *[]error) {
+func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string, complete bool, errs *[]error) {
 	floating := map[netip.Addr]string{}
 	fsids := map[string][2]string{} // fsid -> directory, attribute path
 	exports := map[[2]string]string{}
 	each := func(at string, p Primitive) {
-		metaScores(at+".meta", p.Meta, errs)
+		metaScores(at+".meta", p.Meta, complete, errs)
 		if p.Class != "ocf" || p.Provider != "heartbeat" {
 			return
 		}
 		switch p.Type {
 		case "IPaddr2", "IPaddr":
-			floatingRules(at, p.Params, nets, ring, floating, errs)
+			floatingRules(at, p.Params, nets, ring, floating, complete, errs)
 		case "exportfs":
 			exportRules(at, p.Params, fsids, exports, errs)
 		}
 	}
 	for i, g := range c.Groups {
-		metaScores(fmt.Sprintf("groups[%d].meta", i), g.Meta, errs)
+		metaScores(fmt.Sprintf("groups[%d].meta", i), g.Meta, complete, errs)
 		for j, p := range g.Members {
 			each(fmt.Sprintf("groups[%d].members[%d]", i, j), p)
 		}
@@ -213,7 +214,8 @@ func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string,
 // network around one (R2: 10.10.0.100/16 around 10.10.1.0/24). With nic
 // (BeeGFS HA's data network) the interface is named. The address must be
 // no network or broadcast address, no node's and no other floating one.
-func floatingRules(at string, params map[string]string, nets []netip.Prefix, ring map[netip.Addr]string, floating map[netip.Addr]string, errs *[]error) {
+func floatingRules(at string, params map[string]string, nets []netip.Prefix, ring map[netip.Addr]string, floating map[netip.Addr]string,
+	complete bool, errs *[]error) {
 	ipAt, maskAt := at+`.params["ip"]`, at+`.params["cidr_netmask"]`
 	ip, err := netip.ParseAddr(params["ip"])
 	if params["ip"] != "" && err != nil {
@@ -252,7 +254,11 @@ func floatingRules(at string, params map[string]string, nets []netip.Prefix, rin
 	if bits > 0 {
 		own, _ = ip.Prefix(bits)
 	}
-	if params["nic"] != "" || !known || bits == 0 {
+	// A netmask or nic not known yet may place the address anywhere.
+	_, maskSet := params["cidr_netmask"]
+	nic, nicSet := params["nic"]
+	pending := !complete && (maskSet && params["cidr_netmask"] == "" || nicSet && nic == "")
+	if nic != "" || pending || !known || bits == 0 {
 		if own.IsValid() && isEdge(ip, own) {
 			*errs = append(*errs, broken(ipAt, "floating address %s is the network or broadcast address of %s", ip, own.Masked()))
 		}

@@ -117,8 +117,6 @@ func TestRules(t *testing.T) {
 			`nodes["nfs1"].fence.ip`, "names node nfs2"},
 		// Scores.
 		{"score word", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "high" }, `locations[0].score`, `score "high"`},
-		{"empty stickiness", func(c *Cluster, _ []FenceTarget) { c.ResourceDefaults = map[string]string{"resource-stickiness": ""} },
-			`resource_defaults["resource-stickiness"]`, `score ""`},
 		{"infinity in small letters", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "-infinity" }, `locations[0].score`, "spelt in capitals"},
 		{"score beyond INFINITY", func(c *Cluster, _ []FenceTarget) { c.Locations[0].Score = "5000000" }, `locations[0].score`, "beyond pacemaker's limit"},
 		{"colocation score", func(c *Cluster, _ []FenceTarget) {
@@ -228,11 +226,27 @@ func TestRulesPartlyKnown(t *testing.T) {
 	if errs := c.Rules(f); len(errs) != 1 || !strings.Contains(errs[0].Error(), `nodes["nfs2"].fence.endpoint`) {
 		t.Errorf("with the system known: %v", errs)
 	}
-	// Once everything is known (Validate), an empty score is one.
+	// A netmask not known yet may put the floating address on the
+	// cluster network; a meta score not known yet waits too.
+	c = r2()
+	member(&c, "IPaddr2", 0).Params["ip"], member(&c, "IPaddr2", 0).Params["cidr_netmask"] = "10.10.0.100", ""
+	c.ResourceDefaults = map[string]string{"resource-stickiness": ""}
+	f = r2Fences()
+	if errs := c.Rules(f); len(errs) > 0 {
+		t.Errorf("with the netmask and stickiness not known: %v", errs)
+	}
+	member(&c, "IPaddr2", 0).Params["ip"] = "192.168.7.100"
+	delete(member(&c, "IPaddr2", 0).Params, "cidr_netmask")
+	if errs := c.Rules(f); len(errs) != 1 || !strings.Contains(errs[0].Error(), "on none of the cluster networks") {
+		t.Errorf("with no netmask: %v", errs)
+	}
+	// Once everything is known (Validate), an empty score is a mistake.
 	c = r2()
 	c.Locations[0].Score = ""
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `locations[0].score: score ""`) {
-		t.Errorf("Validate with an empty score: %v", err)
+	c.ResourceDefaults = map[string]string{"resource-stickiness": ""}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `locations[0].score: score ""`) ||
+		!strings.Contains(err.Error(), `resource_defaults["resource-stickiness"]: score ""`) {
+		t.Errorf("Validate with empty scores: %v", err)
 	}
 }
 
