@@ -37,6 +37,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
@@ -678,8 +679,9 @@ func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
 
 // fenceSystems reads the host name each fence device's system reports on
 // its BMC (one GET per node, only for a plan that changes the cluster) and
-// refuses a device whose system is another node (FenceSystemRules). A BMC
-// that does not answer is left to the fencer's own monitor.
+// refuses a device whose system is missing there or is another node
+// (FenceSystemRules). A BMC that does not answer is left to the fencer's
+// own monitor.
 func (h haCluster) fenceSystems(ctx context.Context, d *providerData, diags *diag.Diagnostics) {
 	names := map[string]string{}
 	for _, t := range h.c.Fences {
@@ -689,10 +691,17 @@ func (h haCluster) fenceSystems(ctx context.Context, d *providerData, diags *dia
 		var quiet diag.Diagnostics
 		ep := d.planEndpoint(t.Endpoint, path.Empty(), &quiet)
 		var sys struct{ HostName string }
-		if ep != nil {
-			if _, err := ep.Get(ctx, t.SystemsURI, &sys); err == nil {
-				names[t.Node] = sys.HostName
-			}
+		if ep == nil {
+			continue
+		}
+		_, err := ep.Get(ctx, t.SystemsURI, &sys)
+		switch {
+		case err == nil:
+			names[t.Node] = sys.HostName
+		case redfish.IsGone(err):
+			addError(diags, path.Root("nodes").AtMapKey(t.Node).AtName("fence").AtName("systems_uri"), "Invalid Cluster Setting",
+				fmt.Sprintf("Endpoint %q has no system at %s: fence_redfish would find nothing to power off. Use the "+
+					"system_id of the node's hpcstorage_server.", t.Endpoint, t.SystemsURI), err)
 		}
 	}
 	if errs := pacemaker.FenceSystemRules(h.c.Nodes, h.c.Fences, names); len(errs) > 0 {

@@ -101,7 +101,8 @@ resource "hpcstorage_ha_cluster" "c" {
 
 // TestAccHAClusterFenceSystemAtPlan: in the R2 lab, with the BMC endpoints
 // named after nothing, each node's fence block aimed at the other's BMC
-// fails the plan: the system there reports the other node's host name.
+// fails the plan: the system there reports the other node's host name;
+// a system the BMC does not have fails it too.
 func TestAccHAClusterFenceSystemAtPlan(t *testing.T) {
 	l := startHALab(t)
 	cfg := l.config(haConfig{fence: true})
@@ -111,9 +112,19 @@ func TestAccHAClusterFenceSystemAtPlan(t *testing.T) {
 	if swapped == cfg {
 		t.Fatal("no fence endpoints to swap")
 	}
+	// A system the BMC does not have: fence_redfish would find nothing.
+	typo := strings.Replace(cfg, `systems_uri = "/redfish/v1/Systems/${data.hpcstorage_server.nfs2.system_id}"`,
+		`systems_uri = "/redfish/v1/Systems/${data.hpcstorage_server.nfs2.system_id}.2"`, 1)
+	if typo == cfg {
+		t.Fatal("no systems_uri of nfs2 to change")
+	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: nodeProviderFactories,
-		Steps: []resource.TestStep{{Config: swapped, PlanOnly: true,
-			ExpectError: regexp.MustCompile(`(?s)Attribute\s+nodes\["nfs1"\]\.fence\.endpoint.*reports\s+host\s+name\s+nfs2`)}},
+		Steps: []resource.TestStep{
+			{Config: swapped, PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute\s+nodes\["nfs1"\]\.fence\.endpoint.*reports\s+host\s+name\s+nfs2`)},
+			{Config: typo, PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Attribute\s+nodes\["nfs2"\]\.fence\.systems_uri.*has\s+no\s+system\s+at`)},
+		},
 	})
 }
