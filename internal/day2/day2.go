@@ -228,9 +228,11 @@ var ErrBusy = errors.New("busy")
 var ErrNoCluster = errors.New("the cluster does not run there")
 
 // waitFor retries check until it returns nil, the timeout passes or ctx
-// ends; the last error says what was not ready.
+// ends; the last error says what was not ready. The pauses start short
+// and double up to Poll: most waits end within a second or two.
 func waitFor(ctx context.Context, o Options, check func(context.Context) error) error {
 	deadline := time.Now().Add(o.timeout())
+	pause := min(o.poll(), 100*time.Millisecond)
 	for {
 		err := check(ctx)
 		if err == nil {
@@ -245,8 +247,9 @@ func waitFor(ctx context.Context, o Options, check func(context.Context) error) 
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %v", ctx.Err(), err)
-		case <-time.After(o.poll()):
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, o.poll())
 	}
 }
 
