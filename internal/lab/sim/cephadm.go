@@ -40,6 +40,10 @@ import (
 )
 
 func cephadm(e *Env, args []string) int {
+	args, ok := cephadmGlobal(e, args)
+	if !ok {
+		return 1
+	}
 	if len(args) == 0 {
 		return e.fail(2, "usage: cephadm [-h] {bootstrap,rm-cluster,...} ...")
 	}
