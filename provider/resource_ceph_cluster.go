@@ -261,8 +261,7 @@ func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.Modif
 		if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
 			plan.AdminHost = b.Host
 		}
-		// A state from before release existed is the paper's Pacific.
-		if state != nil && state.Release.IsNull() {
+		if state != nil && state.Release.IsNull() { // a state from before release existed: Pacific
 			state.Release = types.StringValue(ceph.DefaultRelease)
 		}
 		if state != nil && (!plan.Release.Equal(state.Release) || !plan.CephVersion.Equal(state.CephVersion)) {
@@ -487,6 +486,9 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 
 func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	clusterRead(ctx, req, resp, func(ctx context.Context, state *cephClusterModel, diags *diag.Diagnostics) (bool, bool) {
+		if state.Release.IsNull() { // written before release existed: the paper's
+			state.Release = types.StringValue(ceph.DefaultRelease)
+		}
 		v, ok := r.view(ctx, state, diags)
 		if ok {
 			state.fill(v)

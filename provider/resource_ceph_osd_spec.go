@@ -523,6 +523,9 @@ func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest
 // refresh reads the exported spec back (a difference is drift) and the
 // devices cephadm rejects.
 func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) (bool, bool) {
+	if state.Release.IsNull() { // written before release existed: the paper's
+		state.Release = types.StringValue(ceph.DefaultRelease)
+	}
 	diff, rejected, _, ok := r.readBack(ctx, state, diags)
 	if !ok {
 		return true, false

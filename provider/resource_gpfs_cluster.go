@@ -184,6 +184,10 @@ func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest
 // yet) is filled from the -Y outputs. The cluster is never gone: a
 // missing one shows as drift.
 func (r *gpfsClusterResource) refresh(ctx context.Context, state *gpfsClusterModel, diags *diag.Diagnostics) (found, ok bool) {
+	// Imported, or written before version existed: the paper's.
+	if state.Version.IsNull() {
+		state.Version = types.StringValue(gpfs.DefaultVersion)
+	}
 	if state.Nodes.IsNull() {
 		r.readImported(ctx, state, diags)
 		return true, !diags.HasError()

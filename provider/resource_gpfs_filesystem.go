@@ -310,6 +310,10 @@ func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequ
 // refresh reads the file system back into drift (a missing one is drift,
 // not gone); an imported one (no disks yet) is filled from the cluster.
 func (r *gpfsFilesystemResource) refresh(ctx context.Context, state *gpfsFilesystemModel, diags *diag.Diagnostics) (found, ok bool) {
+	// Imported, or written before version existed: the paper's.
+	if state.Version.IsNull() {
+		state.Version = types.StringValue(gpfs.DefaultVersion)
+	}
 	if state.Disks.IsNull() {
 		r.readImported(ctx, state, diags)
 		return true, !diags.HasError()
