@@ -78,11 +78,21 @@ func pyDevices(devs []Device) []pyDevice {
 
 func runCeph(t *testing.T, req any) pyResult {
 	t.Helper()
+	return runCephIn(t, "", req)
+}
+
+// runCephIn runs ceph_check.py with another release's classes first on
+// the module path ("": the installed Pacific ones).
+func runCephIn(t *testing.T, pythonPath string, req any) pyResult {
+	t.Helper()
 	in, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(cephPython, "testdata/ceph_check.py")
+	if pythonPath != "" {
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
+	}
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

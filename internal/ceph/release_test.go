@@ -2,6 +2,8 @@ package ceph
 
 import (
 	"encoding/json"
+	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -71,5 +73,59 @@ func TestCrushDeviceClass(t *testing.T) {
 	res := runCeph(t, req)
 	if res.Specs[0].Error != "" || res.Specs[0].ToJSON["spec"].(map[string]any)["crush_device_class"] != "nvme" {
 		t.Fatalf("Pacific's classes: %+v", res.Specs[0])
+	}
+}
+
+// tentacleClasses is Ceph v20.2.4's python-common (test data; see its
+// README).
+const tentacleClasses = "testdata/ceph-tentacle"
+
+// TestSpecsValidByTentacle: every spec rendered for Tentacle, the
+// crush_device_class one too, is accepted by Tentacle's own classes and
+// its to_json is what this package renders (what SpecDiff compares an
+// export against). The classes are Tentacle's: they accept the
+// `actuators` filter, which Pacific's refuse.
+func TestSpecsValidByTentacle(t *testing.T) {
+	if _, err := exec.LookPath(cephPython); err != nil {
+		t.Skip("no python3")
+	}
+	specs := []ServiceSpec{
+		{ServiceType: TypeMon, Placement: Placement{Count: 3, Label: "mon"}},
+		{ServiceType: TypeMon, Placement: Placement{Hosts: []string{"mon1", "mon2", "mon3"}}},
+		{ServiceType: TypeMgr, Placement: Placement{Count: 2, Label: "mgr"}},
+		r4Spec(),
+		{ServiceType: TypeOSD, ServiceID: "hdd", Placement: Placement{Hosts: []string{"osd1", "osd2"}},
+			DataDevices: &DeviceFilter{Rotational: boolp(true), Size: "10TB:"}, DBDevices: &DeviceFilter{Model: "MZXL", Limit: 2},
+			Encrypted: true, CrushDeviceClass: "hdd"},
+		{ServiceType: TypeOSD, ServiceID: "all", Placement: Placement{Label: "osd"}, DataDevices: &DeviceFilter{All: true}},
+	}
+	var req struct {
+		Specs []json.RawMessage `json:"specs"`
+	}
+	for _, s := range specs {
+		s.Release = Tentacle
+		req.Specs = append(req.Specs, specJSON(t, s))
+	}
+	actuators := `{"service_type": "osd", "service_id": "x", "placement": {"label": "osd"}, "spec": {"data_devices": {"actuators": 2}}}`
+	req.Specs = append(req.Specs, json.RawMessage(actuators))
+	res := runCephIn(t, tentacleClasses, req)
+	for i, s := range specs {
+		r := res.Specs[i]
+		if r.Error != "" {
+			t.Errorf("%s refused by Tentacle: %s", s.ServiceName(), r.Error)
+			continue
+		}
+		var mine map[string]any
+		_ = json.Unmarshal(req.Specs[i], &mine)
+		if !reflect.DeepEqual(mine, r.ToJSON) {
+			t.Errorf("%s: rendered %v\nTentacle's to_json %v", s.ServiceName(), mine, r.ToJSON)
+		}
+	}
+	if e := res.Specs[len(specs)].Error; e != "" {
+		t.Fatalf("not Tentacle's classes: the actuators filter was refused: %s", e)
+	}
+	needCephCommon(t)
+	if e := runCeph(t, req).Specs[len(specs)].Error; !strings.Contains(e, "actuators") {
+		t.Fatalf("Pacific's classes accepted the actuators filter: %q", e)
 	}
 }
