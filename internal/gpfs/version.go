@@ -3,6 +3,7 @@ package gpfs
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,14 +67,7 @@ func levelOf(v string) Level {
 }
 
 // ValidVersion says whether v is one of Versions.
-func ValidVersion(v string) bool {
-	for _, x := range Versions {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+func ValidVersion(v string) bool { return slices.Contains(Versions, v) }
 
 // versionOr is v, or the default when unset.
 func versionOr(v string) string {
