@@ -45,9 +45,6 @@ const ImageRepo = "quay.io/ceph/ceph"
 // releaseIndex is the release's place in Releases (-1: unknown).
 func releaseIndex(r string) int { return slices.Index(Releases, r) }
 
-// AtLeast reports whether release r is min or newer.
-func AtLeast(r, min string) bool { return releaseIndex(r) >= releaseIndex(min) }
-
 func parseVersion(v string) ([3]int, bool) {
 	var out [3]int
 	parts := strings.Split(v, ".")

@@ -84,10 +84,6 @@ func VersionLess(a, b string) bool { return levelOf(versionOr(a)).Less(levelOf(v
 func hasMetadataBlockSize(v string) bool { return versionOr(v) != V60 }
 func hasAutoInodeLimit(v string) bool    { return versionOr(v) != V504 }
 
-// HasS3 says whether CES offers S3 (5.2 and later; Swift before, last
-// in 5.1.8).
-func HasS3(v string) bool { return !VersionLess(v, V52) }
-
 // ReleaseBelow says whether a seen level (minReleaseLevel, or a file
 // system's format level) is below version v: the upgrade is not finished.
 func ReleaseBelow(seen, v string) bool {
