@@ -51,6 +51,8 @@ type cephClusterModel struct {
 	MonLabel       types.String               `tfsdk:"mon_label"`
 	MgrCount       types.Int64                `tfsdk:"mgr_count"`
 	MgrLabel       types.String               `tfsdk:"mgr_label"`
+	Release        types.String               `tfsdk:"release"`
+	CephVersion    types.String               `tfsdk:"ceph_version"`
 	FSID           types.String               `tfsdk:"fsid"`
 	AdminHost      types.String               `tfsdk:"admin_host"`
 	Mons           types.List                 `tfsdk:"mons"`
@@ -110,6 +112,12 @@ func (r *cephClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Managers (one active, the others standby).", Validators: []validator.Int64{int64validator.Between(1, 5)}},
 			"mgr_label": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("mgr"),
 				MarkdownDescription: "Managers go on hosts with this label."},
+			"release": cephReleaseAttribute("The Ceph release to bootstrap: `pacific` keeps cephadm's own image, as the " +
+				"paper deployed; a newer one bootstraps `" + ceph.ImageRepo + ":v<ceph_version>`. Changing it on a running " +
+				"cluster is refused (upgrade with `ceph orch upgrade`, then set it)."),
+			"ceph_version": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The point release of `release` to bootstrap (`20.2.4`); unset: the newest known one. " +
+					"Tentacle older than 20.2.4 is refused (CVE-2025-30156, a CephX authentication bypass)."},
 			"id":   schema.StringAttribute{Computed: true, MarkdownDescription: "The fsid.", PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"fsid": schema.StringAttribute{Computed: true, MarkdownDescription: "The cluster's fsid.", PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"admin_host": schema.StringAttribute{Computed: true, PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
@@ -133,7 +141,8 @@ func (m *cephClusterModel) decode(ctx context.Context, diags *diag.Diagnostics) 
 
 func (m *cephClusterModel) bootstrap() ceph.Bootstrap {
 	return ceph.Bootstrap{MonIP: m.MonIP.ValueString(), PublicNetwork: m.PublicNetwork.ValueString(),
-		ClusterNetwork: m.ClusterNetwork.ValueString(), Dashboard: m.Dashboard.ValueBool(), AllowFQDN: m.AllowFQDN.ValueBool()}
+		ClusterNetwork: m.ClusterNetwork.ValueString(), Dashboard: m.Dashboard.ValueBool(), AllowFQDN: m.AllowFQDN.ValueBool(),
+		Image: ceph.ReleaseImage(m.Release.ValueString(), m.CephVersion.ValueString())}
 }
 
 func (m *cephClusterModel) specs() []ceph.ServiceSpec {
@@ -156,7 +165,8 @@ func (m *cephClusterModel) labels(h string) []string { return stringsOf(m.Hosts[
 
 func (m *cephClusterModel) known() bool {
 	if m.BootstrapHost.IsUnknown() || m.MonIP.IsUnknown() || m.PublicNetwork.IsUnknown() || m.ClusterNetwork.IsUnknown() ||
-		m.MonCount.IsUnknown() || m.MonLabel.IsUnknown() || m.MgrCount.IsUnknown() || m.MgrLabel.IsUnknown() || m.Hosts == nil {
+		m.MonCount.IsUnknown() || m.MonLabel.IsUnknown() || m.MgrCount.IsUnknown() || m.MgrLabel.IsUnknown() || m.Hosts == nil ||
+		m.Release.IsUnknown() || m.CephVersion.IsUnknown() {
 		return false
 	}
 	for _, h := range m.Hosts {
@@ -172,6 +182,9 @@ func (m *cephClusterModel) known() bool {
 func (m *cephClusterModel) check(diags *diag.Diagnostics) {
 	if err := m.bootstrap().Validate(); err != nil {
 		cephInvalid(diags, errorField(err, "mon_ip", "public_network", "cluster_network"), err)
+	}
+	if err := ceph.ValidateRelease(m.Release.ValueString(), m.CephVersion.ValueString()); err != nil {
+		cephInvalid(diags, errorField(err, "release", "ceph_version"), err)
 	}
 	if _, ok := m.Hosts[m.BootstrapHost.ValueString()]; !ok {
 		addError(diags, path.Root("bootstrap_host"), "Invalid Ceph Setting", fmt.Sprintf("%q is not a key of hosts.",
@@ -227,6 +240,9 @@ func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.V
 	if m.MgrLabel.IsNull() {
 		m.MgrLabel = types.StringValue("mgr")
 	}
+	if m.Release.IsNull() {
+		m.Release = types.StringValue(ceph.DefaultRelease)
+	}
 	if m.known() {
 		m.check(&resp.Diagnostics)
 	}
@@ -244,6 +260,16 @@ func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.Modif
 		plan.Drift = emptyDrift()
 		if b, ok := plan.Hosts[plan.BootstrapHost.ValueString()]; ok {
 			plan.AdminHost = b.Host
+		}
+		if state != nil && state.Release.IsNull() { // a state from before release existed: Pacific
+			state.Release = types.StringValue(ceph.DefaultRelease)
+		}
+		if state != nil && (!plan.Release.Equal(state.Release) || !plan.CephVersion.Equal(state.CephVersion)) {
+			addError(diags, path.Root("release"), "Ceph Release Change", fmt.Sprintf("The cluster runs %s %s; this "+
+				"resource bootstraps a release but does not upgrade one: run `ceph orch upgrade start --image %s` "+
+				"(one release at a time), then set release and ceph_version to what it runs.", state.Release.ValueString(),
+				state.CephVersion.ValueString(), ceph.ReleaseImage(plan.Release.ValueString(), plan.CephVersion.ValueString())), nil)
+			return false
 		}
 		if state != nil {
 			plan.Mons, plan.MonHosts = state.Mons, state.MonHosts
@@ -460,6 +486,9 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 
 func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	clusterRead(ctx, req, resp, func(ctx context.Context, state *cephClusterModel, diags *diag.Diagnostics) (bool, bool) {
+		if state.Release.IsNull() { // written before release existed: the paper's
+			state.Release = types.StringValue(ceph.DefaultRelease)
+		}
 		v, ok := r.view(ctx, state, diags)
 		if ok {
 			state.fill(v)

@@ -8,8 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
 )
 
 const cephKind = "Ceph"
@@ -33,4 +36,12 @@ func cephOn(nodes *nodeAccess, host types.String, ssh types.Object) clusterShell
 // cephInvalid reports a renderer's validation error on an attribute.
 func cephInvalid(diags *diag.Diagnostics, at string, err error) {
 	invalidSetting(diags, cephKind, attrPath(at), err)
+}
+
+// cephReleaseAttribute is a Ceph release choice, the paper's (Pacific) by
+// default; changing it never replaces anything (an upgrade is cephadm's).
+func cephReleaseAttribute(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(ceph.DefaultRelease),
+		Validators:          []validator.String{stringvalidator.OneOf(ceph.Releases...)},
+		MarkdownDescription: desc + " One of " + enumDoc(ceph.Releases) + "; default `" + ceph.DefaultRelease + "` (the R4 paper's)."}
 }

@@ -50,6 +50,8 @@ type cephOSDSpecModel struct {
 	decodedKnown   bool                   `tfsdk:"-"`
 	OSDsPerDevice  types.Int64            `tfsdk:"osds_per_device"`
 	Encrypted      types.Bool             `tfsdk:"encrypted"`
+	Release        types.String           `tfsdk:"release"`
+	CrushClass     types.String           `tfsdk:"crush_device_class"`
 	OSDDevices     types.Map              `tfsdk:"osd_devices"`
 	OSDCount       types.Int64            `tfsdk:"osd_count"`
 	RawBytes       types.Int64            `tfsdk:"raw_bytes"`
@@ -133,6 +135,10 @@ func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest
 						MarkdownDescription: "The host's disks."},
 				}},
 			},
+			"release": cephReleaseAttribute("The Ceph release the cluster runs (the cluster's `release`): the spec is " +
+				"rendered with only the keys that release's spec classes accept."),
+			"crush_device_class": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The OSDs' CRUSH device class (`crush_device_class` in the spec; accepted from Pacific 16.2.15 on). Unset: Ceph detects `hdd`, `ssd` or `nvme`."},
 			"data_devices": cephFilterAttribute(true, "Devices that hold OSD data."),
 			"db_devices":   cephFilterAttribute(false, "Devices that hold the OSDs' RocksDB (a faster tier); never devices taken for data."),
 			"osds_per_device": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(1),
@@ -206,7 +212,7 @@ func (f *cephDeviceFilter) known() bool {
 
 func (m *cephOSDSpecModel) known() bool {
 	if m.ServiceID.IsUnknown() || m.PlacementLabel.IsUnknown() || m.PlacementHosts.IsUnknown() || m.OSDsPerDevice.IsUnknown() ||
-		m.Encrypted.IsUnknown() || !m.decodedKnown || !m.DataDevices.known() || !m.DBDevices.known() {
+		m.Encrypted.IsUnknown() || m.Release.IsUnknown() || m.CrushClass.IsUnknown() || !m.decodedKnown || !m.DataDevices.known() || !m.DBDevices.known() {
 		return false
 	}
 	for _, h := range m.Hosts {
@@ -224,7 +230,7 @@ func (m *cephOSDSpecModel) spec() ceph.ServiceSpec {
 	return ceph.ServiceSpec{ServiceType: ceph.TypeOSD, ServiceID: m.ServiceID.ValueString(),
 		Placement:   ceph.Placement{Label: m.PlacementLabel.ValueString(), Hosts: stringsOf(m.PlacementHosts.Elements())},
 		DataDevices: m.DataDevices.filter(), DBDevices: m.DBDevices.filter(), OSDsPerDevice: int(m.OSDsPerDevice.ValueInt64()),
-		Encrypted: m.Encrypted.ValueBool()}
+		Encrypted: m.Encrypted.ValueBool(), Release: m.Release.ValueString(), CrushDeviceClass: m.CrushClass.ValueString()}
 }
 
 // ours reads osd_devices (of the prior state): the devices that hold this
@@ -287,7 +293,7 @@ func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string
 	s := m.spec()
 	if err := s.Validate(); err != nil {
 		at := errorField(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
-			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device")
+			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device", "release", "crush_device_class")
 		if at == "placement" {
 			at = "placement_label"
 		}
@@ -517,6 +523,9 @@ func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest
 // refresh reads the exported spec back (a difference is drift) and the
 // devices cephadm rejects.
 func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) (bool, bool) {
+	if state.Release.IsNull() { // written before release existed: the paper's
+		state.Release = types.StringValue(ceph.DefaultRelease)
+	}
 	diff, rejected, _, ok := r.readBack(ctx, state, diags)
 	if !ok {
 		return true, false

@@ -54,6 +54,16 @@ resource "hpcstorage_ceph_osd_spec" "x" {
   hosts           = { osd1 = local.r4_node }
   data_devices    = { size = "4TB:3TB" }
 }`, []string{"data_devices.size", "inverted size range", "no device can match"}},
+		{"tentacle below the CVE-2025-30156 fix", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  release        = "tentacle"
+  ceph_version   = "20.2.3"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts          = { mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] } }
+}`, []string{"with hpcstorage_ceph_cluster.x", "ceph_version", "20.2.3 is older than 20.2.4", "CVE-2025-30156"}},
 		{"pool size 0", `
 resource "hpcstorage_ceph_pool" "x" {
   admin_host = "127.0.0.1:1"

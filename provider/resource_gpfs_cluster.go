@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -48,6 +49,7 @@ type gpfsClusterModel struct {
 	MaxBlockSize types.String `tfsdk:"max_block_size"`
 	NodeNames    types.List   `tfsdk:"node_names"`
 	Drift        types.Map    `tfsdk:"drift"`
+	Version      types.String `tfsdk:"version"`
 }
 
 func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -87,6 +89,9 @@ func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 					backtickList(gpfs.AttributeNames()) + "."},
 			"id":         nodeIDAttribute("The cluster name."),
 			"cluster_id": schema.StringAttribute{Computed: true, MarkdownDescription: "GPFS's cluster id, as `mmlscluster -Y` prints it.", PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"version": gpfsVersionAttribute("The Storage Scale version the nodes run. Raising it (after every node's " +
+				"packages were upgraded) finishes the upgrade: `mmchconfig release=LATEST` runs whenever `minReleaseLevel` is " +
+				"below it, and shows in `drift` until then. Lowering it is refused."),
 			"max_block_size": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "The cluster's `maxblocksize` once applied (`config.all.maxblocksize`, else GPFS's default " +
 					gpfs.FormatSize(gpfs.DefaultMaxBlockSize) + "). File systems take it, so they are created after it is set and " +
@@ -137,6 +142,16 @@ func (r *gpfsClusterResource) adjust(ctx context.Context, plan, state *gpfsClust
 		return false
 	}
 	plan.fill(s)
+	if state != nil && gpfs.VersionLess(plan.Version.ValueString(), state.Version.ValueString()) {
+		addError(diags, path.Root("version"), "Storage Scale Downgrade", fmt.Sprintf("version %s is below %s: once "+
+			"mmchconfig release=LATEST ran, the cluster admits no older code.", plan.Version.ValueString(), state.Version.ValueString()), nil)
+		return false
+	}
+	if state != nil && gpfs.VersionLess(state.Version.ValueString(), plan.Version.ValueString()) {
+		diags.AddAttributeWarning(path.Root("version"), "Storage Scale Upgrade Finished", fmt.Sprintf("The apply finishes the "+
+			"upgrade to %s: mmchconfig release=LATEST (the cluster then admits no code below it; every node must run %s "+
+			"already). The file systems' formats follow with mmchfs -V full.", plan.Version.ValueString(), plan.Version.ValueString()))
+	}
 	if state != nil {
 		var before map[string][]string
 		diags.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
@@ -169,6 +184,10 @@ func (r *gpfsClusterResource) Read(ctx context.Context, req resource.ReadRequest
 // yet) is filled from the -Y outputs. The cluster is never gone: a
 // missing one shows as drift.
 func (r *gpfsClusterResource) refresh(ctx context.Context, state *gpfsClusterModel, diags *diag.Diagnostics) (found, ok bool) {
+	// Imported, or written before version existed: the paper's.
+	if state.Version.IsNull() {
+		state.Version = types.StringValue(gpfs.DefaultVersion)
+	}
 	if state.Nodes.IsNull() {
 		r.readImported(ctx, state, diags)
 		return true, !diags.HasError()
@@ -296,7 +315,8 @@ func (m *gpfsClusterModel) spec(ctx context.Context, diags *diag.Diagnostics) (g
 	if diags.HasError() {
 		return gpfs.ClusterSpec{}, false
 	}
-	s := gpfs.ClusterSpec{Name: m.Name.ValueString(), Classes: classes, Config: config, Dir: gpfsPath("cluster-" + m.Name.ValueString())}
+	s := gpfs.ClusterSpec{Name: m.Name.ValueString(), Classes: classes, Config: config, Dir: gpfsPath("cluster-" + m.Name.ValueString()),
+		Version: m.Version.ValueString()}
 	for _, n := range slices.Sorted(maps.Keys(nodes)) {
 		s.Nodes = append(s.Nodes, gpfs.Node{Name: n, Roles: nodes[n]})
 	}
@@ -422,4 +442,12 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	m.ClusterID = types.StringValue(seen.Cluster.ID)
 	m.Drift = emptyDrift()
 	return true
+}
+
+// gpfsVersionAttribute is a Storage Scale version choice, the paper's by
+// default.
+func gpfsVersionAttribute(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(gpfs.DefaultVersion),
+		Validators:          []validator.String{stringvalidator.OneOf(gpfs.Versions...)},
+		MarkdownDescription: desc + " One of " + enumDoc(gpfs.Versions) + "; default `" + gpfs.DefaultVersion + "` (the R5 paper's)."}
 }

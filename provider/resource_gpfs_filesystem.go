@@ -68,6 +68,8 @@ type gpfsFilesystemModel struct {
 	SubblocksPerBlock   types.Int64  `tfsdk:"subblocks_per_block"`
 	SubblockBytes       types.Int64  `tfsdk:"subblock_bytes"`
 	Drift               types.Map    `tfsdk:"drift"`
+	Version             types.String `tfsdk:"version"`
+	AutoInodeLimit      types.Bool   `tfsdk:"auto_inode_limit"`
 }
 
 type gpfsDiskModel struct {
@@ -111,6 +113,12 @@ func (r *gpfsFilesystemResource) Schema(_ context.Context, _ resource.SchemaRequ
 					"the system pool is `metadataOnly`. GPFS 5 gives every pool the same number of subblocks per block, the " +
 					"smaller of the two sizes' counts: R5's `8M` data blocks with `2M` metadata blocks have 256 subblocks of " +
 					"32 KiB (without it, 512 of 16 KiB). Unset: one block size everywhere. Fixed at creation."},
+			"version": gpfsVersionAttribute("The Storage Scale version the cluster runs (the cluster's `version`): " +
+				"`mmcrfs` gets only the options that version lists. Raising it on an existing file system runs " +
+				"`mmchfs DEV -V full` once the format is below it (after the cluster's `mmchconfig release=LATEST`)."),
+			"auto_inode_limit": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "`mmcrfs --auto-inode-limit` (5.1.6 and later: GPFS raises the inode limit as files are " +
+					"created); refused at plan for `5.0.4`. Fixed at creation."},
 			"allocation": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("scatter"),
 				MarkdownDescription: "Block allocation map (`-j`): " + backtickList(gpfs.LayoutMaps) + ". `scatter` keeps " +
 					"performance flat as the file system fills.", Validators: []validator.String{stringvalidator.OneOf(gpfs.LayoutMaps...)}},
@@ -216,6 +224,9 @@ func (r *gpfsFilesystemResource) adjust(ctx context.Context, plan, state *gpfsFi
 		return false
 	}
 	if state == nil {
+		if gpfsProblems(diags, f.CreateProblems()); diags.HasError() {
+			return false
+		}
 		plan.MmcrfsCommand = stringList(f.MmcrfsArgv(plan.dir() + "/mmcrfs.stanza"))
 		plan.AddedDisks = stringList(nil)
 		return true
@@ -235,12 +246,18 @@ func (r *gpfsFilesystemResource) adjust(ctx context.Context, plan, state *gpfsFi
 		{"data_replicas", fmt.Sprint(before.DataRepl), fmt.Sprint(f.DataRepl)},
 		{"max_data_replicas", fmt.Sprint(before.MaxData), fmt.Sprint(f.MaxData)},
 		{"mount_point", before.MountPoint, f.MountPoint},
+		{"auto_inode_limit", fmt.Sprint(before.AutoInodeLimit), fmt.Sprint(f.AutoInodeLimit)},
 	} {
 		if c.was != c.will {
 			addError(diags, path.Root(c.attr), "Setting Fixed At Creation", fmt.Sprintf("%s was %s when file system "+
 				"%s was created (mmcrfs); it stays so. Put it back, or create a new file system under another device name.",
 				c.attr, c.was, f.Device), nil)
 		}
+	}
+	if gpfs.VersionLess(f.Version, before.Version) {
+		addError(diags, path.Root("version"), "Storage Scale Downgrade", fmt.Sprintf("version %s is below %s, which file "+
+			"system %s was last planned with: Storage Scale does not go back once mmchfs -V full raised its format.",
+			f.Version, before.Version, f.Device), nil)
 	}
 	if diags.HasError() {
 		return false
@@ -293,6 +310,10 @@ func (r *gpfsFilesystemResource) Read(ctx context.Context, req resource.ReadRequ
 // refresh reads the file system back into drift (a missing one is drift,
 // not gone); an imported one (no disks yet) is filled from the cluster.
 func (r *gpfsFilesystemResource) refresh(ctx context.Context, state *gpfsFilesystemModel, diags *diag.Diagnostics) (found, ok bool) {
+	// Imported, or written before version existed: the paper's.
+	if state.Version.IsNull() {
+		state.Version = types.StringValue(gpfs.DefaultVersion)
+	}
 	if state.Disks.IsNull() {
 		r.readImported(ctx, state, diags)
 		return true, !diags.HasError()
@@ -468,7 +489,8 @@ func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (
 		MetaBlockSize: m.MetadataBlockSize.ValueString(), LayoutMap: stringOr(m.Allocation, "scatter"),
 		MetaRepl: intOr(m.MetadataReplicas, 1), MaxMeta: intOr(m.MaxMetadataReplicas, 2), DataRepl: intOr(m.DataReplicas, 1),
 		MaxData: intOr(m.MaxDataReplicas, 2), NumNodes: intOr(m.NumNodes, 32), MountPoint: m.MountPoint.ValueString(),
-		AutoMount: m.AutoMount.IsNull() || m.AutoMount.ValueBool(), Policy: m.PlacementPolicy.ValueString()}
+		AutoMount: m.AutoMount.IsNull() || m.AutoMount.ValueBool(), Policy: m.PlacementPolicy.ValueString(),
+		Version: m.Version.ValueString(), AutoInodeLimit: m.AutoInodeLimit.ValueBool()}
 	for _, d := range disks {
 		if d.NSD.IsUnknown() || d.Usage.IsUnknown() || d.FailureGroup.IsUnknown() || d.Pool.IsUnknown() {
 			return gpfs.FileSystem{}, false

@@ -97,10 +97,17 @@ func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 // set, replaces the example's main.tf (the lab variable stays).
 func upR5(t *testing.T, mainTF ...string) *r5Lab {
 	t.Helper()
+	return upR5Release(t, "", mainTF...)
+}
+
+// upR5Release is upR5 with the nodes' Storage Scale packages at release
+// ("": the lab's default).
+func upR5Release(t *testing.T, release string, mainTF ...string) *r5Lab {
+	t.Helper()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t), GPFSRelease: release})
 	if err != nil {
 		t.Fatal(err)
 	}

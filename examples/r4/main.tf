@@ -42,6 +42,7 @@ module "ceph" {
   public_network  = "10.40.0.0/24"
   cluster_network = "10.41.0.0/24"
   pool_size       = 2
+  release         = var.release
 }
 
 output "fsid" {

@@ -20,3 +20,9 @@ variable "osd_nodes" {
   type        = number
   default     = 4
 }
+
+variable "release" {
+  description = "Ceph release (the paper's pacific; tentacle is today's)."
+  type        = string
+  default     = "pacific"
+}

@@ -34,3 +34,9 @@ variable "me484_count" {
   type        = number
   default     = 0
 }
+
+variable "gpfs_version" {
+  description = "Storage Scale version the nodes run (the paper's 5.0.4; 5.2 and 6.0 are current)."
+  type        = string
+  default     = "5.0.4"
+}

@@ -78,11 +78,21 @@ func pyDevices(devs []Device) []pyDevice {
 
 func runCeph(t *testing.T, req any) pyResult {
 	t.Helper()
+	return runCephIn(t, "", req)
+}
+
+// runCephIn runs ceph_check.py with another release's classes first on
+// the module path ("": the installed Pacific ones).
+func runCephIn(t *testing.T, pythonPath string, req any) pyResult {
+	t.Helper()
 	in, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(cephPython, "testdata/ceph_check.py")
+	if pythonPath != "" {
+		cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
+	}
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -165,7 +175,7 @@ func TestSpecsValidByCeph(t *testing.T) {
 }
 
 // TestSelectionAgreesWithCeph runs Select and Ceph's DriveSelection on the
-// same specs and devices.
+// same specs and devices: Pacific's and Tentacle's.
 func TestSelectionAgreesWithCeph(t *testing.T) {
 	needCephCommon(t)
 	osd := func(data, db *DeviceFilter) ServiceSpec {
@@ -220,30 +230,33 @@ func TestSelectionAgreesWithCeph(t *testing.T) {
 		}
 		req.Cases = append(req.Cases, pyCase{Spec: b, Devices: pyDevices(c.devs), ExistingDaemons: c.existing})
 	}
-	res := runCeph(t, req)
-	for i, c := range cases {
-		got, err := Select(c.spec, c.devs, c.existing)
-		py := res.Cases[i]
-		if c.want < 0 {
-			if err == nil || py.Error == "" {
-				t.Errorf("%s: Go %v, Ceph %q: both must refuse", c.name, err, py.Error)
+	// Pacific's installed classes, then Tentacle's (test data).
+	for _, cls := range []struct{ name, path string }{{Pacific, ""}, {Tentacle, tentacleClasses}} {
+		res := runCephIn(t, cls.path, req)
+		for i, c := range cases {
+			got, err := Select(c.spec, c.devs, c.existing)
+			py := res.Cases[i]
+			if c.want < 0 {
+				if err == nil || py.Error == "" {
+					t.Errorf("%s %s: Go %v, Ceph %q: both must refuse", cls.name, c.name, err, py.Error)
+				}
+				continue
 			}
-			continue
-		}
-		if err != nil || py.Error != "" {
-			t.Errorf("%s: Go %v, Ceph %s", c.name, err, py.Error)
-			continue
-		}
-		if len(got.Data) != c.want {
-			t.Errorf("%s: Go took %d data devices, want %d", c.name, len(got.Data), c.want)
-		}
-		if !reflect.DeepEqual(paths(got.Data), append([]string{}, py.Data...)) || !reflect.DeepEqual(paths(got.DB), append([]string{}, py.DB...)) {
-			t.Errorf("%s: Go data %v db %v\nCeph data %v db %v", c.name, paths(got.Data), paths(got.DB), py.Data, py.DB)
-		}
-		if c.name == "r4 model" {
-			for _, p := range py.Data {
-				if !strings.HasPrefix(p, "/dev/nvme") {
-					t.Errorf("Ceph took %s", p)
+			if err != nil || py.Error != "" {
+				t.Errorf("%s %s: Go %v, Ceph %s", cls.name, c.name, err, py.Error)
+				continue
+			}
+			if len(got.Data) != c.want {
+				t.Errorf("%s: Go took %d data devices, want %d", c.name, len(got.Data), c.want)
+			}
+			if !reflect.DeepEqual(paths(got.Data), append([]string{}, py.Data...)) || !reflect.DeepEqual(paths(got.DB), append([]string{}, py.DB...)) {
+				t.Errorf("%s %s: Go data %v db %v\nCeph data %v db %v", cls.name, c.name, paths(got.Data), paths(got.DB), py.Data, py.DB)
+			}
+			if c.name == "r4 model" {
+				for _, p := range py.Data {
+					if !strings.HasPrefix(p, "/dev/nvme") {
+						t.Errorf("Ceph took %s", p)
+					}
 				}
 			}
 		}

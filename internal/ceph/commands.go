@@ -52,6 +52,9 @@ type Bootstrap struct {
 	Dashboard      bool
 	// AllowFQDN passes --allow-fqdn-hostname (hosts named by FQDN).
 	AllowFQDN bool
+	// Image is the container image (cephadm's global --image): "" keeps
+	// cephadm's own default, as the Pacific paper deployed.
+	Image string
 }
 
 // Validate checks the addresses: the monitor IP inside the public network
@@ -81,6 +84,9 @@ func (b Bootstrap) Validate() error {
 // Argv is the bootstrap command line.
 func (b Bootstrap) Argv() []string {
 	argv := []string{"cephadm", "bootstrap", "--mon-ip", b.MonIP}
+	if b.Image != "" {
+		argv = []string{"cephadm", "--image", b.Image, "bootstrap", "--mon-ip", b.MonIP}
+	}
 	if b.ClusterNetwork != "" {
 		argv = append(argv, "--cluster-network", b.ClusterNetwork)
 	}

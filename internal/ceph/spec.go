@@ -67,6 +67,20 @@ type ServiceSpec struct {
 	DBDevices     *DeviceFilter
 	OSDsPerDevice int
 	Encrypted     bool
+	// CrushDeviceClass is the OSDs' CRUSH device class (the top-level
+	// key: Pacific 16.2.15's classes accept it too).
+	CrushDeviceClass string
+	// Release is the Ceph release the spec is rendered for ("": the
+	// default, Pacific): a key the release lacks is never rendered.
+	Release string
+}
+
+// release is the spec's release, the default when unset.
+func (s ServiceSpec) release() string {
+	if s.Release == "" {
+		return DefaultRelease
+	}
+	return s.Release
 }
 
 var reServiceID = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
@@ -117,8 +131,17 @@ func (s ServiceSpec) Validate() error {
 		if s.Placement.Count != 0 {
 			bad("placement.count", "an osd spec is placed by hosts or label, not a count")
 		}
+		if s.CrushDeviceClass != "" && !reServiceID.MatchString(s.CrushDeviceClass) {
+			bad("crush_device_class", "%q: only letters, digits, '_', '.' and '-'", s.CrushDeviceClass)
+		}
 	default:
 		bad("service_type", "%q: want one of %s", s.ServiceType, strings.Join(ServiceTypes, ", "))
+	}
+	if releaseIndex(s.release()) < 0 {
+		bad("release", "%q: want one of %s", s.Release, strings.Join(Releases, ", "))
+	}
+	if s.ServiceType != TypeOSD && s.CrushDeviceClass != "" {
+		bad("crush_device_class", "belongs to an osd spec, not %s", s.ServiceType)
 	}
 	if s.ServiceID != "" && !reServiceID.MatchString(s.ServiceID) {
 		bad("service_id", "%q: only letters, digits, '_', '.' and '-'", s.ServiceID)
@@ -192,12 +215,13 @@ type placementDoc struct {
 // osdDoc keys are sorted, as to_json sorts them; Ceph fills filter_logic
 // and objectstore with their defaults.
 type osdDoc struct {
-	DataDevices   *filterDoc `json:"data_devices,omitempty" yaml:"data_devices,omitempty"`
-	DBDevices     *filterDoc `json:"db_devices,omitempty" yaml:"db_devices,omitempty"`
-	Encrypted     bool       `json:"encrypted,omitempty" yaml:"encrypted,omitempty"`
-	FilterLogic   string     `json:"filter_logic" yaml:"filter_logic"`
-	Objectstore   string     `json:"objectstore" yaml:"objectstore"`
-	OSDsPerDevice int        `json:"osds_per_device,omitempty" yaml:"osds_per_device,omitempty"`
+	CrushDeviceClass string     `json:"crush_device_class,omitempty" yaml:"crush_device_class,omitempty"`
+	DataDevices      *filterDoc `json:"data_devices,omitempty" yaml:"data_devices,omitempty"`
+	DBDevices        *filterDoc `json:"db_devices,omitempty" yaml:"db_devices,omitempty"`
+	Encrypted        bool       `json:"encrypted,omitempty" yaml:"encrypted,omitempty"`
+	FilterLogic      string     `json:"filter_logic" yaml:"filter_logic"`
+	Objectstore      string     `json:"objectstore" yaml:"objectstore"`
+	OSDsPerDevice    int        `json:"osds_per_device,omitempty" yaml:"osds_per_device,omitempty"`
 }
 
 // filterDoc follows DeviceSelection.to_json's order and omissions.
@@ -225,7 +249,7 @@ func (s ServiceSpec) doc() specDoc {
 	}
 	if s.ServiceType == TypeOSD {
 		d.Spec = &osdDoc{DataDevices: s.DataDevices.doc(), DBDevices: s.DBDevices.doc(), Encrypted: s.Encrypted,
-			FilterLogic: "AND", Objectstore: "bluestore", OSDsPerDevice: s.OSDsPerDevice}
+			FilterLogic: "AND", Objectstore: "bluestore", OSDsPerDevice: s.OSDsPerDevice, CrushDeviceClass: s.CrushDeviceClass}
 	}
 	return d
 }

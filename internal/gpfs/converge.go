@@ -30,6 +30,10 @@ type ClusterSpec struct {
 	Config map[string]map[string]string
 	// Dir is where node files are written.
 	Dir string
+	// Version is the Storage Scale version the nodes run ("": the
+	// default); a cluster whose minReleaseLevel is below it gets
+	// mmchconfig release=LATEST (the upgrade's finishing step).
+	Version string
 }
 
 // ClusterSeen is the cluster as read back (-Y); Exists false when
@@ -76,6 +80,10 @@ func ClusterDrift(spec ClusterSpec, seen ClusterSeen) map[string]string {
 		if !have[n.Name] {
 			d["node:"+n.Name] = "not a node of the cluster"
 		}
+	}
+	if lvl, ok := seen.Config.Value("minReleaseLevel", AllNodes); ok && ReleaseBelow(lvl, spec.Version) {
+		d["release"] = fmt.Sprintf("minReleaseLevel %s is below version %s: the upgrade is not finished (mmchconfig release=LATEST)",
+			lvl, spec.Version)
 	}
 	for c, members := range spec.Classes {
 		got, ok := seen.Classes[c]
@@ -202,6 +210,9 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 	for _, scope := range sortedKeys(live) {
 		q, m := guardConfig(scope, live[scope])
 		steps = append(steps, guarded(Step{Name: "mmchconfig " + scope, Argv: mmchconfig(scope, live[scope], running)}, q, m))
+	}
+	if lvl, ok := seen.Config.Value("minReleaseLevel", AllNodes); seen.Exists && ok && ReleaseBelow(lvl, spec.Version) {
+		steps = append(steps, ReleaseLatestStep())
 	}
 	// Start every daemon that is not up.
 	var stopped []string

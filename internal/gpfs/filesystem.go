@@ -30,6 +30,12 @@ type FileSystem struct {
 	Policy string
 	// MaxBlockSize is the cluster's maxblocksize in bytes (0: unknown).
 	MaxBlockSize int64
+	// Version is the Storage Scale version ("": DefaultVersion): mmcrfs
+	// gets only the options it lists.
+	Version string
+	// AutoInodeLimit is --auto-inode-limit (5.1.6 and later): GPFS raises
+	// the inode limit as files are created.
+	AutoInodeLimit bool
 }
 
 // MmcrfsArgv creates the file system from a stanza file.
@@ -41,8 +47,11 @@ func (f FileSystem) MmcrfsArgv(stanzaFile string) []string {
 	argv := []string{"mmcrfs", f.Device, "-F", stanzaFile, "-B", f.BlockSize, "-j", f.LayoutMap,
 		"-m", strconv.Itoa(f.MetaRepl), "-M", strconv.Itoa(f.MaxMeta), "-r", strconv.Itoa(f.DataRepl),
 		"-R", strconv.Itoa(f.MaxData), "-n", strconv.Itoa(f.NumNodes), "-T", f.MountPoint, "-A", a}
-	if f.separateMetaBlocks() {
+	if f.separateMetaBlocks() && hasMetadataBlockSize(f.Version) {
 		argv = append(argv, "--metadata-block-size", f.MetaBlockSize)
+	}
+	if f.AutoInodeLimit && hasAutoInodeLimit(f.Version) {
+		argv = append(argv, "--auto-inode-limit")
 	}
 	return argv
 }
@@ -192,6 +201,9 @@ func (f FileSystem) Validate() Problems {
 				FormatSize(f.MaxBlockSize), f.BlockSize)
 		}
 	}
+	if !ValidVersion(versionOr(f.Version)) {
+		ps.add("version", "%q is not one of %s", f.Version, strings.Join(Versions, ", "))
+	}
 	if f.separateMetaBlocks() {
 		mb, err := ParseSize(f.MetaBlockSize)
 		switch {
@@ -302,6 +314,23 @@ func (f FileSystem) Validate() Problems {
 	return ps
 }
 
+// CreateProblems are the settings the version's mmcrfs cannot express
+// (checked before a file system is created; an existing one keeps what
+// it was created with across an upgrade).
+func (f FileSystem) CreateProblems() Problems {
+	var ps Problems
+	if f.AutoInodeLimit && !hasAutoInodeLimit(f.Version) {
+		ps.add("auto_inode_limit", "Storage Scale %s's mmcrfs has no --auto-inode-limit (added in 5.1.6): set version to 5.1 or later, "+
+			"or leave auto_inode_limit unset", versionOr(f.Version))
+	}
+	if f.separateMetaBlocks() && !hasMetadataBlockSize(f.Version) {
+		ps.add("metadata_block_size", "Storage Scale %s's mmcrfs has no --metadata-block-size and nothing replaces it: the "+
+			"system pool's own block size (%s, the paper's) cannot be had; leave metadata_block_size unset (one block size "+
+			"everywhere) or create the file system with version 5.2", versionOr(f.Version), f.MetaBlockSize)
+	}
+	return ps
+}
+
 // FSSeen is a file system as read back; Exists false when mmlsfs does not
 // know the device.
 type FSSeen struct {
@@ -381,6 +410,10 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 		steps = append(steps, guarded(Step{Name: "mmchpolicy", Argv: []string{"mmchpolicy", f.Device, policyFile},
 			Files: map[string]string{policyFile: f.Policy}}, q, m))
 	}
+	// After the cluster's release=LATEST: the format follows the version.
+	if ReleaseBelow(FSLevel(seen.Attrs["filesystemVersion"]), f.Version) {
+		steps = append(steps, FormatUpgradeStep(f.Device))
+	}
 	if !seen.Mounted {
 		q, m := guardMounted(f.Device)
 		steps = append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
@@ -440,6 +473,9 @@ func (f FileSystem) FSDrift(seen FSSeen) map[string]string {
 	if !seen.Exists {
 		d["filesystem"] = "not found: mmlsfs does not know " + f.Device
 		return d
+	}
+	if lvl := FSLevel(seen.Attrs["filesystemVersion"]); ReleaseBelow(lvl, f.Version) {
+		d["version"] = fmt.Sprintf("format level %s is below version %s (mmchfs -V full)", lvl, versionOr(f.Version))
 	}
 	bs, _ := ParseSize(f.BlockSize)
 	for _, c := range []struct{ field, want string }{

@@ -78,6 +78,10 @@ type Config struct {
 	// pacemaker-4.0 schema assembled from it (sim/pacemaker3.go). Empty:
 	// such a CIB is checked with Debian's crm_verify only.
 	PacemakerSchemas string
+	// GPFSRelease is the Storage Scale rpm version R5's nodes have
+	// installed ("5.2.3-0"; default GPFSRelease): the mm simulators take
+	// that release's options.
+	GPFSRelease string
 }
 
 // Lab is a running design.
@@ -242,7 +246,7 @@ func Up(cfg Config) (*Lab, error) {
 	for _, n := range l.nodes.Nodes {
 		l.roots[n.Name] = n.Root
 	}
-	if err := seedR5(d.Name, dir, l.roots); err != nil { // r5.go
+	if err := seedR5(d.Name, dir, l.roots, cfg.GPFSRelease); err != nil { // r5.go
 		l.nodes.Close()
 		return nil, err
 	}

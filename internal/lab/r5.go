@@ -21,7 +21,8 @@ import (
 // protocol packages), and /usr/lpp/mmfs/bin, where the commands live on a
 // real node, linked to the simulator.
 
-// GPFSRelease is the Storage Scale release the R5 nodes have installed.
+// GPFSRelease is the Storage Scale release the R5 nodes have installed
+// unless Config.GPFSRelease names another.
 const GPFSRelease = "5.1.9-0"
 
 // gpfsPackages are the Storage Scale rpms of a node (gateways: CES too).
@@ -34,9 +35,12 @@ func gpfsPackages(node string) []string {
 }
 
 // seedR5 adds R5's GPFS pieces to the node roots (other designs: nothing).
-func seedR5(design, labDir string, roots map[string]string) error {
+func seedR5(design, labDir string, roots map[string]string, release string) error {
 	if design != "r5" {
 		return nil
+	}
+	if release == "" {
+		release = GPFSRelease
 	}
 	for node, root := range roots {
 		db := filepath.Join(root, filepath.FromSlash(fakenode.RPMDBPath))
@@ -48,7 +52,7 @@ func seedR5(design, labDir string, roots map[string]string) error {
 			return fmt.Errorf("r5 node %s: %w", node, err)
 		}
 		for _, p := range gpfsPackages(node) {
-			fmt.Fprintf(f, "%s\t0:%s\tx86_64\n", p, GPFSRelease)
+			fmt.Fprintf(f, "%s\t0:%s\tx86_64\n", p, release)
 		}
 		if err := f.Close(); err != nil {
 			return fmt.Errorf("r5 node %s: %w", node, err)

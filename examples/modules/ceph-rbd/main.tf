@@ -25,14 +25,17 @@ resource "hpcstorage_ceph_cluster" "this" {
     { for n, m in var.mons : n => { host = m.host, addr = m.addr, labels = ["mon", "mgr"] } },
     { for n, o in var.osd_nodes : n => { host = o.host, addr = o.addr, labels = ["osd"] } },
   )
-  mon_count = length(var.mons)
-  mgr_count = min(2, length(var.mons))
+  mon_count    = length(var.mons)
+  mgr_count    = min(2, length(var.mons))
+  release      = var.release
+  ceph_version = var.ceph_version
 }
 
 resource "hpcstorage_ceph_osd_spec" "nvme" {
   admin_host      = hpcstorage_ceph_cluster.this.admin_host
   service_id      = "nvme"
   placement_label = "osd"
+  release         = hpcstorage_ceph_cluster.this.release
   hosts = { for n, f in data.hpcstorage_node_facts.osd : n => {
     devices = [for d in f.block_devices : {
       name = d.name, size_bytes = d.size_bytes, rotational = d.rotational, model = d.model, vendor = d.vendor

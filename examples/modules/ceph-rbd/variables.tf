@@ -41,6 +41,22 @@ variable "osd_model" {
   default     = "KCM6XRUL3T84"
 }
 
+variable "release" {
+  description = "Ceph release: the R4 paper's pacific (cephadm's own image), or quincy, reef, squid, tentacle (bootstrapped from quay.io/ceph/ceph:v<ceph_version>)."
+  type        = string
+  default     = "pacific"
+  validation {
+    condition     = contains(["pacific", "quincy", "reef", "squid", "tentacle"], var.release)
+    error_message = "release is one of pacific, quincy, reef, squid, tentacle."
+  }
+}
+
+variable "ceph_version" {
+  description = "Point release of release (\"20.2.4\"); null: the newest known one. Tentacle below 20.2.4 is refused (CVE-2025-30156)."
+  type        = string
+  default     = null
+}
+
 variable "osds_per_device" {
   description = "OSD daemons per NVMe device."
   type        = number

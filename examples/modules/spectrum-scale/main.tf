@@ -121,8 +121,9 @@ resource "hpcstorage_volume" "metadata" {
 # --- The cluster, its NSDs, the file system, the gateways. ---------------------
 
 resource "hpcstorage_gpfs_cluster" "this" {
-  host = local.admin
-  name = var.cluster_name
+  host    = local.admin
+  name    = var.cluster_name
+  version = var.gpfs_version
   nodes = merge(
     { for s in var.nsd_servers : s.name => ["quorum", "manager", "nsd_server"] },
     { for g in var.gateways : g.name => ["gateway"] },
@@ -153,6 +154,7 @@ resource "hpcstorage_gpfs_nsds" "this" {
 
 resource "hpcstorage_gpfs_filesystem" "this" {
   host                = local.admin
+  version             = hpcstorage_gpfs_cluster.this.version
   device              = var.device
   mount_point         = var.mount_point
   block_size          = var.block_size

@@ -62,6 +62,16 @@ variable "me484_count" {
   }
 }
 
+variable "gpfs_version" {
+  description = "Storage Scale version the nodes run: the R5 paper's 5.0.4, or 5.1, 5.2, 6.0. Raising it after the packages were upgraded finishes the upgrade (mmchconfig release=LATEST, mmchfs -V full). 6.0 has no --metadata-block-size: set metadata_block_size = null with it."
+  type        = string
+  default     = "5.0.4"
+  validation {
+    condition     = contains(["5.0.4", "5.1", "5.2", "6.0"], var.gpfs_version)
+    error_message = "gpfs_version is one of 5.0.4, 5.1, 5.2, 6.0."
+  }
+}
+
 variable "metadata" {
   description = "Where metadata lives: \"base\" (R5's base module: the 4 SSDs of the first ME4084 as 2 RAID1 LUNs) or \"me4024\" (the high-demand metadata module: 12 RAID1 LUNs on each ME4024 of metadata_arrays)."
   type        = string

@@ -40,6 +40,10 @@ import (
 )
 
 func cephadm(e *Env, args []string) int {
+	args, code := cephadmGlobal(e, args)
+	if code != 0 {
+		return code
+	}
 	if len(args) == 0 {
 		return e.fail(2, "usage: cephadm [-h] {bootstrap,rm-cluster,...} ...")
 	}

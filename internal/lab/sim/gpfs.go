@@ -64,6 +64,7 @@ var gpfsTools = map[string]tool{
 	"mmlsnsd":       mmlsnsd,
 	"mmdelnsd":      mmdelnsd,
 	"mmcrfs":        mmcrfs,
+	"mmchfs":        mmchfs, // gpfs_release.go
 	"mmdelfs":       mmdelfs,
 	"mmlsfs":        mmlsfs,
 	"mmlsdisk":      mmlsdisk,
@@ -97,6 +98,8 @@ type gpfsState struct {
 	Exports []*gpfsExport       `json:"exports,omitempty"`
 	Shares  []*gpfsShare        `json:"smb_exports,omitempty"`
 	Seq     int                 `json:"seq"`
+	// MinReleaseLevel is set by mmcrcluster and release=LATEST.
+	MinReleaseLevel string `json:"min_release_level,omitempty"`
 }
 
 type gpfsCluster struct {
@@ -159,6 +162,8 @@ type gpfsFS struct {
 	UID           string            `json:"uid"`
 	Restriped     int               `json:"restriped,omitempty"`
 	NextDiskID    int               `json:"next_disk_id"`
+	// Level is the format's release level (gpfs_release.go).
+	Level string `json:"level,omitempty"`
 }
 
 type gpfsCES struct {

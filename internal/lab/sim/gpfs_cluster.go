@@ -231,6 +231,7 @@ func mmcrcluster(e *Env, args []string) int {
 			rcp = "/usr/bin/scp"
 		}
 		g.st.Cluster = &gpfsCluster{Name: name, ID: strconv.FormatUint(hash64("gpfs/"+name), 10), Rsh: rsh, Rcp: rcp}
+		g.st.MinReleaseLevel = gpfsCodeLevel(e)
 		g.addNodes(ds)
 		if f.set["-A"] {
 			g.st.Config = append(g.st.Config, gpfsConfig{Key: "autoload", Value: "yes"})
@@ -607,6 +608,9 @@ func mmchconfig(e *Env, args []string) int {
 		if len(f.pos) != 1 {
 			return g.fail("6027-1268 Missing arguments.")
 		}
+		if f.pos[0] == "release=LATEST" && len(f.set) == 0 {
+			return g.releaseLatest()
+		}
 		var nodes []string
 		if nl := f.vals["-N"]; nl != "" {
 			// Classes are kept by name (an empty one, such as nsdNodes
@@ -698,7 +702,7 @@ func mmlsconfig(e *Env, args []string) int {
 			set = append(set, row{c.Key, c.Value, strings.Join(c.Nodes, ",")})
 		}
 		rows = append(rows, row{"autoload", autoload, ""}, row{"dmapiFileHandleSize", "32", ""},
-			row{"minReleaseLevel", "5.1.9.0", ""}, row{"ccrEnabled", "yes", ""}, row{"cipherList", "AUTHONLY", ""})
+			row{"minReleaseLevel", g.minReleaseLevel(), ""}, row{"ccrEnabled", "yes", ""}, row{"cipherList", "AUTHONLY", ""})
 		rows = append(rows, set...)
 		rows = append(rows, row{"adminMode", "central", ""})
 		if len(f.pos) > 0 {

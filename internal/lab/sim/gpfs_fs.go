@@ -166,12 +166,15 @@ func replArg(f flags, opt string, def int) (int, error) {
 
 func mmcrfs(e *Env, args []string) int {
 	return gpfsCmd(e, true, func(g *gpfsRun) int {
-		f, err := parseFlags(args, "-F", "-B", "-j", "-m", "-M", "-r", "-R", "-n", "-T", "-A", "-v", "-D", "-k", "-i", "-L", "-Q", "-S", "-z", "--metadata-block-size", "--inode-limit", "--version")
+		f, err := parseFlags(args, "-F", "-B", "-j", "-m", "-M", "-r", "-R", "-n", "-T", "-A", "-v", "-D", "-k", "-i", "-L", "-Q", "-S", "-z", "--metadata-block-size", "--inode-limit", "--version", "--write-cache-threshold")
 		if err != nil {
 			return g.fail("%v", err)
 		}
 		if len(f.pos) != 1 {
 			return g.fail("6027-1268 Missing arguments.")
+		}
+		if msg := mmcrfsLevelCheck(gpfsCodeLevel(e), f); msg != "" {
+			return g.fail("%s", msg)
 		}
 		dev := strings.TrimPrefix(f.pos[0], "/dev/")
 		if !fsNameRe.MatchString(dev) || dev == "all" {
@@ -286,7 +289,7 @@ func mmcrfs(e *Env, args []string) int {
 		sub := min(mdbs/subblockOf(mdbs), bs/subblockOf(bs))
 		g.st.Seq++
 		fsys := &gpfsFS{Name: dev, BlockSize: bs, MetaBlockSize: mdbs, Subblocks: sub, Alloc: alloc, Repl: repl,
-			NumNodes: numNodes, MountPoint: mp, AutoMount: auto, Pools: map[string]string{}, Created: gpfsNow(),
+			NumNodes: numNodes, MountPoint: mp, AutoMount: auto, Pools: map[string]string{}, Created: gpfsNow(), Level: g.minReleaseLevel(),
 			UID: fmt.Sprintf("%08X:%08X", hash32(g.st.Cluster.ID), uint32(g.st.Seq)), NextDiskID: 1}
 		g.attach(fsys, disks, pools)
 		g.st.FS = append(g.st.FS, fsys)
@@ -394,7 +397,7 @@ func (g *gpfsRun) fsFields(fsys *gpfsFS) []fsField {
 		{"-Q", "quotasAccountingEnabled", "Quotas accounting enabled", one("none")},
 		{"", "quotasEnforced", "Quotas enforced", one("none")},
 		{"", "defaultQuotasEnabled", "Default quotas enabled", one("none")},
-		{"-V", "filesystemVersion", "File system version", one("27.00 (5.1.9.0)")},
+		{"-V", "filesystemVersion", "File system version", one(fsFormat(fsys))},
 		{"--create-time", "create-time", "File system creation time", one(fsys.Created)},
 		{"-z", "DMAPIEnabled", "Is DMAPI enabled?", one("No")},
 		{"-L", "logfileSize", "Logfile size", one("33554432")},
