@@ -31,10 +31,11 @@ import (
 const (
 	KindPacemaker = "pacemaker"
 	KindGPFS      = "gpfs"
+	KindCeph      = "ceph"
 )
 
 // Kinds lists the failure domain kinds the provider sequences.
-var Kinds = []string{KindPacemaker, KindGPFS}
+var Kinds = []string{KindPacemaker, KindGPFS, KindCeph}
 
 // Steps of a member's sequence, in order (errors name them).
 const (
@@ -139,6 +140,8 @@ func domainFor(r Runner, m Member) (domain, error) {
 		return &pcmkDomain{r: r, m: m}, nil
 	case KindGPFS:
 		return &gpfsDomain{r: r, m: m}, nil
+	case KindCeph:
+		return &cephDomain{r: r, m: m}, nil
 	}
 	return nil, fmt.Errorf("failure domain kind %q: want one of %s", m.Kind, strings.Join(Kinds, ", "))
 }
