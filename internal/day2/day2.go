@@ -32,10 +32,11 @@ const (
 	KindPacemaker = "pacemaker"
 	KindGPFS      = "gpfs"
 	KindCeph      = "ceph"
+	KindBeeGFS    = "beegfs"
 )
 
 // Kinds lists the failure domain kinds the provider sequences.
-var Kinds = []string{KindPacemaker, KindGPFS, KindCeph}
+var Kinds = []string{KindPacemaker, KindGPFS, KindCeph, KindBeeGFS}
 
 // Steps of a member's sequence, in order (errors name them).
 const (
@@ -142,6 +143,8 @@ func domainFor(r Runner, m Member) (domain, error) {
 		return &gpfsDomain{r: r, m: m}, nil
 	case KindCeph:
 		return &cephDomain{r: r, m: m}, nil
+	case KindBeeGFS:
+		return &beegfsDomain{r: r, m: m}, nil
 	}
 	return nil, fmt.Errorf("failure domain kind %q: want one of %s", m.Kind, strings.Join(Kinds, ", "))
 }
