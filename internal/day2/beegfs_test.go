@@ -14,7 +14,6 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
@@ -58,46 +57,6 @@ func beegfsMember(node string) Member {
 	return Member{Domain: "r1", Kind: KindBeeGFS, Host: node, Node: node, Admin: "mgmt"}
 }
 
-// watchGroups samples the buddy groups as the probe does until the
-// returned function is called: it returns the samples with a group
-// unserved and the most groups not whole at once.
-func (p *pair) watchGroups() func() (unserved, notWhole int) {
-	var un, nw atomic.Int32
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-			gs, err := sim.BeegfsGroups(filepath.Join(p.dir, lab.SharedDir))
-			if err != nil {
-				p.t.Error(err)
-				return
-			}
-			n := int32(0)
-			for _, g := range gs {
-				if !g.Serving {
-					un.Add(1)
-				}
-				if !g.Whole {
-					n++
-				}
-			}
-			if n > nw.Load() {
-				nw.Store(n)
-			}
-		}
-	}()
-	return func() (int, int) {
-		close(stop)
-		<-done
-		return int(un.Load()), int(nw.Load())
-	}
-}
-
 func (p *pair) listTargets() string {
 	p.t.Helper()
 	res, err := p.Run(context.Background(), "mgmt", []protocol.Item{{Command: &protocol.Command{Name: "lt",
@@ -113,7 +72,7 @@ func (p *pair) listTargets() string {
 // group served throughout.
 func TestBeeGFSRollWaitsForResync(t *testing.T) {
 	p := newBeeGFS(t)
-	watch := p.watchGroups()
+	pr := probe(t, p)
 	turns := &Turns{Gather: 100 * time.Millisecond}
 	var mu sync.Mutex
 	var order []string
@@ -138,15 +97,16 @@ func TestBeeGFSRollWaitsForResync(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	unserved, notWhole := watch()
+	r := pr.Stop()["beegfs"]
+	t.Logf("%s", r)
+	if r.MaxOut != 1 || strings.Join(r.Order, ",") != "stor1,stor2" || r.Errors > 0 {
+		t.Errorf("probe: at most %d nodes out, order %v, %d errors; want 1, stor1 then stor2", r.MaxOut, r.Order, r.Errors)
+	}
+	if id, d := r.Longest(); d > 0 {
+		t.Errorf("probe: %s unserved for %s", id, d)
+	}
 	if strings.Join(order, ",") != "stor1,stor2" {
 		t.Errorf("work order %v", order)
-	}
-	if unserved != 0 {
-		t.Errorf("%d samples with a buddy group unserved", unserved)
-	}
-	if notWhole == 0 {
-		t.Error("the probe never saw a group degraded: the reboots were not seen")
 	}
 	if out := p.listTargets(); strings.Count(out, "Online         Good") != 4 {
 		t.Errorf("after the roll:\n%s", out)

@@ -145,7 +145,7 @@ func TestCephClaimsAcrossRuns(t *testing.T) {
 // the next; no claim or flag left.
 func TestCephRollOneHostAtATime(t *testing.T) {
 	p := newCeph(t)
-	maxDown := p.watchHostsDown()
+	pr := probe(t, p)
 	turns := &Turns{Gather: 100 * time.Millisecond}
 	var mu sync.Mutex
 	var order []string
@@ -170,11 +170,16 @@ func TestCephRollOneHostAtATime(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	r := pr.Stop()["ceph"]
+	t.Logf("%s", r)
 	if strings.Join(order, ",") != "osd1,osd2,osd3" {
 		t.Errorf("work order %v", order)
 	}
-	if n := maxDown(); n != 1 {
-		t.Errorf("at most %d hosts down at once, want 1 (and seen)", n)
+	if r.MaxOut != 1 || r.OutTogether != 0 || strings.Join(r.Order, ",") != "osd1,osd2,osd3" {
+		t.Errorf("probe: at most %d hosts out at once, in order %v; want 1, osd1 then osd2 then osd3", r.MaxOut, r.Order)
+	}
+	if id, d := r.Longest(); d > 0 || r.Errors > 0 {
+		t.Errorf("probe: %s unserved for %s, %d errors", id, d, r.Errors)
 	}
 	if h := p.cephOut("health", "detail"); strings.Contains(h, "noout") || strings.Contains(h, "down") {
 		t.Errorf("health after the roll:\n%s", h)

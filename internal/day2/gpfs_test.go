@@ -91,6 +91,7 @@ func (p *pair) gpfsStates(host string) map[string]string {
 // before the next; quorum holds throughout.
 func TestGPFSRollKeepsQuorum(t *testing.T) {
 	p := newGPFS(t, "nsd1", "nsd2", "nsd3")
+	pr := probe(t, p)
 	admin := map[string]string{"nsd1": "nsd2", "nsd2": "nsd3", "nsd3": "nsd1"}
 	turns := &Turns{Gather: 100 * time.Millisecond}
 	var mu sync.Mutex
@@ -133,6 +134,14 @@ func TestGPFSRollKeepsQuorum(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	r := pr.Stop()["gpfs"]
+	t.Logf("%s", r)
+	if r.MaxOut != 1 || !slices.Equal(r.Order, []string{"nsd1", "nsd2", "nsd3"}) || r.Errors > 0 {
+		t.Errorf("probe: at most %d nodes out, order %v, %d errors", r.MaxOut, r.Order, r.Errors)
+	}
+	if id, d := r.Longest(); d > 0 {
+		t.Errorf("probe: %s unserved for %s", id, d)
+	}
 	if !slices.Equal(order, []string{"nsd1", "nsd2", "nsd3"}) {
 		t.Errorf("work order %v", order)
 	}

@@ -255,6 +255,9 @@ type BeegfsGroupState struct {
 	// Serving: at least one member online and Good (the group's files are
 	// reachable); Whole: both are.
 	Serving, Whole bool
+	// Nodes hold the group's targets; Down are those whose target is
+	// offline.
+	Nodes, Down []string
 }
 
 // BeegfsGroups reads the buddy groups' states of the lab whose shared
@@ -269,7 +272,13 @@ func BeegfsGroups(sharedDir string) ([]BeegfsGroupState, error) {
 	if err != nil || len(ents) == 0 {
 		return nil, err
 	}
-	root, err := fsroot.Open(filepath.Join(sharedDir, NodesDir, ents[0].Name()))
+	// The real root, not the registry's link (a simulator registers the
+	// root it runs in).
+	dir, err := filepath.EvalSymlinks(filepath.Join(sharedDir, NodesDir, ents[0].Name()))
+	if err != nil {
+		return nil, err
+	}
+	root, err := fsroot.Open(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -283,11 +292,22 @@ func BeegfsGroups(sharedDir string) ([]BeegfsGroupState, error) {
 			}
 			e.scanTargets(st, nt)
 			good := map[int]bool{}
+			byID := map[int]beegfsTarget{}
 			for _, t := range st.Targets[nt] {
 				good[t.ID] = t.Online && !t.Resync
+				byID[t.ID] = t
 			}
 			for _, g := range st.Groups[nt] {
-				out = append(out, BeegfsGroupState{NodeType: nt, ID: g.ID, Serving: good[g.Primary] || good[g.Secondary], Whole: good[g.Primary] && good[g.Secondary]})
+				gs := BeegfsGroupState{NodeType: nt, ID: g.ID, Serving: good[g.Primary] || good[g.Secondary], Whole: good[g.Primary] && good[g.Secondary]}
+				for _, id := range []int{g.Primary, g.Secondary} {
+					if t, ok := byID[id]; ok {
+						gs.Nodes = append(gs.Nodes, t.Node)
+						if !t.Online {
+							gs.Down = append(gs.Down, t.Node)
+						}
+					}
+				}
+				out = append(out, gs)
 			}
 		}
 		return true, nil
