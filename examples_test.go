@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +49,40 @@ func TestExamplesValidateAsCopied(t *testing.T) {
 			}
 			if out, err := tfRun(t, dir, nil, "fmt", "-check", "-diff", "-no-color"); err != nil {
 				t.Errorf("terraform fmt -check %s: %v\n%s", d, err, out)
+			}
+		})
+	}
+}
+
+// The action examples validate with a Terraform that has actions
+// (Terraform 1.15.9 from ../shared/tools).
+func TestActionExamplesValidate(t *testing.T) {
+	env := devOverrides(t, providerBinary(t))
+	out, err := exec.Command("scripts/tools.sh", "terraform-1.15.9").Output()
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Terraform 1.15.9 (scripts/tools.sh): %v", err)
+		}
+		t.Skipf("Terraform 1.15.9 not available: %v", err)
+	}
+	tf := strings.TrimSpace(string(out))
+	dirs, _ := filepath.Glob("examples/actions/*")
+	if len(dirs) < 3 {
+		t.Fatalf("found only %d action examples", len(dirs))
+	}
+	for _, d := range dirs {
+		t.Run(strings.TrimPrefix(d, "examples/"), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(d)); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"validate", "-no-color"}, {"fmt", "-check", "-diff", "-no-color"}} {
+				cmd := exec.Command(tf, args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), env...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Errorf("terraform %s in a copy of %s: %v\n%s", args[0], d, err, out)
+				}
 			}
 		})
 	}

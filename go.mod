@@ -21,6 +21,7 @@ require (
 	github.com/stmcginnis/gofish v0.23.0
 	go.yaml.in/yaml/v3 v3.0.3
 	golang.org/x/crypto v0.59.0
+	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0
 	mvdan.cc/sh/v3 v3.14.1
 	sigs.k8s.io/yaml v1.6.0
@@ -92,7 +93,6 @@ require (
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect

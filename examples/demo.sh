@@ -31,9 +31,15 @@
 # monitors, 88 OSDs on 4 nodes' NVMe, a size-2 pool, 200 images mapped 20
 # per client on 10 clients).
 #
-# Needs: bin/ from `make build`, and terraform (>= 1.5) on PATH or in
-# $TERRAFORM, and fio for the R1 validation run; INSTALL_VERSION (from make) is the version the provider is
-# filed under. DEMO_KEEP=1 keeps the work folder (state, lab roots).
+# Needs: bin/ from `make build`, and Terraform (>= 1.11) or OpenTofu
+# (>= 1.11) on PATH or in $TERRAFORM (TERRAFORM=tofu); INSTALL_VERSION (from
+# make) is the version the provider is filed under. The Debian packages the
+# design's lab runs for real (scripts/deps.sh: fio for R1's validation,
+# pacemaker's tools for the R1-R3 clusters) are installed first when
+# missing, as .ci/run installs the tests' (root or sudo -n; DEMO_INSTALL=0
+# never installs). Where they cannot be: R1 runs without its validation, and
+# without HA when pacemaker's tools are missing, saying so; R2 and R3 stop.
+# DEMO_KEEP=1 keeps the work folder (state, lab roots).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,11 +54,31 @@ esac
 for b in terraform-provider-hpcstorage hpcstorage-lab; do
 	[ -x "$bin/$b" ] || { echo "demo: $bin/$b is missing: run make build first" >&2; exit 1; }
 done
-command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform, or set TERRAFORM" >&2; exit 1; }
-if [ "$design" = r1 ]; then
-	# The lab's fio is the real fio (on files inside the client's folder).
-	command -v fio >/dev/null || { echo "demo: fio not found: the R1 validation run needs it (apt-get install fio)" >&2; exit 1; }
+command -v "$tf" >/dev/null || { echo "demo: $tf not found: install Terraform or OpenTofu (>= 1.11), or set TERRAFORM" >&2; exit 1; }
+tfname=$(basename "$tf")
+
+# The real tools the design's lab runs (one list with .ci/run's).
+deps() { "$root/scripts/deps.sh" "$@" "demo-$design"; }
+if [ -n "$(deps missing)" ] && [ "${DEMO_INSTALL:-1}" != 0 ]; then
+	deps install || true
 fi
+validation=1 ha=1
+for pkg in $(deps missing); do
+	case $design/$pkg in
+	r1/fio)
+		validation=0
+		echo "demo: the R1 validation run is skipped: the lab runs the real fio, which is not installed (apt-get install fio)"
+		;;
+	r1/pacemaker-cli-utils)
+		ha=0
+		echo "demo: R1 runs without HA: the lab's clusters run pacemaker's own tools, which are not installed (apt-get install pacemaker-cli-utils)"
+		;;
+	*)
+		echo "demo: DESIGN=$design needs $pkg, which is not installed and could not be (run as root, or: sudo apt-get install $pkg)" >&2
+		exit 1
+		;;
+	esac
+done
 version=${INSTALL_VERSION:-$(cd "$root" && go run ./internal/version/gitversion -install CHANGELOG.md)}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hpcstorage-demo.XXXXXX")
@@ -89,11 +115,12 @@ fi
 # The provider from bin/ in a mirror, the way a site installs it: no registry,
 # no network, no development overrides.
 "$root/scripts/install.sh" "$bin/terraform-provider-hpcstorage" "$work/mirror" "$version" >/dev/null
+# Both registries' host names: hpcstorage/hpcstorage is registry.opentofu.org's to OpenTofu.
 cat >"$work/demo.tfrc" <<EOF
 provider_installation {
   filesystem_mirror {
     path    = "$work/mirror"
-    include = ["registry.terraform.io/hpcstorage/hpcstorage"]
+    include = ["registry.terraform.io/hpcstorage/hpcstorage", "registry.opentofu.org/hpcstorage/hpcstorage"]
   }
 }
 EOF
@@ -108,7 +135,10 @@ mkdir -p "$work/examples"
 cp -R "$root/examples/$design" "$root/examples/modules" "$work/examples/"
 cfg=$work/examples/$design
 ln -s "$lab/lab.auto.tfvars.json" "$cfg/lab.auto.tfvars.json"
-if [ "$design" = r1 ]; then
+if [ "$design" = r1 ] && [ $ha = 0 ]; then
+	echo '{"ha": false}' >"$cfg/ha.auto.tfvars.json"
+fi
+if [ "$design" = r1 ] && [ $validation = 1 ]; then
 	# The validation at lab sizes: fio (real in the lab), a few threads, 4 MiB
 	# per thread; the presets' phases, paper figures, cache drops, remounts.
 	reports=${DEMO_REPORTS:-${TMPDIR:-/tmp}/hpcstorage-demo-reports}
@@ -122,13 +152,13 @@ fi
 
 quiet() { grep -v -e '^[│╷╵]\s*$' || true; }
 
-section "terraform init (hpcstorage/hpcstorage $version from the mirror)"
+section "$tfname init (hpcstorage/hpcstorage $version from the mirror)"
 if ! "$tf" -chdir="$cfg" init -no-color >"$work/init.log" 2>&1; then
-	echo "demo: terraform init failed:" >&2
+	echo "demo: $tfname init failed:" >&2
 	tail -40 "$work/init.log" >&2
 	exit 1
 fi
-grep -E 'Installed hpcstorage/hpcstorage|Terraform has been successfully initialized' "$work/init.log"
+grep -E 'Installed hpcstorage/hpcstorage|(Terraform|OpenTofu) has been successfully initialized' "$work/init.log"
 grep -q 'hpcstorage/hpcstorage' "$cfg/.terraform.lock.hcl" && echo "wrote .terraform.lock.hcl"
 
 if [ "$design" = r3 ]; then
@@ -142,7 +172,7 @@ if [ "$design" = r3 ]; then
 	fi
 	grep -E -e '^Plan:' -e '^Apply complete' "$work/apply-base.log"
 fi
-section "terraform apply examples/$design"
+section "$tfname apply examples/$design"
 start=$(date +%s)
 "$tf" -chdir="$cfg" apply -auto-approve -compact-warnings -no-color >"$work/apply.log" 2>&1 &
 apply=$!
@@ -165,7 +195,11 @@ echo "applied in $(($(date +%s) - start)) s"
 if [ "$design" = r4 ]; then
 	section "the Ceph cluster: OSDs, and each client's mapped images"
 	echo "OSDs: $("$tf" -chdir="$cfg" output -raw osd_count)"
-	"$tf" -chdir="$cfg" output -json mapped | jq -r 'to_entries[] | "\(.key): \(.value | length) images mapped"'
+	if command -v jq >/dev/null; then
+		"$tf" -chdir="$cfg" output -json mapped | jq -r 'to_entries[] | "\(.key): \(.value | length) images mapped"'
+	else
+		"$tf" -chdir="$cfg" output mapped
+	fi
 else
 section "what the BMCs now say (hpcstorage_server: powered on, inventory read back)"
 "$tf" -chdir="$cfg" output -raw bmc_summary && echo
@@ -189,7 +223,7 @@ LEGEND
 fi
 
 fi
-if [ "$design" = r1 ] || [ "$design" = r3 ]; then
+if { [ "$design" = r1 ] && [ $ha = 1 ]; } || [ "$design" = r3 ]; then
 	section "BeeGFS under pacemaker: where each service group runs (crm_mon, read back)"
 	"$tf" -chdir="$cfg" output -raw beegfs_groups && echo
 fi
@@ -231,6 +265,7 @@ else
 	section "every array's layout (NN: disk group, S: global spare)"
 	"$tf" -chdir="$cfg" output -raw all_drawers
 
+	if [ $validation = 1 ]; then
 	section "validation: the R1 paper's runs (r1-seq, r1-random) with fio on the 2 lab clients"
 	"$tf" -chdir="$cfg" output -raw validation_report
 	cat <<'NOTE'
@@ -239,9 +274,10 @@ else
   the paper only show that the run, its parsing and its comparison work. On
   the real system, set validation without overrides for the paper's runs.
 NOTE
+	fi
 fi
 
-section "terraform plan again (expect no changes)"
+section "$tfname plan again (expect no changes)"
 set +e
 "$tf" -chdir="$cfg" plan -detailed-exitcode -compact-warnings -no-color 2>&1 | quiet | grep -E -e 'No changes' -e 'Plan:' -e 'Error'
 code=${PIPESTATUS[0]}

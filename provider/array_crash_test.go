@@ -97,8 +97,23 @@ type pluginCLI struct {
 func newPluginCLI(t *testing.T, config string) *pluginCLI {
 	t.Helper()
 	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return pluginCLIIn(t, dir, work)
+}
+
+// pluginCLIIn runs terraform in work with the provider built into a
+// filesystem mirror under dir (a real plugin process, which a kill of
+// terraform's process group takes down too).
+func pluginCLIIn(t *testing.T, dir, work string) *pluginCLI {
+	t.Helper()
 	mirror := filepath.Join(dir, "mirror")
-	pkg := filepath.Join(mirror, "registry.terraform.io", "hpcstorage", "hpcstorage", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH)
+	pkg := filepath.Join(mirror, "registry.terraform.io", "hpcstorage", "hpcstorage", "0.1.0", runtime.GOOS+"_"+runtime.GOARCH)
 	if err := os.MkdirAll(pkg, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -110,14 +125,8 @@ func newPluginCLI(t *testing.T, config string) *pluginCLI {
 		t.Fatalf("go build the provider: %v\n%s", err, out)
 	}
 	rc := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", mirror)
-	work := filepath.Join(dir, "work")
-	for name, body := range map[string]string{filepath.Join(dir, "cli.tfrc"): rc, filepath.Join(work, "main.tf"): config} {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(dir, "cli.tfrc"), []byte(rc), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1",
 		"TF_CLI_CONFIG_FILE="+filepath.Join(dir, "cli.tfrc"))

@@ -74,7 +74,7 @@ func beegfsSecretAttributes(attrs map[string]schema.Attribute) {
 	attrs["conn_auth_secret_file"] = schema.StringAttribute{
 		Optional: true,
 		MarkdownDescription: "Path of a file holding the secret (first line), read on the machine running Terraform at " +
-			"plan and apply time; for Terraform before 1.11 and OpenTofu. Only the path and the hash reach state.",
+			"plan and apply time, for a secret kept in a file. Only the path and the hash reach state.",
 		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 	attrs["conn_auth_secret_hash"] = schema.StringAttribute{Computed: true,

@@ -2,7 +2,9 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -10,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
 var _ datasource.DataSourceWithConfigure = (*drivesDataSource)(nil)
@@ -85,8 +89,9 @@ func (d *drivesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"sit and what uses them; feed them to `data.hpcstorage_array_layout`. Empty bays are left out. A member of a " +
 			"drive's document that cannot be read is a warning naming the drive, not an error.",
 		Attributes: map[string]schema.Attribute{
-			"endpoint":   schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
-			"storage_id": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: storageIDDoc},
+			"endpoint": schema.StringAttribute{Required: true, MarkdownDescription: "Name of the array in the provider's `endpoints` map."},
+			"storage_id": schema.StringAttribute{Optional: true, Computed: true, MarkdownDescription: storageIDDoc +
+				" Of several, when only one holds drives (a server's other controllers empty), that one is read, with a warning."},
 			"drives": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Drives, by enclosure then slot.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"id":             str("Drive id: `<enclosure>.<slot>` (`0.12`); on E-Series `<tray>.<slot>` (`99.0`)."),
@@ -118,7 +123,7 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		d.readArray(ctx, m, resp)
 		return
 	}
-	ep, sid := arrayOf(ctx, d.data, m.Endpoint, m.StorageID, &resp.Diagnostics)
+	ep, sid := d.storageOf(ctx, m, &resp.Diagnostics)
 	if ep == nil {
 		return
 	}
@@ -145,6 +150,48 @@ func (d *drivesDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 	m.Drives, diags = driveList(list)
 	resp.Diagnostics.Append(diags...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// storageOf is arrayOf, except that without storage_id on an endpoint
+// with several storage services of which only one holds drives (a server
+// whose other controllers are empty), it takes that one and says so.
+func (d *drivesDataSource) storageOf(ctx context.Context, m drivesModel, diags *diag.Diagnostics) (*redfish.Endpoint, string) {
+	if !m.StorageID.IsNull() {
+		return arrayOf(ctx, d.data, m.Endpoint, m.StorageID, diags)
+	}
+	ep := d.data.endpoint(m.Endpoint.ValueString(), path.Root("endpoint"), diags)
+	if ep == nil {
+		return nil, ""
+	}
+	sid, err := ep.FindStorage(ctx, "")
+	var choice *redfish.StorageChoiceError
+	if errors.As(err, &choice) {
+		var full []string
+		for _, id := range choice.IDs {
+			drives, derr := ep.CachedDrives(ctx, id)
+			if derr != nil {
+				redfishError(diags, path.Root("storage_id"), "Cannot List The Drives", fmt.Errorf("looking for the storage service with drives: %w", derr))
+				return nil, ""
+			}
+			if len(drives) > 0 {
+				full = append(full, id)
+			}
+		}
+		if len(full) == 1 {
+			diags.AddAttributeWarning(path.Root("storage_id"), "Storage Service Chosen By Its Drives",
+				fmt.Sprintf("%s has %d storage services (%s) and only %s holds drives, so its drives are listed. "+
+					"Set storage_id to it to say so and silence this warning.", choice.Endpoint, len(choice.IDs), strings.Join(choice.IDs, ", "), full[0]))
+			return ep, full[0]
+		}
+		if len(full) > 1 {
+			err = fmt.Errorf("%w (%d of them hold drives: %s)", err, len(full), strings.Join(full, ", "))
+		}
+	}
+	if err != nil {
+		redfishError(diags, path.Root("storage_id"), "Cannot Find The Array", err)
+		return nil, ""
+	}
+	return ep, sid
 }
 
 // readArray lists an E-Series array's drives: ids are tray.slot, a hot

@@ -22,6 +22,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/day2"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
 // day2Turns serialises the members of each failure domain across every
@@ -162,4 +163,20 @@ func stepError(diags *diag.Diagnostics, at path.Path, err error) {
 			"resumes it from there (the plan shows maintenance_pending).", se.Member.Node, se.Step)
 	}
 	addError(diags, at, "Maintenance Sequence Stopped", detail, nil)
+}
+
+// updateFirmware sends each update (a component at its version already is
+// left alone) and returns the components staged to run after a reboot.
+func updateFirmware(ctx context.Context, ep *redfish.Endpoint, sys *redfish.System, ups []redfish.FirmwareUpdate, w redfish.Waiter) (map[string]string, error) {
+	staged := map[string]string{}
+	for i, u := range ups {
+		res, err := ep.UpdateFirmware(ctx, sys, u, w)
+		if err != nil {
+			return nil, fmt.Errorf("firmware[%d] %s: %w", i, u.Component, err)
+		}
+		if res.ResetRequired {
+			staged[u.Component] = u.Version
+		}
+	}
+	return staged, nil
 }

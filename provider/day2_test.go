@@ -15,12 +15,16 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 )
 
 // subNumaOff is R2's BIOS profile with one value changed: the day-2
 // change of the rolling-change issue.
 const subNumaOff = `bios_attributes={SysProfile="PerfOptimized",SubNumaCluster="Disabled",LogicalProc="Disabled",AdddcSetting="Disabled"}`
+
+// r2Firmware is a BIOS update for both R2 servers, rolled with subNumaOff.
+const r2Firmware = `firmware=[{component="BIOS",version="2.12.2",image_uri="https://repo.example.com/BIOS_2.12.2.EXE",models=["PowerEdge R740"]}]`
 
 // r2RollingBIOSChange applies a BIOS change to both servers of the
 // running R2 pair while the lab's probe reads the cluster every 100 ms:
@@ -31,9 +35,15 @@ const subNumaOff = `bios_attributes={SysProfile="PerfOptimized",SubNumaCluster="
 func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachInfo, cfg string, l *lab.Lab, labDir string) {
 	t.Helper()
 	ctx := context.Background()
+	// A BIOS update for the R740s rolls with the BIOS value: one reboot
+	// per server for both.
+	if err := l.Mock().Design.RegisterImage(redfishmock.Image{URI: "https://repo.example.com/BIOS_2.12.2.EXE",
+		Component: redfishmock.ComponentBIOS, Version: "2.12.2", Models: []string{"PowerEdge R740"}}); err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	tf.SetStdout(&out)
-	changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Out("day2.plan"))
+	changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Out("day2.plan"))
 	tf.SetStdout(io.Discard)
 	if err != nil || !changes {
 		t.Fatalf("day-2 plan: changes %v, err %v", changes, err)
@@ -64,8 +74,13 @@ func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachI
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, n := range []string{"nfs1", "nfs2"} {
+		if bmc, err := l.Mock().Design.Service(n + "-bmc"); err == nil {
+			bmc.ResetStats()
+		}
+	}
 	start := time.Now()
-	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff))
+	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware))
 	wall := time.Since(start)
 	rep := pr.Stop()["nfsha"]
 	t.Logf("day-2 BIOS change: apply %s\n%s", wall.Round(100*time.Millisecond), rep)
@@ -91,8 +106,14 @@ func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachI
 		if cur, _ := bmc.BiosAttributes(); fmt.Sprint(cur["SubNumaCluster"]) != "Disabled" {
 			t.Errorf("%s SubNumaCluster after the day-2 apply: %v", n, cur["SubNumaCluster"])
 		}
+		if bios, _, pending := bmc.Firmware(); bios != "2.12.2" || pending != "" {
+			t.Errorf("%s runs BIOS %s (pending %q) after the day-2 apply, want 2.12.2", n, bios, pending)
+		}
+		if got := bmc.RequestCount("POST", resetPath); got != 1 {
+			t.Errorf("%s was reset %d times for a BIOS value and a BIOS update, want once", n, got)
+		}
 	}
-	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff)); err != nil || changes {
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware)); err != nil || changes {
 		t.Fatalf("plan after the day-2 apply: changes %v, err %v", changes, err)
 	}
 	cib, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "pacemaker-nfsha", "cib.xml"))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -28,7 +29,10 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
-var _ provider.Provider = (*hpcstorageProvider)(nil)
+var (
+	_ provider.Provider            = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithActions = (*hpcstorageProvider)(nil)
+)
 
 // hpcstorageProvider is the provider implementation.
 type hpcstorageProvider struct {
@@ -231,6 +235,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	data.Nodes = p.configureNodes(ctx, cfg.SSH, &resp.Diagnostics)
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
 	tflog.Debug(ctx, "hpcstorage provider configured", map[string]any{"endpoints": names})
 }
 
@@ -347,6 +352,15 @@ func int64OrEnv(v types.Int64, env string, def int64, at path.Path, diags *diag.
 		return n
 	}
 	return def
+}
+
+// Actions are the day-2 operations (Terraform 1.14 and later).
+func (p *hpcstorageProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		NewRollingRebootAction,
+		NewFirmwareUpdateAction,
+		NewFailoverDrillAction,
+	}
 }
 
 func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Resource {

@@ -78,7 +78,7 @@ func beegfsMonitorSchema() schema.Schema {
 				stringvalidator.AlsoRequires(path.MatchRoot("influxdb_username"))}},
 		"influxdb_password_file": schema.StringAttribute{Optional: true,
 			MarkdownDescription: "Path of a file holding the password (first line), read on the machine running Terraform at " +
-				"plan and apply time; for Terraform before 1.11 and OpenTofu. Only the path and the hash reach state.",
+				"plan and apply time, for a secret kept in a file. Only the path and the hash reach state.",
 			Validators: []validator.String{stringvalidator.LengthAtLeast(1), stringvalidator.AlsoRequires(path.MatchRoot("influxdb_username"))}},
 		"influxdb_password_hash": schema.StringAttribute{Computed: true,
 			MarkdownDescription: "`scrypt:<hex>` of the InfluxDB password (null without a login), so plans see a new password " +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +28,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/day2"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/firmware"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
@@ -61,6 +63,8 @@ func applyTimeout(v types.String) time.Duration {
 	return defaultApplyTimeout
 }
 
+var imageURIRE = regexp.MustCompile(`^(?i)(https?|nfs|cifs|tftp)://\S+$`)
+
 func enumDoc(vals []string) string { return "`" + strings.Join(vals, "`, `") + "`" }
 
 // NewServerResource manages one server through its BMC.
@@ -69,25 +73,34 @@ func NewServerResource() resource.Resource { return &serverResource{} }
 type serverResource struct{ data *providerData }
 
 type serverResourceModel struct {
-	ID                 types.String       `tfsdk:"id"`
-	Endpoint           types.String       `tfsdk:"endpoint"`
-	SystemID           types.String       `tfsdk:"system_id"`
-	PowerState         types.String       `tfsdk:"power_state"`
-	BiosAttributes     types.Map          `tfsdk:"bios_attributes"`
-	BiosPending        types.Map          `tfsdk:"bios_pending"`
-	BootSourceOverride *bootOverrideModel `tfsdk:"boot_source_override"`
-	ApplyTimeout       types.String       `tfsdk:"apply_timeout"`
+	ID                 types.String        `tfsdk:"id"`
+	Endpoint           types.String        `tfsdk:"endpoint"`
+	SystemID           types.String        `tfsdk:"system_id"`
+	PowerState         types.String        `tfsdk:"power_state"`
+	BiosAttributes     types.Map           `tfsdk:"bios_attributes"`
+	BiosPending        types.Map           `tfsdk:"bios_pending"`
+	BootSourceOverride *bootOverrideModel  `tfsdk:"boot_source_override"`
+	ApplyTimeout       types.String        `tfsdk:"apply_timeout"`
+	Firmware           []firmwareModel     `tfsdk:"firmware"`
 	FailureDomain      *failureDomainModel `tfsdk:"failure_domain"`
-	MaintenancePending types.Bool         `tfsdk:"maintenance_pending"`
-	Manufacturer       types.String       `tfsdk:"manufacturer"`
-	Model              types.String       `tfsdk:"model"`
-	SerialNumber       types.String       `tfsdk:"serial_number"`
-	BiosVersion        types.String       `tfsdk:"bios_version"`
-	CPUCount           types.Int64        `tfsdk:"cpu_count"`
-	CoreCount          types.Int64        `tfsdk:"core_count"`
-	NUMADomains        types.Int64        `tfsdk:"numa_domains"`
-	MemoryGiB          types.Float64      `tfsdk:"memory_gib"`
-	NICMACs            types.List         `tfsdk:"nic_macs"`
+	MaintenancePending types.Bool          `tfsdk:"maintenance_pending"`
+	Manufacturer       types.String        `tfsdk:"manufacturer"`
+	Model              types.String        `tfsdk:"model"`
+	SerialNumber       types.String        `tfsdk:"serial_number"`
+	BiosVersion        types.String        `tfsdk:"bios_version"`
+	CPUCount           types.Int64         `tfsdk:"cpu_count"`
+	CoreCount          types.Int64         `tfsdk:"core_count"`
+	NUMADomains        types.Int64         `tfsdk:"numa_domains"`
+	MemoryGiB          types.Float64       `tfsdk:"memory_gib"`
+	NICMACs            types.List          `tfsdk:"nic_macs"`
+}
+
+type firmwareModel struct {
+	Component        types.String `tfsdk:"component"`
+	Version          types.String `tfsdk:"version"`
+	ImageURI         types.String `tfsdk:"image_uri"`
+	TransferProtocol types.String `tfsdk:"transfer_protocol"`
+	Models           types.List   `tfsdk:"models"`
 }
 
 type bootOverrideModel struct {
@@ -167,6 +180,32 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				MarkdownDescription: fmt.Sprintf("How long to wait for a reboot to apply BIOS settings or for a power change, "+
 					"as a Go duration (`45m`), from %s to %s. Default `%s`.", shortDuration(minApplyTimeout), shortDuration(maxApplyTimeout), shortDuration(defaultApplyTimeout)),
 				Validators: []validator.String{durationValidator{min: minApplyTimeout, max: maxApplyTimeout}},
+			},
+			"firmware": schema.ListNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Firmware the server runs, per component, updated through the BMC's UpdateService " +
+					"(SimpleUpdate with the image's URI). A component already at `version` is left alone, whatever the " +
+					"image. Firmware that runs only after a reboot (the BIOS) is staged, then the server reboots once for " +
+					"all of it and for a BIOS change of the same apply, inside its `failure_domain` sequence when it has " +
+					"one. The version each component runs is read back, so a change made by hand shows in the next plan " +
+					"(this reads the BMC's firmware inventory at every refresh).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"component": schema.StringAttribute{Required: true,
+						MarkdownDescription: "`BIOS`, `BMC`, or a component's inventory id, name, software id or Dell FQDD " +
+							"(`BIOS.Setup.1-1`).",
+						Validators: []validator.String{stringvalidator.LengthAtLeast(1)}},
+					"version": schema.StringAttribute{Required: true,
+						MarkdownDescription: "The version the image carries, as the inventory reports it (`2.12.2`).",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)}},
+					"image_uri": schema.StringAttribute{Required: true,
+						MarkdownDescription: "Where the BMC fetches the image (HTTP, HTTPS, NFS, CIFS or TFTP URI).",
+						Validators:          []validator.String{stringvalidator.RegexMatches(imageURIRE, "must be an http, https, nfs, cifs or tftp URI")}},
+					"transfer_protocol": schema.StringAttribute{Optional: true,
+						MarkdownDescription: "SimpleUpdate's `TransferProtocol`. Unset: taken from the URI's scheme."},
+					"models": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "The system models the image is for (`PowerEdge R740`); the plan refuses an " +
+							"image for another model than the server's."},
+				}},
 			},
 			"failure_domain": failureDomainSchema(),
 			// Computed.
@@ -327,6 +366,11 @@ func (r *serverResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 	r.planBios(ctx, ep, sysID, &plan, state, req.Private, resp)
 	r.planBoot(ctx, ep, sysID, &plan, state, resp)
+	planFirmware(ctx, ep, sysID, &plan, state, &resp.Diagnostics)
+	if state != nil && !sameFirmware(plan.Firmware, state.Firmware) {
+		// New firmware is what the BMC reports as the BIOS version.
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("bios_version"), types.StringUnknown())...)
+	}
 	r.planMaintenance(ctx, &plan, state, resp)
 }
 
@@ -353,7 +397,7 @@ func (r *serverResource) planMaintenance(ctx context.Context, plan, state *serve
 		// Terraform folds warnings with one summary into one: each member
 		// gets its own, so the plan shows every server that goes.
 		resp.Diagnostics.AddAttributeWarning(path.Root("failure_domain"), fmt.Sprintf("%s Reboots In Failure Domain %s", m.Node, m.Domain),
-			sequenceText(m, "apply the BIOS change and reboot "+m.Node+" through its BMC"))
+			sequenceText(m, "apply the BIOS and firmware changes and reboot "+m.Node+" through its BMC (once)"))
 	}
 	if state == nil || state.MaintenancePending.IsNull() || state.MaintenancePending.IsUnknown() {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("maintenance_pending"), types.BoolValue(false))...)
@@ -362,6 +406,9 @@ func (r *serverResource) planMaintenance(ctx context.Context, plan, state *serve
 
 // rebootPlanned: the plan changes BIOS values, which takes a reboot.
 func rebootPlanned(plan, state *serverResourceModel) bool {
+	if !sameFirmware(plan.Firmware, state.Firmware) {
+		return true
+	}
 	if plan.BiosAttributes.IsNull() {
 		return false
 	}
@@ -369,6 +416,55 @@ func rebootPlanned(plan, state *serverResourceModel) bool {
 		return true
 	}
 	return !plan.BiosAttributes.Equal(state.BiosAttributes)
+}
+
+// sameFirmware: the same components at the same versions (the state's
+// versions are the running ones).
+func sameFirmware(a, b []firmwareModel) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Component.Equal(b[i].Component) || !a[i].Version.Equal(b[i].Version) {
+			return false
+		}
+	}
+	return true
+}
+
+// planFirmware refuses an image for another model than the server's
+// (from the state, or read from the BMC for a new server).
+func planFirmware(ctx context.Context, ep *redfish.Endpoint, sysID string, plan, state *serverResourceModel, diags *diag.Diagnostics) {
+	if state != nil && sameFirmware(plan.Firmware, state.Firmware) {
+		return
+	}
+	model := ""
+	if state != nil {
+		model = state.Model.ValueString()
+	}
+	for i, f := range plan.Firmware {
+		if f.Models.IsNull() || f.Models.IsUnknown() {
+			continue
+		}
+		if model == "" {
+			id, err := ep.FindSystem(ctx, sysID)
+			if err != nil {
+				return // reported by apply
+			}
+			sys, err := ep.GetSystem(ctx, id)
+			if err != nil {
+				return
+			}
+			model = sys.Model
+		}
+		var models []string
+		diags.Append(f.Models.ElementsAs(ctx, &models, false)...)
+		img := firmware.Image{URI: f.ImageURI.ValueString(), Component: f.Component.ValueString(), Version: f.Version.ValueString(), Models: models}
+		if err := firmware.CheckImageModel(img, model); err != nil {
+			addError(diags, path.Root("firmware").AtListIndex(i).AtName("models"), "Firmware Image For Another Model",
+				fmt.Sprintf("The image %s is not for this server.", f.ImageURI.ValueString()), err)
+		}
+	}
 }
 
 // readPending asks the domain whether this server holds its lock (a
@@ -559,6 +655,95 @@ func (r *serverResource) roll(ctx context.Context, f *failureDomainModel, work f
 	return err
 }
 
+// serverChanges is what an apply will change through the BMC before
+// power and boot: typed BIOS values and firmware updates, and whether any
+// of them takes the server out of service (a reboot).
+type serverChanges struct {
+	sys        *redfish.System
+	b          *redfish.Bios
+	bios       map[string]any
+	firmware   []redfish.FirmwareUpdate
+	disruptive bool
+}
+
+// changes reads the system, its BIOS and (with firmware) its inventory
+// once, and types what plan asks for.
+func (r *serverResource) changes(ctx context.Context, ep *redfish.Endpoint, plan *serverResourceModel, priv privateState, diags *diag.Diagnostics) (serverChanges, bool) {
+	var ch serverChanges
+	want, ok := knownStringMap(plan.BiosAttributes)
+	if ok && len(want) > 0 {
+		// One read of the system and its BIOS serves the typing of the
+		// values, the difference and the reset.
+		hint := readURIs(ctx, priv)
+		sys, b, err := ep.SystemAndBios(ctx, plan.SystemID.ValueString(), hint.Bios, hint.Settings)
+		if err != nil {
+			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
+			return ch, false
+		}
+		if b == nil {
+			addError(diags, path.Root("bios_attributes"), "Server Has No BIOS Resource",
+				"This system publishes no Bios resource; remove bios_attributes.", nil)
+			return ch, false
+		}
+		var reg *redfish.Registry
+		var regErr error
+		conv := currentThenRegistry{b: b, reg: func() (*redfish.Registry, error) {
+			if reg == nil && regErr == nil {
+				b.RegistryURI = hint.Registry
+				reg, regErr = ep.BiosRegistry(ctx, b)
+			}
+			return reg, regErr
+		}}
+		ch.bios = convertAll(conv, want, diags)
+		if diags.HasError() {
+			return ch, false
+		}
+		ch.sys, ch.b = sys, b
+		ch.disruptive = biosDiffers(b, ch.bios)
+	}
+	if len(plan.Firmware) == 0 {
+		return ch, true
+	}
+	if ch.sys == nil {
+		id, err := ep.FindSystem(ctx, plan.SystemID.ValueString())
+		if err == nil {
+			ch.sys, err = ep.GetSystem(ctx, id)
+		}
+		if err != nil {
+			redfishError(diags, path.Root("firmware"), "Cannot Read The Server", err)
+			return ch, false
+		}
+	}
+	inv, err := ep.FirmwareInventory(ctx, ch.sys.URI)
+	if err != nil {
+		redfishError(diags, path.Root("firmware"), "Cannot Read The Firmware Inventory", err)
+		return ch, false
+	}
+	for i, f := range plan.Firmware {
+		u := redfish.FirmwareUpdate{Component: f.Component.ValueString(), Version: f.Version.ValueString(),
+			ImageURI: f.ImageURI.ValueString(), TransferProtocol: f.TransferProtocol.ValueString()}
+		if !f.Models.IsNull() && !f.Models.IsUnknown() {
+			diags.Append(f.Models.ElementsAs(ctx, &u.Models, false)...)
+		}
+		c, err := firmware.Find(inv, u.Component)
+		if err != nil {
+			addError(diags, path.Root("firmware").AtListIndex(i).AtName("component"), "Unknown Firmware Component",
+				"Name a component of the BMC's firmware inventory (data.hpcstorage_firmware_inventory lists them).", err)
+			return ch, false
+		}
+		if firmware.Compare(c.Version, u.Version) == 0 {
+			continue // already runs it: nothing to send
+		}
+		ch.firmware = append(ch.firmware, u)
+		// The BMC restarts itself for its own firmware; anything else
+		// runs after a reboot of the host.
+		if !strings.EqualFold(c.Kind, "BMC") {
+			ch.disruptive = true
+		}
+	}
+	return ch, true
+}
+
 // biosDiffers: some wanted value is not the current one, so applying
 // them takes a reboot.
 func biosDiffers(b *redfish.Bios, want map[string]any) bool {
@@ -593,62 +778,58 @@ func (r *serverResource) apply(ctx context.Context, ep *redfish.Endpoint, plan *
 	id := plan.SystemID.ValueString()
 	w := r.data.waiter(applyTimeout(plan.ApplyTimeout))
 	poweredTo := ""
-	if want, ok := knownStringMap(plan.BiosAttributes); ok && len(want) > 0 {
-		// One read of the system and its BIOS serves the typing of the
-		// values, the difference and the reset.
-		hint := readURIs(ctx, priv)
-		sys, b, err := ep.SystemAndBios(ctx, id, hint.Bios, hint.Settings)
+	ch, ok := r.changes(ctx, ep, plan, priv, diags)
+	if !ok {
+		return
+	}
+	var fwErr, biosErr error
+	work := func(ctx context.Context) error {
+		staged, err := updateFirmware(ctx, ep, ch.sys, ch.firmware, w)
 		if err != nil {
-			redfishError(diags, path.Root("bios_attributes"), "Cannot Read The BIOS Settings", err)
-			return
+			fwErr = err
+			return err
 		}
-		if b == nil {
-			addError(diags, path.Root("bios_attributes"), "Server Has No BIOS Resource",
-				"This system publishes no Bios resource; remove bios_attributes.", nil)
-			return
-		}
-		var reg *redfish.Registry
-		var regErr error
-		conv := currentThenRegistry{b: b, reg: func() (*redfish.Registry, error) {
-			if reg == nil && regErr == nil {
-				b.RegistryURI = hint.Registry
-				reg, regErr = ep.BiosRegistry(ctx, b)
-			}
-			return reg, regErr
-		}}
-		typed := convertAll(conv, want, diags)
-		if diags.HasError() {
-			return
-		}
-		var biosErr error
-		work := func(ctx context.Context) error {
-			ch, err := ep.ApplyBiosFrom(ctx, sys, b, typed, w)
+		rebooted := false
+		if len(ch.bios) > 0 {
+			bc, err := ep.ApplyBiosFrom(ctx, ch.sys, ch.b, ch.bios, w)
 			if err != nil {
 				biosErr = err
 				return err
 			}
-			poweredTo = ch.PowerState
+			poweredTo, rebooted = bc.PowerState, bc.Rebooted
+		}
+		if len(staged) == 0 {
 			return nil
 		}
-		if f := plan.FailureDomain; f != nil && !creating && (biosDiffers(b, typed) || resume) {
-			err = r.roll(ctx, f, work, diags)
+		if rebooted {
+			err = ep.WaitFirmware(ctx, ch.sys, staged, w)
 		} else {
-			err = work(ctx)
+			err = ep.RestartForFirmware(ctx, ch.sys, staged, w)
+			poweredTo = "On"
 		}
 		if err != nil {
-			if biosErr != nil && errors.Is(err, biosErr) {
-				redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
-			} else {
-				stepError(diags, path.Root("failure_domain"), err)
-			}
-			return
+			fwErr = err
 		}
-	} else if f := plan.FailureDomain; f != nil && resume {
-		// A stopped sequence with no BIOS values to apply: finish it.
-		if err := r.roll(ctx, f, func(context.Context) error { return nil }, diags); err != nil {
-			stepError(diags, path.Root("failure_domain"), err)
-			return
-		}
+		return err
+	}
+	var err error
+	switch f := plan.FailureDomain; {
+	case f != nil && !creating && (ch.disruptive || resume):
+		err = r.roll(ctx, f, work, diags)
+	case len(ch.bios) > 0 || len(ch.firmware) > 0:
+		err = work(ctx)
+	}
+	switch {
+	case err == nil:
+	case biosErr != nil && errors.Is(err, biosErr):
+		redfishError(diags, path.Root("bios_attributes"), "BIOS Settings Not Applied", err)
+		return
+	case fwErr != nil && errors.Is(err, fwErr):
+		redfishError(diags, path.Root("firmware"), "Firmware Not Updated", err)
+		return
+	default:
+		stepError(diags, path.Root("failure_domain"), err)
+		return
 	}
 	// SetPower does nothing when the server is already in that state; after
 	// a BIOS change the state is known already.
@@ -772,6 +953,22 @@ func (r *serverResource) read(ctx context.Context, ep *redfish.Endpoint, m *serv
 		lv, d := types.ListValueFrom(ctx, types.StringType, nonNil(macs))
 		diags.Append(d...)
 		m.NICMACs = lv
+	}
+	if len(m.Firmware) > 0 {
+		// The running versions: a component changed by hand (or staged
+		// but not yet run after a reboot) shows in the next plan.
+		inv, err := ep.FirmwareInventory(ctx, sys.URI)
+		if err != nil {
+			redfishError(diags, path.Root("firmware"), "Cannot Read The Firmware Inventory", err)
+			return true
+		}
+		for i := range m.Firmware {
+			// The same version spelt otherwise (2.12.02) is no change.
+			if c, err := firmware.Find(inv, m.Firmware[i].Component.ValueString()); err == nil &&
+				firmware.Compare(c.Version, m.Firmware[i].Version.ValueString()) != 0 {
+				m.Firmware[i].Version = types.StringValue(c.Version)
+			}
+		}
 	}
 	if b == nil {
 		b = &redfish.Bios{}

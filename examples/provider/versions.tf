@@ -1,6 +1,6 @@
 # What this example needs to run on its own (the docs show the other file).
 terraform {
-  required_version = ">= 1.10" # ephemeral variables
+  required_version = ">= 1.11" # the provider's floor (ephemeral variables: 1.10)
   required_providers {
     hpcstorage = {
       source  = "hpcstorage/hpcstorage"

@@ -4,7 +4,7 @@
 # environment (examples/demo.sh does), then `terraform apply`.
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
@@ -48,6 +48,7 @@ module "r1" {
   # The lab writes a random secret file; or set conn_auth_secret instead.
   conn_auth_secret_file = var.lab.beegfs_conn_auth_file
   # HA (default): a pacemaker cluster per pair (beegfs-meta, beegfs-storage).
+  ha                    = var.ha
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
 }

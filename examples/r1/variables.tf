@@ -39,6 +39,12 @@ variable "drive_size_bytes" {
   default     = 12000000000000
 }
 
+variable "ha" {
+  description = "Run BeeGFS under pacemaker on the two HA pairs (make demo turns it off where pacemaker's tools, which the lab runs, are missing)."
+  type        = bool
+  default     = true
+}
+
 variable "standby" {
   description = "Servers in standby (planned maintenance): their BeeGFS groups move to the other server of the pair."
   type        = list(string)

@@ -7,7 +7,7 @@
 # NFS group on nfs1, fenced through the BMCs.
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"
@@ -53,6 +53,7 @@ module "r2" {
   ]
   standby           = var.standby
   bios_attributes   = var.bios_attributes
+  firmware          = var.firmware
   pacemaker_version = var.pacemaker_version
 }
 

@@ -49,3 +49,14 @@ variable "pacemaker_version" {
   type        = string
   default     = "2"
 }
+
+variable "firmware" {
+  description = "Firmware of both NFS servers (component, version, image_uri): a day-2 change, rolled one server at a time."
+  type = list(object({
+    component = string
+    version   = string
+    image_uri = string
+    models    = optional(list(string))
+  }))
+  default = []
+}

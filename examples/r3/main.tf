@@ -6,7 +6,7 @@
 # and the BeeGFS targets and services built on them.
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"

@@ -5,7 +5,7 @@
 # nodes' KIOXIA NVMe, and the ten clients map 20 images each.
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source = "hpcstorage/hpcstorage"

@@ -376,3 +376,50 @@ func TestLockIsNotClusterDrift(t *testing.T) {
 		t.Fatalf("a second cibadmin --create: %v, want the CIB manager's refusal", err)
 	}
 }
+
+// The failover drill on the pair: each server to standby and back, then
+// powered off and on; the peer sees each service move and come home, and
+// the pair ends as it began.
+func TestDrill(t *testing.T) {
+	p := newPair(t)
+	power := func(_ context.Context, m Member, reset string) error {
+		p.mu.Lock()
+		p.down[m.Host] = reset == "ForceOff"
+		p.mu.Unlock()
+		if reset == "ForceOff" {
+			return sim.PowerOff(p.roots[m.Host])
+		}
+		return sim.Boot(p.roots[m.Host])
+	}
+	m1, m2 := member("nfs1"), member("nfs2")
+	m1.Admin, m2.Admin = "nfs2", "nfs1"
+	var said []string
+	res, err := Drill(t.Context(), p, power, []Member{m1, m2}, fast, &Turns{Gather: time.Millisecond}, func(s string) { said = append(said, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s", strings.Join(said, "\n"))
+	if len(res) != 4 || res[0].Exercise != ExerciseStandby || res[1].Exercise != ExercisePowerOff || res[3].Member != "nfs2" {
+		t.Fatalf("results %+v", res)
+	}
+	for _, r := range res {
+		// The lab's standby takes milliseconds: the peer's samples may miss
+		// it; they must never see both out.
+		if r.Seen.Samples == 0 || r.Seen.MaxOut > 1 {
+			t.Errorf("%s %s: %d samples, %d out at most (order %v)", r.Member, r.Exercise, r.Seen.Samples, r.Seen.MaxOut, r.Seen.Order)
+		}
+	}
+	nodes, top := p.mon()
+	if !nodes["nfs1"].Online || nodes["nfs1"].Standby || !nodes["nfs2"].Online || top["svc"] != "nfs1" {
+		t.Errorf("after the drill: %+v, svc on %q", nodes, top["svc"])
+	}
+	// The fencing of the power-off exercise was cleaned up.
+	res2, _ := p.Run(t.Context(), "nfs1", []protocol.Item{pacemaker.QueryStatusItem(false)}, true)
+	if st, err := pacemaker.ReadStatus([]byte(res2.Items[0].Output)); err != nil || len(st.Fenced) > 0 || len(st.Failed) > 0 {
+		t.Errorf("after the drill: fenced %v, failed %v, %v", st.Fenced, st.Failed, err)
+	}
+	// A member without a peer to watch from is refused.
+	if _, err := Drill(t.Context(), p, power, []Member{member("nfs1")}, fast, nil, nil); err == nil || !strings.Contains(err.Error(), "peer to watch from") {
+		t.Errorf("drill without a peer: %v", err)
+	}
+}

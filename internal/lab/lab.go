@@ -70,6 +70,9 @@ type Config struct {
 	// Simulator is the lab's simulator program installed in every node
 	// root (internal/lab/sim; default: sim.Locate).
 	Simulator string
+	// PowerDelay is how long each power transition of a BMC lasts
+	// (default: the mock's, 5s); a reboot is two.
+	PowerDelay time.Duration
 	// PacemakerSchemas is Pacemaker 3's xml/ folder (its RELAX NG schema
 	// parts): the lab checks the CIB of a Pacemaker 3 cluster against the
 	// pacemaker-4.0 schema assembled from it (sim/pacemaker3.go). Empty:
@@ -171,7 +174,7 @@ func Up(cfg Config) (*Lab, error) {
 			return nil, fmt.Errorf("pacemaker schemas: %w", err)
 		}
 	}
-	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes})
+	d, err := redfishmock.NewDesign(cfg.Design, redfishmock.Options{Username: "admin", Password: cfg.Password, DriveSizeBytes: cfg.DriveSizeBytes, PowerDelay: cfg.PowerDelay})
 	if err != nil {
 		return nil, err
 	}

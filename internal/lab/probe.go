@@ -188,20 +188,29 @@ func (st *probeState) observe(now time.Time, members, served map[string]bool) {
 	}
 }
 
-// monitor copies the CIB under the simulators' lock and runs the real
-// crm_mon on the copy.
-func monitor(cib string) ([]byte, error) {
+// ClusterCIB is the CIB of the lab cluster named cluster, read under the
+// simulators' lock.
+func ClusterCIB(dir, cluster string) ([]byte, error) {
+	return readCIB(filepath.Join(dir, SharedDir, "pacemaker-"+cluster, "cib.xml"))
+}
+
+func readCIB(cib string) ([]byte, error) {
 	lock, err := os.OpenFile(filepath.Join(filepath.Dir(cib), ".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		lock.Close()
 		return nil, err
 	}
-	data, err := os.ReadFile(cib)
-	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	lock.Close()
+	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
+	return os.ReadFile(cib)
+}
+
+// monitor copies the CIB under the simulators' lock and runs the real
+// crm_mon on the copy.
+func monitor(cib string) ([]byte, error) {
+	data, err := readCIB(cib)
 	if err != nil {
 		return nil, err
 	}
@@ -215,8 +224,12 @@ func monitor(cib string) ([]byte, error) {
 		return nil, err
 	}
 	f.Close()
+	return crmMonXML(f.Name())
+}
+
+func crmMonXML(file string) ([]byte, error) {
 	cmd := exec.Command("crm_mon", "-1", "-X")
-	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "CIB_file=" + f.Name()}
+	cmd.Env = []string{"LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "CIB_file=" + file}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

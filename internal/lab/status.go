@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,17 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
+// zombie: pid has exited and waits for its parent to reap it.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
 // Down stops the lab running in dir: SIGTERM to its process, then waits
 // until it has exited (and removed its state file) or timeout passes.
 func Down(dir string, timeout time.Duration) error {
@@ -53,17 +65,15 @@ func Down(dir string, timeout time.Duration) error {
 	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
 		return fmt.Errorf("stop lab pid %d: %w", st.PID, err)
 	}
+	// Until the process is gone, not just its state file (it removes that
+	// before it exits): a script that counts processes right after down
+	// finds none. A child of the caller stays a zombie until reaped.
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if !processAlive(st.PID) {
+		if !processAlive(st.PID) || zombie(st.PID) {
 			return nil
 		}
-		// A child of the caller stays a zombie until reaped; the state
-		// file going away means it has shut down.
-		if _, err := os.Stat(filepath.Join(dir, StateFile)); errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("lab pid %d still running %s after SIGTERM", st.PID, timeout)
 }

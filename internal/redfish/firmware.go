@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/firmware"
@@ -368,4 +369,53 @@ func (e *Endpoint) pushImage(ctx context.Context, uri string, c firmware.Compone
 		return "", err
 	}
 	return sessionLocation(resp), nil
+}
+
+// RestartForFirmware resets the system so its staged firmware runs, then
+// waits with w until the inventory shows every component of want
+// (component -> version) at its version and the system is On again.
+func (e *Endpoint) RestartForFirmware(ctx context.Context, sys *System, want map[string]string, w Waiter) error {
+	s, err := e.GetSystem(ctx, sys.ID)
+	if err != nil {
+		return err
+	}
+	if s.PowerState == "Off" {
+		err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
+	} else {
+		err = e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle"))
+	}
+	if err != nil {
+		return fmt.Errorf("rebooting to run the staged firmware: %w", err)
+	}
+	return e.WaitFirmware(ctx, sys, want, w)
+}
+
+// WaitFirmware waits until every component of want runs its version and
+// the system is On.
+func (e *Endpoint) WaitFirmware(ctx context.Context, sys *System, want map[string]string, w Waiter) error {
+	return w.Until(ctx, "staged firmware to run on "+e.cfg.Name, func() (bool, string, error) {
+		inv, err := e.FirmwareInventory(ctx, sys.URI)
+		if err != nil {
+			return false, "", err
+		}
+		var missing []string
+		for name, v := range want {
+			c, err := firmware.Find(inv, name)
+			if err != nil {
+				return false, "", err
+			}
+			if firmware.Compare(c.Version, v) != 0 {
+				missing = append(missing, fmt.Sprintf("%s %s (runs %s)", name, v, c.Version))
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			return false, "not yet: " + strings.Join(missing, ", "), nil
+		}
+		s, err := e.GetSystem(ctx, sys.ID)
+		if err != nil {
+			return false, "", err
+		}
+		return s.PowerState == "On", "power " + s.PowerState, nil
+	})
 }

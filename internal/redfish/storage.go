@@ -129,8 +129,21 @@ func (e *Endpoint) FindStorage(ctx context.Context, id string) (string, error) {
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%w: %s has %d storage services (%s); set storage_id to one of them", ErrInvalid, e.cfg.Name, len(found), strings.Join(found, ", "))
+	return "", &StorageChoiceError{Endpoint: e.cfg.Name, IDs: found}
 }
+
+// StorageChoiceError: FindStorage found several storage services and was
+// given no id; IDs are the ones to choose from (as storage_id takes them).
+type StorageChoiceError struct {
+	Endpoint string
+	IDs      []string
+}
+
+func (e *StorageChoiceError) Error() string {
+	return fmt.Sprintf("%v: %s has %d storage services (%s); set storage_id to one of them", ErrInvalid, e.Endpoint, len(e.IDs), strings.Join(e.IDs, ", "))
+}
+
+func (e *StorageChoiceError) Unwrap() error { return ErrInvalid }
 
 var (
 	reDrawer    = regexp.MustCompile(`(?i)drawer\s*(\d+)`)

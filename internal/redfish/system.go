@@ -405,3 +405,48 @@ func (e *Endpoint) waitPower(ctx context.Context, id, want string, w Waiter) err
 		return s.PowerState == want, "power " + s.PowerState, nil
 	})
 }
+
+// Restart reboots the system (gracefully where the BMC offers it) and
+// waits with w until it was seen leaving On and is On again.
+func (e *Endpoint) Restart(ctx context.Context, id string, w Waiter) error {
+	s, err := e.GetSystem(ctx, id)
+	if err != nil {
+		return err
+	}
+	if s.PowerState == "Off" {
+		return e.SetPower(ctx, id, "On", w)
+	}
+	if err := e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle")); err != nil {
+		return fmt.Errorf("restarting: %w", err)
+	}
+	left := false
+	return w.Until(ctx, "restart of "+e.cfg.Name, func() (bool, string, error) {
+		s, err := e.GetSystem(ctx, id)
+		if err != nil {
+			return false, "", err
+		}
+		left = left || s.PowerState != "On"
+		return left && s.PowerState == "On", "power " + s.PowerState, nil
+	})
+}
+
+// PowerOff cuts the system's power at once (ForceOff: a failure, not a
+// shutdown) and waits with w until it is Off.
+func (e *Endpoint) PowerOff(ctx context.Context, id string, w Waiter) error {
+	s, err := e.GetSystem(ctx, id)
+	if err != nil {
+		return err
+	}
+	if s.PowerState != "Off" {
+		if err := e.Reset(ctx, s, PickReset(s, "ForceOff", "PushPowerButton")); err != nil {
+			return fmt.Errorf("powering off: %w", err)
+		}
+	}
+	return w.Until(ctx, "power off of "+e.cfg.Name, func() (bool, string, error) {
+		s, err := e.GetSystem(ctx, id)
+		if err != nil {
+			return false, "", err
+		}
+		return s.PowerState == "Off", "power " + s.PowerState, nil
+	})
+}

@@ -24,6 +24,12 @@ package transport
 // (SO_PEERCRED), the settings (secrets included) reach it on a pipe, never
 // in argv or the environment, and the socket's name is an HMAC of the
 // settings under a per-user random key, so it tells nothing about them.
+//
+// How long it lives: while any command that ran one of its clients (the
+// Terraform or OpenTofu process of the provider processes) is still
+// running, up to the idle time without clients; once every such command
+// has ended and no client is left, it exits at once, so nothing of a
+// Terraform command outlives it.
 
 import (
 	"bufio"
@@ -44,6 +50,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
@@ -554,29 +562,92 @@ func RunKeeper(stdin io.Reader, stdout io.Writer, popts PoolOptions) int {
 		if err != nil {
 			break
 		}
-		if !samePeer(c) {
+		pid, ok := samePeer(c)
+		if !ok {
 			c.Close()
 			continue
 		}
 		k.clientStarts()
+		k.watchOwner(pid)
 		go k.serve(c)
 	}
 	k.wg.Wait()
 	return 0
 }
 
-// samePeer: only processes of this uid may use the keeper.
-func samePeer(c *net.UnixConn) bool {
+// samePeer: only processes of this uid may use the keeper; the peer's pid.
+func samePeer(c *net.UnixConn) (int, bool) {
 	raw, err := c.SyscallConn()
 	if err != nil {
-		return false
+		return 0, false
 	}
-	ok := false
+	ok, pid := false, 0
 	_ = raw.Control(func(fd uintptr) {
 		cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 		ok = err == nil && int(cred.Uid) == os.Getuid()
+		if ok {
+			pid = int(cred.Pid)
+		}
 	})
-	return ok
+	return pid, ok
+}
+
+// parentPID reads pid's parent from /proc/PID/stat; 0 when unknown.
+func parentPID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	var ppid int
+	if _, err := fmt.Sscan(f[1], &ppid); err != nil {
+		return 0
+	}
+	return ppid
+}
+
+// watchOwner follows the command that ran the client pid (its parent:
+// Terraform for a provider process) through a pidfd, which a reused pid
+// cannot fool. Without pidfds (Linux < 5.3) the idle time alone ends the
+// keeper, as before.
+func (k *keeper) watchOwner(pid int) {
+	ppid := parentPID(pid)
+	if ppid <= 1 {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.owners == nil {
+		k.owners = map[int]bool{}
+	}
+	if _, seen := k.owners[ppid]; seen {
+		return
+	}
+	fd, err := unix.PidfdOpen(ppid, 0)
+	if err != nil {
+		return
+	}
+	k.owners[ppid] = true
+	k.liveOwners++
+	go func() {
+		// A pidfd polls readable once its process has exited.
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+				break
+			}
+		}
+		unix.Close(fd)
+		k.mu.Lock()
+		k.owners[ppid] = false
+		k.liveOwners--
+		k.mu.Unlock()
+		k.poke()
+	}()
 }
 
 type keeper struct {
@@ -587,7 +658,10 @@ type keeper struct {
 
 	mu      sync.Mutex
 	clients int // connected clients and requests in flight
-	wake    chan struct{}
+	// owners: the commands that ran clients (pid -> still running).
+	owners     map[int]bool
+	liveOwners int
+	wake       chan struct{}
 }
 
 func (k *keeper) clientStarts() {
@@ -600,6 +674,10 @@ func (k *keeper) clientEnds() {
 	k.mu.Lock()
 	k.clients--
 	k.mu.Unlock()
+	k.poke()
+}
+
+func (k *keeper) poke() {
 	select {
 	case k.wake <- struct{}{}:
 	default:
@@ -607,12 +685,20 @@ func (k *keeper) clientEnds() {
 }
 
 // idleWatch closes the listener once nobody has used the keeper for the
-// idle time.
+// idle time, or as soon as it has no client and every command that ran
+// one has ended.
 func (k *keeper) idleWatch(ln net.Listener) {
 	t := time.NewTimer(k.idle)
 	for {
 		select {
 		case <-k.wake:
+			k.mu.Lock()
+			done := k.clients == 0 && len(k.owners) > 0 && k.liveOwners == 0
+			k.mu.Unlock()
+			if done {
+				ln.Close()
+				return
+			}
 			t.Reset(k.idle)
 		case <-t.C:
 			k.mu.Lock()

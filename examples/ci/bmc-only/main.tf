@@ -3,7 +3,7 @@
 # variables and secrets).
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source  = "hpcstorage/hpcstorage"

@@ -4,7 +4,7 @@
 # declare your own variables and keep only the provider block as it is).
 
 terraform {
-  required_version = ">= 1.5"
+  required_version = ">= 1.11"
   required_providers {
     hpcstorage = {
       source  = "hpcstorage/hpcstorage"

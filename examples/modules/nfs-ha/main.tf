@@ -24,12 +24,16 @@ resource "hpcstorage_server" "this" {
   endpoint        = each.value.bmc
   power_state     = "On"
   bios_attributes = var.bios_attributes
+  firmware        = length(var.firmware) > 0 ? var.firmware : null
+  # Cluster commands go through the other server, which stays up while
+  # this one reboots (and can tell whether an interrupted run left it out).
   failure_domain = {
-    name    = var.cluster_name
-    kind    = "pacemaker"
-    host    = each.value.host
-    node    = each.key
-    timeout = var.maintenance_timeout
+    name       = var.cluster_name
+    kind       = "pacemaker"
+    host       = each.value.host
+    node       = each.key
+    admin_host = [for s in var.servers : s.host if s.name != each.key][0]
+    timeout    = var.maintenance_timeout
   }
 }
 

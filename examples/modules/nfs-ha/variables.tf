@@ -140,3 +140,15 @@ variable "pacemaker_version" {
   type        = string
   default     = "2"
 }
+
+variable "firmware" {
+  description = "Firmware both servers run (hpcstorage_server firmware): a change reboots them one at a time with the BIOS change of the same apply, each in standby while it is away."
+  type = list(object({
+    component = string
+    version   = string
+    image_uri = string
+    models    = optional(list(string))
+  }))
+  default  = []
+  nullable = false
+}

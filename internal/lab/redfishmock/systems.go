@@ -388,6 +388,17 @@ func (s *Service) PowerState() string {
 	return s.sys.power
 }
 
+// BootCount is how many times a server finished POST (for tests).
+func (s *Service) BootCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tick()
+	if s.sys == nil {
+		return 0
+	}
+	return s.sys.bootCount
+}
+
 // BootOverride returns a server's boot override target and enabled state
 // (for tests).
 func (s *Service) BootOverride() (target, enabled string) {
