@@ -325,6 +325,9 @@ func TestR5ModuleExample(t *testing.T) {
 		t.Errorf("plan removing NSDs from the file system: %v", err)
 	}
 
+	// Day 2: a BIOS value rolls over the cluster one member at a time.
+	r5RollingBIOSChange(t, r, "me484_count=2")
+
 	// Destroy keeps the file system (no delete_on_destroy).
 	if err := r.tf.Destroy(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil {
 		t.Fatalf("destroy: %v", err)

@@ -45,6 +45,7 @@ module "r5" {
   arrays            = ["me4084-1", "me4084-2", "me4084-3", "me4084-4"]
   array_count       = var.array_count
   me484_count       = var.me484_count
+  bios_attributes   = var.bios_attributes
   metadata          = "base"
   # Where clients outside the fabric mount fs1 (NFS and SMB share "fs1").
   ces_addresses = ["10.10.0.201", "10.10.0.202"]

@@ -34,3 +34,9 @@ variable "me484_count" {
   type        = number
   default     = 0
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every server (empty: left alone). A change reboots the servers one at a time through the GPFS failure domain."
+  type        = map(string)
+  default     = {}
+}

@@ -153,6 +153,16 @@ func TestGPFSRollKeepsQuorum(t *testing.T) {
 			t.Errorf("%s is %s after the roll", n, s)
 		}
 	}
+	// mmstartup mounted fs1 (-A yes) again on each.
+	res, err := p.Run(t.Context(), "nsd1", []protocol.Item{{Command: &protocol.Command{Name: "m", Argv: []string{"mmlsmount", "fs1", "-L", "-Y"}, ReadOnly: true}}}, true)
+	if err != nil || res.Failed {
+		t.Fatal(err, res)
+	}
+	for _, n := range []string{"nsd1", "nsd2", "nsd3"} {
+		if !strings.Contains(res.Items[0].Output, ":"+n+":") {
+			t.Errorf("fs1 not mounted on %s after the roll:\n%s", n, res.Items[0].Output)
+		}
+	}
 	for _, n := range []string{"nsd1", "nsd2", "nsd3"} {
 		if pend, err := Pending(t.Context(), p, gpfsMember(n, "")); err != nil || pend {
 			t.Errorf("%s pending=%v %v after the roll", n, pend, err)

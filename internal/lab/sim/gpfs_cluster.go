@@ -918,6 +918,13 @@ func mmstartup(e *Env, args []string) int {
 				continue
 			}
 			g.startDaemon(n)
+			// The daemon mounts the file systems with -A yes as it starts.
+			for _, f := range g.st.FS {
+				if f.AutoMount == "yes" && !slices.Contains(f.Mounted, name) {
+					f.Mounted = append(f.Mounted, name)
+					g.showMount(name, f, true)
+				}
+			}
 		}
 		g.dirty = true
 		fmt.Fprintf(e.Stdout, "%s: Starting GPFS ...\n", time.Now().UTC().Format("Mon Jan _2 15:04:05 UTC 2006"))
