@@ -100,7 +100,8 @@ func upR5(t *testing.T, mainTF ...string) *r5Lab {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	// Short power transitions: the day-2 roll reboots five servers in turn.
+	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t), PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
