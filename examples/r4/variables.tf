@@ -2,10 +2,16 @@
 # one object, lab. This module declares only the fields it uses.
 
 variable "lab" {
-  description = "The lab (or your site): nodes by host name and the SSH client files."
+  description = "The lab (or your site): endpoints by name, nodes by host name, SSH client files."
   type = object({
+    ca_certificate = string
+    endpoints = map(object({
+      url      = string
+      username = string
+    }))
     nodes = map(object({
       host = string # how SSH reaches the node: address:port
+      bmc  = string # endpoint name of its BMC ("" for clients)
     }))
     ssh = object({
       user             = string
@@ -19,4 +25,10 @@ variable "osd_nodes" {
   description = "How many of the lab's OSD nodes (osd1..) join the cluster."
   type        = number
   default     = 4
+}
+
+variable "bios_attributes" {
+  description = "BIOS attributes of the OSD nodes (empty: left alone). A change reboots them one at a time through the ceph failure domain."
+  type        = map(string)
+  default     = {}
 }

@@ -5,8 +5,8 @@ package lab
 // CIB, taken under the simulators' own lock), the lab's GPFS, Ceph and
 // BeeGFS clusters (probe_domains.go) and reports, per resource, the
 // longest time it ran nowhere, and how many members were out of service
-// (offline or in standby; GPFS down; Ceph OSD hosts down; BeeGFS nodes
-// with a target offline) at once.
+// (offline or in standby; GPFS down; Ceph OSD hosts down or noout;
+// BeeGFS nodes with a target offline) at once.
 
 import (
 	"bytes"

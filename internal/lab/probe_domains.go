@@ -101,8 +101,8 @@ func readGPFS(shared string) (map[string]bool, map[string]bool, bool, error) {
 	return members, served, true, nil
 }
 
-// readCeph: members are the OSD hosts with an OSD down; "pgs" is served
-// while every PG is active (I/O is possible on each).
+// readCeph: members are the OSD hosts with an OSD down or noout set;
+// "pgs" is served while every PG is active (I/O is possible on each).
 func readCeph(shared string) (map[string]bool, map[string]bool, bool, error) {
 	if !exists(filepath.Join(shared, "ceph", "cluster.json")) {
 		return nil, nil, false, nil
@@ -128,10 +128,33 @@ func readCeph(shared string) (map[string]bool, map[string]bool, bool, error) {
 	for _, n := range tree.Nodes {
 		status[n.ID] = n.Status
 	}
+	// A host is out of service while its OSDs are down or an
+	// administrator's noout flag marks it in maintenance (as standby does
+	// a pacemaker node): the lab's reboots take its OSDs down only briefly.
+	if out, err = simOn(shared, admin, "ceph", "health", "detail", "-f", "json"); err != nil {
+		return nil, nil, true, err
+	}
+	var health struct {
+		Checks map[string]struct {
+			Detail []struct {
+				Message string `json:"message"`
+			} `json:"detail"`
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(out), &health); err != nil {
+		return nil, nil, true, err
+	}
+	noout := map[string]bool{}
+	for _, d := range health.Checks["OSD_FLAGS"].Detail {
+		f := strings.Fields(d.Message) // "host osd1 has flags noout"
+		if len(f) == 5 && f[0] == "host" && f[2] == "has" && slices.Contains(strings.Split(f[4], ","), "noout") {
+			noout[f[1]] = true
+		}
+	}
 	members := map[string]bool{}
 	for _, n := range tree.Nodes {
 		if n.Type == "host" {
-			members[n.Name] = slices.ContainsFunc(n.Children, func(k int) bool { return status[k] != "up" })
+			members[n.Name] = noout[n.Name] || slices.ContainsFunc(n.Children, func(k int) bool { return status[k] != "up" })
 		}
 	}
 	if out, err = simOn(shared, admin, "ceph", "pg", "stat", "-f", "json"); err != nil {
