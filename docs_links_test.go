@@ -9,16 +9,17 @@ import (
 	"testing"
 )
 
-// The registry shows only index.md, resources/, data-sources/ and guides/.
+// The registry shows only index.md, resources/, data-sources/, guides/,
+// and the pages of actions/ and list-resources/ that tfplugindocs writes.
 func TestDocsLayout(t *testing.T) {
 	entries, err := os.ReadDir("docs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{"index.md": true, "resources": true, "data-sources": true, "guides": true}
+	allowed := map[string]bool{"index.md": true, "resources": true, "data-sources": true, "guides": true, "actions": true, "list-resources": true}
 	for _, e := range entries {
 		if !allowed[e.Name()] {
-			t.Errorf("docs/%s: the registry shows only index.md, resources/, data-sources/ and guides/ (put guides in templates/guides/)", e.Name())
+			t.Errorf("docs/%s: the registry shows only index.md, resources/, data-sources/, guides/, actions/ and list-resources/ (put guides in templates/guides/)", e.Name())
 		}
 	}
 	guides, _ := filepath.Glob("docs/guides/*.md")

@@ -44,3 +44,29 @@ func TestProductDoesNotImportLab(t *testing.T) {
 		}
 	}
 }
+
+// TestInternalHasNoTerraform: only provider/ turns errors into
+// diagnostics; the domain packages under internal/ (the lab aside) never
+// import the plugin framework, so they stay testable without Terraform.
+func TestInternalHasNoTerraform(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./internal/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.Contains(f[0], "/internal/lab") {
+			continue
+		}
+		checked++
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, "github.com/hashicorp/terraform-plugin") {
+				t.Errorf("%s imports %s: internal packages return errors, provider/ makes diagnostics", f[0], imp)
+			}
+		}
+	}
+	if checked < 15 {
+		t.Fatalf("only %d internal packages listed", checked)
+	}
+}

@@ -73,6 +73,23 @@ func actionTimeout(v types.String) time.Duration {
 	return defaultDomainTimeout
 }
 
+// actionModel is what every day-2 action's configuration has.
+type actionModel interface {
+	servers() []actionServerModel
+	timeout() types.String
+}
+
+// begin reads the action's configuration into m and resolves its servers
+// and timeout; false when the diagnostics say why not.
+func (a *actionBase) begin(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse, m actionModel) ([]target, time.Duration, bool) {
+	resp.Diagnostics.Append(req.Config.Get(ctx, m)...)
+	if resp.Diagnostics.HasError() {
+		return nil, 0, false
+	}
+	ts := a.targets(ctx, m.servers(), &resp.Diagnostics)
+	return ts, actionTimeout(m.timeout()), !resp.Diagnostics.HasError()
+}
+
 // actionBase is what every day-2 action holds.
 type actionBase struct{ data *providerData }
 

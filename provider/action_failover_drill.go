@@ -26,6 +26,9 @@ type failoverDrillModel struct {
 	Timeout  types.String        `tfsdk:"timeout"`
 }
 
+func (m *failoverDrillModel) servers() []actionServerModel { return m.Servers }
+func (m *failoverDrillModel) timeout() types.String        { return m.Timeout }
+
 func (a *failoverDrillAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_failover_drill"
 }
@@ -48,15 +51,10 @@ func (a *failoverDrillAction) Schema(_ context.Context, _ action.SchemaRequest, 
 
 func (a *failoverDrillAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m failoverDrillModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	ts, timeout, ok := a.begin(ctx, req, resp, &m)
+	if !ok {
 		return
 	}
-	ts := a.targets(ctx, m.Servers, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout := actionTimeout(m.Timeout)
 	w := a.data.waiter(timeout)
 	var members []day2.Member
 	byNode := map[string]target{}

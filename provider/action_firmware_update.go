@@ -30,6 +30,9 @@ type firmwareUpdateModel struct {
 	Timeout  types.String        `tfsdk:"timeout"`
 }
 
+func (m *firmwareUpdateModel) servers() []actionServerModel { return m.Servers }
+func (m *firmwareUpdateModel) timeout() types.String        { return m.Timeout }
+
 func (a *firmwareUpdateAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_firmware_update"
 }
@@ -64,15 +67,10 @@ func (a *firmwareUpdateAction) Schema(_ context.Context, _ action.SchemaRequest,
 
 func (a *firmwareUpdateAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m firmwareUpdateModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	ts, timeout, ok := a.begin(ctx, req, resp, &m)
+	if !ok {
 		return
 	}
-	ts := a.targets(ctx, m.Servers, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout := actionTimeout(m.Timeout)
 	w := a.data.waiter(timeout)
 	progress := progressTo(resp)
 	// Every server is checked before the first is touched: a wrong model

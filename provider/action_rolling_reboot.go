@@ -22,6 +22,9 @@ type rollingRebootModel struct {
 	Timeout types.String        `tfsdk:"timeout"`
 }
 
+func (m *rollingRebootModel) servers() []actionServerModel { return m.Servers }
+func (m *rollingRebootModel) timeout() types.String        { return m.Timeout }
+
 func (a *rollingRebootAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_rolling_reboot"
 }
@@ -41,15 +44,10 @@ func (a *rollingRebootAction) Schema(_ context.Context, _ action.SchemaRequest, 
 
 func (a *rollingRebootAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var m rollingRebootModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	ts, timeout, ok := a.begin(ctx, req, resp, &m)
+	if !ok {
 		return
 	}
-	ts := a.targets(ctx, m.Servers, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout := actionTimeout(m.Timeout)
 	progress := progressTo(resp)
 	for _, t := range ts {
 		progress(fmt.Sprintf("%s: rebooting", t.ep.Name()))

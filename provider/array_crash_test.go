@@ -531,6 +531,14 @@ func killAfter(t *testing.T, cli *pluginCLI, writes func() int, at int, jitter t
 	}
 	time.Sleep(jitter)
 	seen := writes()
+	killGroup(t, cmd, done)
+	return seen, out.String()
+}
+
+// killGroup SIGKILLs terraform's process group (terraform and the
+// provider it started) and waits until nothing of it is left.
+func killGroup(t *testing.T, cmd *exec.Cmd, done <-chan error) {
+	t.Helper()
 	pgid := cmd.Process.Pid
 	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill: %v", err)
@@ -544,5 +552,4 @@ func killAfter(t *testing.T, cli *pluginCLI, writes func() int, at int, jitter t
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return seen, out.String()
 }

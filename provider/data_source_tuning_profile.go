@@ -133,6 +133,13 @@ func (d *tuningProfileDataSource) Read(ctx context.Context, req datasource.ReadR
 	if !m.Version.IsNull() && !m.Version.IsUnknown() {
 		version = int(m.Version.ValueInt64())
 	}
+	overrides := map[string]attr.Value{}
+	for k, v := range m.Overrides {
+		overrides[k] = types.StringValue(v)
+	}
+	if sysctlProblems(overrides, profiles.KindSysctl+":", path.Root("overrides"), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	p, items, err := profiles.Resolve(m.Name.ValueString(), version, m.Overrides)
 	if err != nil {
 		at := path.Root("overrides")

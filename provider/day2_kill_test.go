@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -143,17 +142,6 @@ func killWhen(t *testing.T, cli *pluginCLI, arg string, at func() bool) string {
 		case <-tick.C:
 		}
 	}
-	pgid := cmd.Process.Pid
-	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
-		t.Fatalf("kill: %v", err)
-	}
-	<-done
-	deadline := time.Now().Add(10 * time.Second)
-	for syscall.Kill(-pgid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still alive 10s after SIGKILL", pgid)
-		}
-		time.Sleep(5 * time.Millisecond) // the kernel reaps it: nothing to wait on
-	}
+	killGroup(t, cmd, done)
 	return out.String()
 }

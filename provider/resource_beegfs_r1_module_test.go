@@ -229,7 +229,36 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Errorf("ME4084 drawers show %d spares, want 4:\n%s", spares, drawers)
 	}
 
-	if err := tf.Destroy(ctx, tfexec.Reattach(ri)); err != nil {
+	// Day 2: a BIOS profile for every server of the running design. Each
+	// HA pair is a failure domain: one member at a time, in standby while
+	// it reboots; the management server goes alone.
+	pr, err := lab.StartProbe(filepath.Join(dir, "lab"), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const profile = `bios_attributes={LogicalProc="Disabled",SubNumaCluster="Disabled"}`
+	start = time.Now()
+	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(profile))
+	reports := pr.Stop()
+	if err != nil {
+		t.Fatalf("day-2 BIOS apply: %v", err)
+	}
+	t.Logf("R1 day-2 BIOS change: %s", time.Since(start).Round(100*time.Millisecond))
+	for _, c := range []string{"beegfs-meta", "beegfs-storage"} {
+		rep := reports[c]
+		t.Logf("%s", rep)
+		if rep.MaxOut != 1 || len(rep.Order) != 2 {
+			t.Errorf("%s: %d members out at once, out in order %v: want each of the pair alone", c, rep.MaxOut, rep.Order)
+		}
+		if id, d := rep.Longest(); d >= time.Second {
+			t.Errorf("%s: %s unserved for %s", c, id, d)
+		}
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(profile)); err != nil || changes {
+		t.Fatalf("plan after the day-2 BIOS change: changes %v, err %v", changes, err)
+	}
+
+	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(profile)); err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
 	_, nodes, err = lab.ReadStatus(filepath.Join(dir, "lab"))

@@ -329,17 +329,30 @@ func (r *gpfsFilesystemResource) Delete(ctx context.Context, req resource.Delete
 	clusterDelete(ctx, req, resp, r.destroy)
 }
 
-// destroy unmounts and deletes the file system only with delete_on_destroy;
-// the files this resource wrote go either way.
+// destroy unmounts and deletes the file system only with delete_on_destroy
+// (what is left of it, read back first, so a re-run after a kill sends
+// only what did not happen); the files this resource wrote go either way.
 func (r *gpfsFilesystemResource) destroy(ctx context.Context, state *gpfsFilesystemModel, diags *diag.Diagnostics) {
 	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
 	if state.DeleteOnDestroy.ValueBool() {
 		dev := state.Device.ValueString()
-		if !a.apply(ctx, state.owner()+"-delete", []protocol.Item{gpfsCommand("mmumount", "mmumount", dev, "-a"),
-			gpfsCommand("mmdelfs", "mmdelfs", dev)}, diags) {
+		seen, ok := readFS(ctx, a, dev, false, diags)
+		if !ok {
 			return
 		}
-		a.remove(ctx, state.owner()+"-delete", diags)
+		if steps := gpfs.DeleteFSSteps(dev, seen); len(steps) > 0 {
+			if !a.apply(ctx, state.owner()+"-delete", stepItems(steps), diags) {
+				return
+			}
+			a.remove(ctx, state.owner()+"-delete", diags)
+			if seen, ok = readFS(ctx, a, dev, false, diags); !ok {
+				return
+			}
+			if seen.Exists {
+				diags.AddError("File System Not Deleted", fmt.Sprintf("Host %s: mmlsfs %s still lists the file system after mmdelfs.", a.host, dev))
+				return
+			}
+		}
 	}
 	a.remove(ctx, state.owner(), diags)
 }

@@ -447,7 +447,8 @@ func mapsEqual(a, b map[string]int) bool {
 }
 
 // gpfsMappingConfig is one ME4084 volume mapped to nsd1 only (both: to
-// nsd2 too), and, with nsd = true, an NSD served by nsd1 and nsd2 on it.
+// nsd2 too), and, with nsd = true, an NSD served by nsd1 and nsd2 on it
+// (usage dataOnly in pool data, or another usage in system).
 const gpfsMappingConfig = `
 terraform {
   required_providers {
@@ -468,6 +469,11 @@ variable "both" {
 variable "wipe" {
   type    = bool
   default = false
+}
+
+variable "usage" {
+  type    = string
+  default = "dataOnly"
 }
 
 output "wwn" {
@@ -515,7 +521,7 @@ resource "hpcstorage_gpfs_nsds" "t" {
   host          = var.lab.nodes["nsd1"].host
   name         = "t"
   server_hosts = { nsd1 = var.lab.nodes["nsd1"].host, nsd2 = var.lab.nodes["nsd2"].host }
-  nsds         = [{ name = "t_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+  nsds         = [{ name = "t_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = var.usage, pool = var.usage == "dataOnly" ? "data" : "system" }]
   wipe         = var.wipe
 }
 `

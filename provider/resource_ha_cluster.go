@@ -37,6 +37,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
 
@@ -361,64 +362,80 @@ type haCluster struct {
 // cluster converts the model; known is false while an input is unknown.
 // Fence values from an endpoint need the provider's settings: without
 // them (validation) placeholders stand in so everything else is checked.
+// A partly known model converts too, for the rules (pacemaker.Rules): an
+// unknown value is "" in its place, an unknown map or list is left out.
 func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diags *diag.Diagnostics) (haCluster, bool) {
 	h := haCluster{hosts: map[string]string{}}
-	if m.Name.IsUnknown() || m.Transport.IsUnknown() || m.PacemakerVersion.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
+	known := !(m.Name.IsUnknown() || m.Transport.IsUnknown() || m.PacemakerVersion.IsUnknown() || m.TwoNode.IsUnknown() || m.Networks.IsUnknown() || m.Nodes.IsUnknown() ||
 		m.Properties.IsUnknown() || m.ResourceDefaults.IsUnknown() || m.Groups.IsUnknown() || m.Primitives.IsUnknown() ||
-		m.Locations.IsUnknown() || m.Colocations.IsUnknown() || m.Orders.IsUnknown() {
-		return h, false
-	}
+		m.Locations.IsUnknown() || m.Colocations.IsUnknown() || m.Orders.IsUnknown())
 	c := pacemaker.Cluster{Name: m.Name.ValueString(), Transport: stringOr(m.Transport, "knet"), TwoNode: m.TwoNode.ValueBool(),
 		Version: stringOr(m.PacemakerVersion, pacemaker.DefaultVersion)}
-	known := true
 	strs := func(l types.List) []string {
 		var out []string
 		for _, v := range l.Elements() {
 			s, ok := v.(types.String)
 			if !ok || s.IsUnknown() {
 				known = false
-				continue
 			}
 			out = append(out, s.ValueString())
 		}
 		return out
 	}
 	maps := func(v types.Map) map[string]string {
-		out, ok := settingsMap(v)
-		if !ok {
+		if v.IsUnknown() {
 			known = false
+			return nil
+		}
+		out := map[string]string{}
+		for k, e := range v.Elements() {
+			s, ok := e.(types.String)
+			if !ok || s.IsUnknown() {
+				known = false
+			}
+			out[k] = s.ValueString()
 		}
 		if len(out) == 0 {
 			return nil
 		}
 		return out
 	}
+	// elems reads a list or map of objects unless it is unknown.
+	elems := func(v interface {
+		IsUnknown() bool
+		ElementsAs(context.Context, any, bool) diag.Diagnostics
+	}, target any) {
+		if !v.IsUnknown() {
+			diags.Append(v.ElementsAs(ctx, target, false)...)
+		}
+	}
 	c.Networks = strs(m.Networks)
 	c.Properties = maps(m.Properties)
 	c.ResourceDefaults = maps(m.ResourceDefaults)
 	var nodes map[string]haNodeModel
-	diags.Append(m.Nodes.ElementsAs(ctx, &nodes, false)...)
+	elems(m.Nodes, &nodes)
 	for name := range nodes {
 		h.names = append(h.names, name)
 	}
 	sort.Strings(h.names)
+	c.Fences = []pacemaker.FenceTarget{}
 	for i, name := range h.names {
 		n := nodes[name]
 		if n.Host.IsUnknown() || n.NodeID.IsUnknown() || n.Addrs.IsUnknown() || n.Standby.IsUnknown() || n.Fence.IsUnknown() {
 			known = false
-			continue
 		}
 		h.hosts[name] = n.Host.ValueString()
 		id := i + 1
-		if !n.NodeID.IsNull() {
+		if !n.NodeID.IsNull() && !n.NodeID.IsUnknown() {
 			id = int(n.NodeID.ValueInt64())
 		}
 		c.Nodes = append(c.Nodes, pacemaker.Node{Name: name, ID: id, Addrs: strs(n.Addrs), Standby: n.Standby.ValueBool()})
-		if n.Fence.IsNull() {
+		if n.Fence.IsNull() || n.Fence.IsUnknown() {
 			continue
 		}
 		var f haFenceModel
 		diags.Append(n.Fence.As(ctx, &f, objectAsOptions)...)
+		c.Fences = append(c.Fences, r.fenceTarget(name, f))
 		dev, ok := r.fenceDevice(name, f, diags)
 		if !ok {
 			known = false
@@ -438,7 +455,7 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 		out := pacemaker.Primitive{ID: p.ID.ValueString(), Class: class, Provider: prov, Type: p.Type.ValueString(),
 			Params: maps(p.Params), Meta: maps(p.Meta)}
 		var ops []haOpModel
-		diags.Append(p.Ops.ElementsAs(ctx, &ops, false)...)
+		elems(p.Ops, &ops)
 		for _, o := range ops {
 			if o.Name.IsUnknown() || o.Interval.IsUnknown() || o.Timeout.IsUnknown() {
 				known = false
@@ -448,27 +465,26 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 		return out
 	}
 	var groups []haGroupModel
-	diags.Append(m.Groups.ElementsAs(ctx, &groups, false)...)
+	elems(m.Groups, &groups)
 	for _, g := range groups {
 		if g.ID.IsUnknown() || g.Members.IsUnknown() {
 			known = false
-			continue
 		}
 		pg := pacemaker.Group{ID: g.ID.ValueString(), Meta: maps(g.Meta)}
 		var members []haPrimitiveModel
-		diags.Append(g.Members.ElementsAs(ctx, &members, false)...)
+		elems(g.Members, &members)
 		for _, p := range members {
 			pg.Members = append(pg.Members, prim(p))
 		}
 		c.Groups = append(c.Groups, pg)
 	}
 	var prims []haPrimitiveModel
-	diags.Append(m.Primitives.ElementsAs(ctx, &prims, false)...)
+	elems(m.Primitives, &prims)
 	for _, p := range prims {
 		c.Primitives = append(c.Primitives, prim(p))
 	}
 	var locs []haLocationModel
-	diags.Append(m.Locations.ElementsAs(ctx, &locs, false)...)
+	elems(m.Locations, &locs)
 	for _, l := range locs {
 		if l.ID.IsUnknown() || l.Rsc.IsUnknown() || l.Node.IsUnknown() || l.Score.IsUnknown() {
 			known = false
@@ -476,7 +492,7 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 		c.Locations = append(c.Locations, pacemaker.Location{ID: l.ID.ValueString(), Rsc: l.Rsc.ValueString(), Node: l.Node.ValueString(), Score: l.Score.ValueString()})
 	}
 	var cols []haColocationModel
-	diags.Append(m.Colocations.ElementsAs(ctx, &cols, false)...)
+	elems(m.Colocations, &cols)
 	for _, l := range cols {
 		if l.ID.IsUnknown() || l.Rsc.IsUnknown() || l.WithRsc.IsUnknown() || l.Score.IsUnknown() {
 			known = false
@@ -484,7 +500,7 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 		c.Colocations = append(c.Colocations, pacemaker.Colocation{ID: l.ID.ValueString(), Rsc: l.Rsc.ValueString(), WithRsc: l.WithRsc.ValueString(), Score: l.Score.ValueString()})
 	}
 	var ords []haOrderModel
-	diags.Append(m.Orders.ElementsAs(ctx, &ords, false)...)
+	elems(m.Orders, &ords)
 	for _, o := range ords {
 		if o.ID.IsUnknown() || o.First.IsUnknown() || o.Then.IsUnknown() || o.Kind.IsUnknown() {
 			known = false
@@ -493,6 +509,19 @@ func (r *haClusterResource) cluster(ctx context.Context, m *haClusterModel, diag
 	}
 	h.c = c
 	return h, known && !diags.HasError()
+}
+
+// fenceTarget is what a node's fence block aims at, for the rules: its
+// endpoint, the BMC address (ip, else the endpoint's once the provider's
+// settings are read) and system; "" where not known yet.
+func (r *haClusterResource) fenceTarget(node string, f haFenceModel) pacemaker.FenceTarget {
+	t := pacemaker.FenceTarget{Node: node, Endpoint: f.Endpoint.ValueString(), Address: f.IP.ValueString(), SystemsURI: f.SystemsURI.ValueString()}
+	if r.data != nil && t.Address == "" && !r.data.Deferred[t.Endpoint] {
+		if u, err := url.Parse(r.data.Endpoints[t.Endpoint].URL); err == nil {
+			t.Address = u.Host
+		}
+	}
+	return t
 }
 
 // fenceDevice makes a node's fence_redfish device from its fence block and
@@ -653,7 +682,52 @@ func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
 			h.invalidCluster(diags, errors.Join(j.Unwrap()...))
 			continue
 		}
-		addError(diags, h.errorPath(e), "Invalid Cluster Setting", "Fix the value in the configuration.", e)
+		at := h.errorPath(e)
+		var re *pacemaker.RuleError
+		if errors.As(e, &re) {
+			at = attrPath(re.Attr)
+		}
+		addError(diags, at, "Invalid Cluster Setting", "Fix the value in the configuration.", e)
+	}
+}
+
+// fenceSystems reads the host name each fence device's system reports on
+// its BMC (one GET per node, only for a plan that changes the cluster) and
+// refuses a device whose system is missing there or is another node
+// (FenceSystemRules). A BMC that does not answer is left to the fencer's
+// own monitor.
+func (h haCluster) fenceSystems(ctx context.Context, d *providerData, diags *diag.Diagnostics) {
+	names := map[string]string{}
+	for _, t := range h.c.Fences {
+		if t.Endpoint == "" || t.SystemsURI == "" {
+			continue
+		}
+		var quiet diag.Diagnostics
+		ep := d.planEndpoint(t.Endpoint, path.Empty(), &quiet)
+		var sys struct{ HostName string }
+		if ep == nil {
+			continue
+		}
+		_, err := ep.Get(ctx, t.SystemsURI, &sys)
+		switch {
+		case err == nil:
+			names[t.Node] = sys.HostName
+		case redfish.IsGone(err):
+			addError(diags, path.Root("nodes").AtMapKey(t.Node).AtName("fence").AtName("systems_uri"), "Invalid Cluster Setting",
+				fmt.Sprintf("Endpoint %q has no system at %s: fence_redfish would find nothing to power off. Use the "+
+					"system_id of the node's hpcstorage_server.", t.Endpoint, t.SystemsURI), err)
+		}
+	}
+	if errs := pacemaker.FenceSystemRules(h.c.Nodes, h.c.Fences, names); len(errs) > 0 {
+		h.invalidCluster(diags, errors.Join(errs...))
+	}
+}
+
+// brokenRules reports the rules a partly known cluster already breaks
+// (Validate runs them with the rest once everything is known).
+func (h haCluster) brokenRules(diags *diag.Diagnostics) {
+	if errs := h.c.Rules(h.c.Fences); len(errs) > 0 {
+		h.invalidCluster(diags, errors.Join(errs...))
 	}
 }
 
@@ -745,6 +819,9 @@ func (r *haClusterResource) ValidateConfig(ctx context.Context, req resource.Val
 	}
 	h, known := r.cluster(ctx, &m, &resp.Diagnostics)
 	if !known {
+		if !resp.Diagnostics.HasError() {
+			h.brokenRules(&resp.Diagnostics)
+		}
 		return
 	}
 	if err := h.c.Validate(); err != nil {
@@ -796,6 +873,9 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	if !known {
+		if h.brokenRules(&resp.Diagnostics); resp.Diagnostics.HasError() {
+			return
+		}
 		plan.PushNode, plan.Placement = types.StringUnknown(), types.MapUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
@@ -817,6 +897,9 @@ func (r *haClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	if r.nodes() == nil || !plan.Placement.IsUnknown() {
+		return
+	}
+	if h.fenceSystems(ctx, r.data, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	// With the secrets when known: a fresh node has no authkey or password

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,6 +244,9 @@ func (r *nodeConfigResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if sysctlProblems(plan.Sysctl.Elements(), "", path.Root(nodeconfig.AttrSysctl), &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	// Apply converges the node, so nothing is left drifted afterwards.
 	plan.Drift = types.MapValueMust(types.StringType, map[string]attr.Value{})
 	if !plan.Host.IsUnknown() && !plan.Owner.IsUnknown() {
@@ -296,6 +301,7 @@ func (r *nodeConfigResource) ValidateConfig(ctx context.Context, req resource.Va
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	sysctlProblems(m.Sysctl.Elements(), "", path.Root(nodeconfig.AttrSysctl), &resp.Diagnostics)
 	cfg, known := r.config(&m, &resp.Diagnostics)
 	if !known || resp.Diagnostics.HasError() {
 		return
@@ -316,6 +322,23 @@ func (r *nodeConfigResource) ValidateConfig(ctx context.Context, req resource.Va
 			continue
 		}
 		addError(&resp.Diagnostics, at, "Invalid Node Item", fmt.Sprintf("%s (agent spec %s).", fe.Msg, fe.Path), nil)
+	}
+}
+
+// sysctlProblems refuses the known values of a sysctl map (keys prefix
+// then the parameter's name) that their kernel type rules out, each on its
+// key; unknown values wait.
+func sysctlProblems(m map[string]attr.Value, prefix string, at path.Path, diags *diag.Diagnostics) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v, ok := m[k].(types.String)
+		name, isSysctl := strings.CutPrefix(k, prefix)
+		if !ok || v.IsUnknown() || v.IsNull() || !isSysctl || v.ValueString() == "" {
+			continue
+		}
+		if err := nodeconfig.CheckSysctl(name, v.ValueString()); err != nil {
+			addError(diags, at.AtMapKey(k), "Invalid Sysctl Value", fmt.Sprintf("The kernel refuses or misreads %s = %q.",
+				name, v.ValueString()), err)
+		}
 	}
 }
 
@@ -340,7 +363,9 @@ func nodeItemAttributes() map[string]schema.Attribute {
 		},
 		nodeconfig.AttrSysctl: schema.MapAttribute{Optional: true, ElementType: types.StringType,
 			MarkdownDescription: "Kernel parameters by dotted name (`vm.dirty_ratio = \"20\"`), set live and persisted in " +
-				"this owner's `/etc/sysctl.d` drop-in. The agent warns when tuned or another sysctl.d file would override a value.",
+				"this owner's `/etc/sysctl.d` drop-in. The values of the parameters whose kernel type is known (integers in the " +
+				"kernel's range, vectors such as `net.ipv4.tcp_rmem`, 0/1 switches) are checked at plan. The agent warns when " +
+				"tuned or another sysctl.d file would override a value.",
 		},
 		nodeconfig.AttrTHP: schema.SingleNestedAttribute{Optional: true,
 			MarkdownDescription: "Transparent huge pages, set live and persisted with tmpfiles.d.",

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
 )
 
 type sysctlItem struct {
@@ -41,6 +42,11 @@ func (i *sysctlItem) Plan(_ context.Context, env *Env) (Plan, error) {
 	p := sysctlProcPath(key)
 	var plan Plan
 	plan.Notify = i.s.Notify
+	// A value the parameter's kernel type rules out is refused before
+	// anything is written (the kernel would answer EINVAL, or misread it).
+	if err := nodeconfig.CheckSysctl(key, want); err != nil {
+		return plan, err
+	}
 	step, err := kernelStep(env, "sysctl:"+key, p, key, want, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		return plan, fmt.Errorf("unknown kernel parameter %s (no %s; is its module loaded?): %w", key, p, ErrNotFound)

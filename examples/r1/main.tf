@@ -51,6 +51,7 @@ module "r1" {
   ha                    = var.ha
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
+  bios_attributes       = var.bios_attributes
 }
 
 output "standby_moves" {

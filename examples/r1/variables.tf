@@ -50,3 +50,9 @@ variable "standby" {
   type        = list(string)
   default     = []
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every server with a BMC (null: not managed). A change on the running design is a day-2 change: one server of each HA pair at a time."
+  type        = map(string)
+  default     = null
+}

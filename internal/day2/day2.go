@@ -200,20 +200,27 @@ func Roll(ctx context.Context, r Runner, m Member, o Options, turns *Turns, work
 		{StepSettle, true, d.settled},
 		{StepRelease, false, d.release},
 	}
+	stopped := func(err error) error {
+		if turns != nil {
+			turns.Fail(m.Domain, fmt.Errorf("%w: %s's sequence stopped (%v); the next apply resumes it first", ErrBusy, m.Node, err))
+		}
+		return err
+	}
 	for _, s := range steps {
 		if s.wait {
 			if err := wait(s.name, s.do); err != nil {
 				if s.name == StepCheck {
 					// Nothing was changed yet: the domain is free again.
 					_ = d.release(ctx)
+					return err
 				}
-				return err
+				return stopped(err)
 			}
 			continue
 		}
 		log(s.name, "running")
 		if err := s.do(ctx); err != nil {
-			return &StepError{Member: m, Step: s.name, Err: err}
+			return stopped(&StepError{Member: m, Step: s.name, Err: err})
 		}
 	}
 	return nil
@@ -237,9 +244,11 @@ var ErrBusy = errors.New("busy")
 var ErrNoCluster = errors.New("the cluster does not run there")
 
 // waitFor retries check until it returns nil, the timeout passes or ctx
-// ends; the last error says what was not ready.
+// ends; the last error says what was not ready. The pauses start short
+// and double up to Poll: most waits end within a second or two.
 func waitFor(ctx context.Context, o Options, check func(context.Context) error) error {
 	deadline := time.Now().Add(o.timeout())
+	pause := min(o.poll(), 100*time.Millisecond)
 	for {
 		err := check(ctx)
 		if err == nil {
@@ -254,8 +263,9 @@ func waitFor(ctx context.Context, o Options, check func(context.Context) error) 
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %v", ctx.Err(), err)
-		case <-time.After(o.poll()):
+		case <-time.After(pause):
 		}
+		pause = min(2*pause, o.poll())
 	}
 }
 
@@ -271,7 +281,11 @@ type Turns struct {
 }
 
 type turn struct {
-	held    bool
+	held bool
+	// failed: a member's sequence stopped in this process; the others
+	// of the domain do not start (the stopped one holds the cluster's
+	// lock, and the next apply resumes it first).
+	failed  error
 	waiting map[string]int // member -> waiters
 	since   time.Time      // when the first of a free domain's waiters came
 	wake    chan struct{}
@@ -280,6 +294,18 @@ type turn struct {
 // DefaultGather is how long a free domain waits for the other members of
 // one apply before its first grant.
 const DefaultGather = time.Second
+
+// Fail marks the domain's turn as stopped by err: members still waiting,
+// and later ones, get err instead of a turn.
+func (t *Turns) Fail(dom string, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d := t.domains[dom]; d != nil && d.failed == nil {
+		d.failed = err
+		close(d.wake)
+		d.wake = make(chan struct{})
+	}
+}
 
 // Acquire waits for the domain's turn; release hands it on.
 func (t *Turns) Acquire(ctx context.Context, dom, member string) (release func(), err error) {
@@ -304,6 +330,12 @@ func (t *Turns) Acquire(ctx context.Context, dom, member string) (release func()
 	}
 	for {
 		t.mu.Lock()
+		if d.failed != nil {
+			leave()
+			err := d.failed
+			t.mu.Unlock()
+			return nil, err
+		}
 		gather := t.Gather
 		if gather == 0 {
 			gather = DefaultGather

@@ -423,3 +423,37 @@ func TestDrill(t *testing.T) {
 		t.Errorf("drill without a peer: %v", err)
 	}
 }
+
+// In one run, a member whose sequence stops keeps the others of its
+// domain from starting: they fail at once instead of waiting out their
+// timeout on the lock it holds.
+func TestRollStopsTheDomainInOneRun(t *testing.T) {
+	p := newPair(t)
+	turns := &Turns{Gather: 100 * time.Millisecond}
+	o := fast
+	o.Timeout = time.Minute
+	errs := make(chan error, 2)
+	start := time.Now()
+	go func() {
+		errs <- Roll(t.Context(), p, member("nfs1"), o, turns, func(context.Context) error { return errors.New("BMC task failed") })
+	}()
+	go func() {
+		errs <- Roll(t.Context(), p, member("nfs2"), o, turns, func(context.Context) error { t.Error("nfs2's work ran"); return nil })
+	}()
+	var got []error
+	for range 2 {
+		got = append(got, <-errs)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the run took %s: nfs2 waited on the lock", took)
+	}
+	var stoppedAtWork, busy bool
+	for _, err := range got {
+		var se *StepError
+		stoppedAtWork = stoppedAtWork || errors.As(err, &se) && se.Step == StepWork && se.Member.Node == "nfs1"
+		busy = busy || errors.Is(err, ErrBusy) && strings.Contains(err.Error(), "nfs1's sequence stopped")
+	}
+	if !stoppedAtWork || !busy {
+		t.Errorf("errors %v: want nfs1 stopped at work and nfs2 refused because of it", got)
+	}
+}

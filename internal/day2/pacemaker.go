@@ -178,6 +178,8 @@ func (d *pcmkDomain) settled(ctx context.Context) error {
 	if len(away) == 0 {
 		return nil
 	}
+	// The relocation waits for its transition (crm_resource --wait): the
+	// next read finds it done.
 	if _, err := change(ctx, d.r, d.admin(), pacemaker.RelocateHomeItems(away, d.m.Node)...); err != nil {
 		return err
 	}

@@ -388,6 +388,21 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 	return steps
 }
 
+// DeleteFSSteps take seen away: mmumount -a while a node mounts it (mmdelfs
+// refuses a mounted file system), then mmdelfs. Both effects are absences
+// no -Y query can guard, so they are Once, decided from this read-back: a
+// destroy killed after mmdelfs reads the file system gone and sends none.
+func DeleteFSSteps(device string, seen FSSeen) []Step {
+	if !seen.Exists {
+		return nil
+	}
+	var steps []Step
+	if seen.Mounted {
+		steps = append(steps, once(Step{Name: "mmumount", Argv: []string{"mmumount", device, "-a"}}))
+	}
+	return append(steps, once(Step{Name: "mmdelfs", Argv: []string{"mmdelfs", device}}))
+}
+
 // newPools are the %pool stanzas of pools the file system has no disk in
 // yet (mmadddisk creates a pool from its stanza).
 func newPools(pools []Pool, seen FSSeen) []Pool {

@@ -164,3 +164,29 @@ func TestGatewayAddressesAndSMB(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteFSSteps: destroy sends only what is left, every step Once
+// (the agent refuses an unguarded command): unmount then delete while
+// mounted, delete alone once unmounted, nothing once gone.
+func TestDeleteFSSteps(t *testing.T) {
+	seen := seenFS(r5FS())
+	for _, c := range []struct {
+		what string
+		seen FSSeen
+		want string
+	}{
+		{"mounted", seen, "mmumount fs1 -a\nmmdelfs fs1"},
+		{"unmounted", FSSeen{Exists: true}, "mmdelfs fs1"},
+		{"gone", FSSeen{}, ""},
+	} {
+		steps := DeleteFSSteps("fs1", c.seen)
+		if got := lines(steps); got != c.want {
+			t.Errorf("%s: steps %q, want %q", c.what, got, c.want)
+		}
+		for _, s := range steps {
+			if !s.Once || len(s.Unless) > 0 {
+				t.Errorf("%s: %s is not a Once step", c.what, s.Name)
+			}
+		}
+	}
+}

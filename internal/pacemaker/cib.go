@@ -136,13 +136,15 @@ type Cluster struct {
 	// Version is the cluster's Pacemaker (Versions; "" is DefaultVersion):
 	// the CIB's schema, and what it may hold (version.go).
 	Version string
+	// Fences are what each node's fence device is aimed at as configured
+	// (with the endpoint it names), for the rules; nil: read from Fencing.
+	Fences []FenceTarget
 }
 
 var (
-	reID    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
-	reName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	reScore = regexp.MustCompile(`^([+-]?INFINITY|[+-]?[0-9]{1,9})$`)
-	reDur   = regexp.MustCompile(`^[0-9]+(ms|s|m|min|h)?$`)
+	reID   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,127}$`)
+	reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	reDur  = regexp.MustCompile(`^[0-9]+(ms|s|m|min|h)?$`)
 	// Values go into XML attributes; line breaks would not survive the
 	// agents' environment.
 	reValue = regexp.MustCompile(`^[^\n\r\x00]*$`)
@@ -245,7 +247,6 @@ func (c Cluster) Validate() error {
 		field := fmt.Sprintf("locations[%d]", i)
 		claim(field, l.ID)
 		add(checkRef(field, "rsc", l.Rsc, resources))
-		add(checkScore(field, l.Score))
 		if !nodes[l.Node] {
 			add(invalid(field, "node %q is not a node of the cluster", l.Node))
 		}
@@ -261,7 +262,6 @@ func (c Cluster) Validate() error {
 		claim(field, o.ID)
 		add(checkRef(field, "rsc", o.Rsc, resources))
 		add(checkRef(field, "with_rsc", o.WithRsc, resources))
-		add(checkScore(field, o.Score))
 	}
 	for i, o := range c.Orders {
 		field := fmt.Sprintf("orders[%d]", i)
@@ -272,6 +272,9 @@ func (c Cluster) Validate() error {
 			add(invalid(field, "kind %q: want one of %s", o.Kind, strings.Join(OrderKinds, ", ")))
 		}
 	}
+	// Scores, addresses and what each export and fence device points at:
+	// the rules (rules.go), which also run on a partly known cluster.
+	errs = append(errs, c.rules(c.Fences, true)...)
 	return errors.Join(errs...)
 }
 
@@ -317,13 +320,6 @@ func (c Cluster) validateNodes() error {
 		errs = append(errs, checkRings(field, c.Transport, c.Networks, n.Addrs))
 	}
 	return errors.Join(errs...)
-}
-
-func checkScore(field, s string) error {
-	if !reScore.MatchString(s) {
-		return invalid(field, "score %q: want an integer, INFINITY or -INFINITY", s)
-	}
-	return nil
 }
 
 func checkRef(field, attr, id string, known map[string]bool) error {

@@ -318,8 +318,8 @@ func TestRefusals(t *testing.T) {
 		{"constraint on an unknown resource", func(c *Cluster) {
 			c.Colocations = []Colocation{{ID: "c1", Rsc: "nfsgroup", WithRsc: "nfs-group", Score: "INFINITY"}}
 		}, []string{`colocations[0]: with_rsc "nfs-group" is not a resource`}},
-		{"bad score", func(c *Cluster) { c.Locations[0].Score = "high" }, []string{`locations[0]: score "high"`}},
-		{"ring off the cluster network", func(c *Cluster) { c.Nodes[1].Addrs[0] = "10.10.9.12" }, []string{"nodes[1]: ring 0 address 10.10.9.12 is not on the cluster network 10.10.1.0/24"}},
+		{"bad score", func(c *Cluster) { c.Locations[0].Score = "high" }, []string{`locations[0].score: score "high"`}},
+		{"ring off the cluster network", func(c *Cluster) { c.Nodes[1].Addrs[0] = "10.10.9.12" }, []string{`nodes["nfs2"].addrs[0]: ring 0 address 10.10.9.12 is not on the cluster network 10.10.1.0/24`}},
 		{"rings missing", func(c *Cluster) { c.Nodes[1].Addrs = nil }, []string{"nodes[1]: 0 ring addresses"}},
 		{"unknown transport", func(c *Cluster) { c.Transport = "udp" }, []string{`transport: "udp"`}},
 	} {

@@ -37,6 +37,7 @@ func TestCorosyncR2(t *testing.T) {
 func TestCorosyncParsesIt(t *testing.T) {
 	c := r2()
 	c.Networks = []string{"127.0.0.0/8"}
+	c.Groups, c.Locations = nil, nil // the floating address is off this network
 	c.Nodes[0].Addrs = []string{"127.0.0.1"}
 	c.Nodes[1].Addrs = []string{"127.0.0.2"}
 	conf, err := c.Corosync()

@@ -52,6 +52,8 @@ locals {
   ha_servers   = { for s in concat(var.metadata_servers, var.storage_servers) : s.name => s }
   # Cluster name => its nodes, by ha_clusters.
   ha_clusters = var.ha_clusters == "pair" ? { "beegfs-meta" = local.meta_names, "beegfs-storage" = local.stor_names } : { beegfs = local.ha_all_nodes }
+  # Each HA server's failure domain (its cluster) and a peer in it.
+  ha_domain = var.ha ? merge([for c, nodes in local.ha_clusters : { for n in nodes : n => { cluster = c, peer = [for p in nodes : p if p != n][0] } }]...) : {}
 }
 
 check "ha" {

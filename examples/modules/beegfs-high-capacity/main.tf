@@ -20,11 +20,24 @@ locals {
   s.name => s.bmc if s.bmc != null }
 }
 
-# Servers: powered on (inventory in the outputs).
+# Servers: powered on (inventory in the outputs). With HA each metadata
+# and storage server is a member of its pacemaker cluster's failure
+# domain: a change that reboots them (BIOS, firmware) takes one member of
+# a cluster at a time, in standby while it is away, its peer watching.
 resource "hpcstorage_server" "this" {
-  for_each    = local.bmcs
-  endpoint    = each.value
-  power_state = "On"
+  for_each        = local.bmcs
+  endpoint        = each.value
+  power_state     = "On"
+  bios_attributes = var.bios_attributes
+  firmware        = length(var.firmware) > 0 ? var.firmware : null
+  failure_domain = contains(keys(local.ha_domain), each.key) ? {
+    name       = local.ha_domain[each.key].cluster
+    kind       = "pacemaker"
+    host       = local.ha_hosts[each.key]
+    node       = each.key
+    admin_host = local.ha_hosts[local.ha_domain[each.key].peer]
+    timeout    = var.maintenance_timeout
+  } : null
 }
 
 # --- Metadata array: every SSD pair a RAID1 disk group and one volume, -----

@@ -200,3 +200,27 @@ variable "pacemaker_version" {
   type        = string
   default     = "2"
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every server with a BMC (null: not managed). With HA, a change on the running design reboots one member of each cluster at a time."
+  type        = map(string)
+  default     = null
+}
+
+variable "firmware" {
+  description = "Firmware every server with a BMC runs (hpcstorage_server firmware); rolled like bios_attributes."
+  type = list(object({
+    component = string
+    version   = string
+    image_uri = string
+    models    = optional(list(string))
+  }))
+  default  = []
+  nullable = false
+}
+
+variable "maintenance_timeout" {
+  description = "How long each step of a server's maintenance sequence may wait before the apply stops with it still in standby (the next apply resumes it)."
+  type        = string
+  default     = "30m"
+}
