@@ -24,7 +24,7 @@ data "hpcstorage_node_facts" "osd" {
 # (it holds the admin keyring); the servers do not depend on the cluster,
 # so a bare-metal apply powers them on first.
 resource "hpcstorage_server" "osd" {
-  for_each        = { for n, o in var.osd_nodes : n => o if coalesce(o.bmc, "") != "" }
+  for_each        = { for n, o in var.osd_nodes : n => o if o.bmc != null && o.bmc != "" }
   endpoint        = each.value.bmc
   power_state     = "On"
   bios_attributes = length(var.bios_attributes) > 0 ? var.bios_attributes : null
