@@ -37,7 +37,8 @@ func newR4Lab(t testing.TB) *r4Lab {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Clients: 10, Simulator: simtest.Binary(t)})
+	// Short power transitions: the day-2 roll reboots the OSD hosts in turn.
+	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Clients: 10, Simulator: simtest.Binary(t), PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,16 @@ func newR4Lab(t testing.TB) *r4Lab {
 	for _, n := range l.State.Nodes {
 		r.roots[n.Name] = n.Root
 	}
-	ri, stop := serveProviderAt(t, "registry.terraform.io/hpcstorage/hpcstorage", New("test")())
+	// The OSD nodes' BMCs: their passwords from the lab's env file.
+	p := &hpcstorageProvider{version: "test"}
+	env := labEnv(t, filepath.Join(dir, "lab"))
+	p.hooks.env = func(k string) (string, bool) {
+		if v, ok := env[k]; ok {
+			return v, true
+		}
+		return os.LookupEnv(k)
+	}
+	ri, stop := serveProviderAt(t, "registry.terraform.io/hpcstorage/hpcstorage", p)
 	t.Cleanup(stop)
 	r.ri = ri
 	if r.tf, err = tfexec.NewTerraform(cfg, tfPath); err != nil {
@@ -289,6 +299,9 @@ func TestR4ModuleExample(t *testing.T) {
 	// The administrator takes the image back, as the error says (destroy
 	// plans first too, and would be refused the same way).
 	r.ceph("mon1", "rbd", "resize", "rbd/client05-img02", "--size", "102400", "--allow-shrink")
+
+	// Day 2: a BIOS value rolls over the OSD hosts one at a time.
+	r4RollingBIOSChange(t, r)
 
 	// Destroy: clients unmapped and their files gone, images and pool
 	// deleted, cephadm's key off every host; the cluster itself stays.

@@ -107,7 +107,8 @@ func upR5Release(t *testing.T, release string, mainTF ...string) *r5Lab {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t), GPFSRelease: release})
+	// Short power transitions: the day-2 roll reboots five servers in turn.
+	l, err := lab.Up(lab.Config{Design: "r5", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t), GPFSRelease: release, PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,6 +332,9 @@ func TestR5ModuleExample(t *testing.T) {
 		!strings.Contains(msg, "a2_e01") || !strings.Contains(msg, "allow_disk_removal = true") {
 		t.Errorf("plan removing NSDs from the file system: %v", err)
 	}
+
+	// Day 2: a BIOS value rolls over the cluster one member at a time.
+	r5RollingBIOSChange(t, r, "me484_count=2")
 
 	// Destroy keeps the file system (no delete_on_destroy).
 	if err := r.tf.Destroy(ctx, tfexec.Reattach(r.ri), tfexec.Var("me484_count=2")); err != nil {

@@ -17,6 +17,12 @@ terraform {
 }
 
 provider "hpcstorage" {
+  # Passwords: HPCSTORAGE_<ENDPOINT>_PASSWORD from the environment.
+  endpoints = { for name, ep in var.lab.endpoints : name => {
+    url            = ep.url
+    username       = ep.username
+    ca_certificate = var.lab.ca_certificate
+  } }
   ssh = {
     user              = var.lab.ssh.user
     private_key_file  = var.lab.ssh.private_key_file
@@ -29,7 +35,7 @@ locals {
   # clients use are given here (10.40.0.0/24 public, 10.41.0.0/24 cluster).
   mons = { for i in [1, 2, 3] : "mon${i}" => { host = var.lab.nodes["mon${i}"].host, addr = "10.40.0.${i}" } }
   osds = { for i in range(1, var.osd_nodes + 1) : "osd${i}" => {
-    host = var.lab.nodes["osd${i}"].host, addr = "10.40.0.${10 + i}"
+    host = var.lab.nodes["osd${i}"].host, addr = "10.40.0.${10 + i}", bmc = var.lab.nodes["osd${i}"].bmc
   } }
   clients = { for name, n in var.lab.nodes : name => { host = n.host } if startswith(name, "client") }
 }
@@ -43,6 +49,7 @@ module "ceph" {
   cluster_network = "10.41.0.0/24"
   pool_size       = 2
   release         = var.release
+  bios_attributes = var.bios_attributes
 }
 
 output "fsid" {

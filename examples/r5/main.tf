@@ -46,6 +46,7 @@ module "r5" {
   array_count       = var.array_count
   me484_count       = var.me484_count
   gpfs_version      = var.gpfs_version
+  bios_attributes   = var.bios_attributes
   metadata          = "base"
   # Where clients outside the fabric mount fs1 (NFS and SMB share "fs1").
   ces_addresses = ["10.10.0.201", "10.10.0.202"]

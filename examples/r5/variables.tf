@@ -40,3 +40,9 @@ variable "gpfs_version" {
   type        = string
   default     = "5.0.4"
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every server (empty: left alone). A change reboots the servers one at a time through the GPFS failure domain."
+  type        = map(string)
+  default     = {}
+}

@@ -30,10 +30,13 @@ import (
 // Failure domain kinds, defined once for validators and docs.
 const (
 	KindPacemaker = "pacemaker"
+	KindGPFS      = "gpfs"
+	KindCeph      = "ceph"
+	KindBeeGFS    = "beegfs"
 )
 
 // Kinds lists the failure domain kinds the provider sequences.
-var Kinds = []string{KindPacemaker}
+var Kinds = []string{KindPacemaker, KindGPFS, KindCeph, KindBeeGFS}
 
 // Steps of a member's sequence, in order (errors name them).
 const (
@@ -136,6 +139,12 @@ func domainFor(r Runner, m Member) (domain, error) {
 	switch m.Kind {
 	case KindPacemaker:
 		return &pcmkDomain{r: r, m: m}, nil
+	case KindGPFS:
+		return &gpfsDomain{r: r, m: m}, nil
+	case KindCeph:
+		return &cephDomain{r: r, m: m}, nil
+	case KindBeeGFS:
+		return &beegfsDomain{r: r, m: m}, nil
 	}
 	return nil, fmt.Errorf("failure domain kind %q: want one of %s", m.Kind, strings.Join(Kinds, ", "))
 }

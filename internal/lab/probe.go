@@ -2,9 +2,11 @@ package lab
 
 // The availability probe: while a day-2 change runs, it samples every
 // pacemaker cluster of a lab (the real crm_mon on a copy of the cluster's
-// CIB, taken under the simulators' own lock) and reports, per resource,
-// the longest time it ran nowhere, and how many members were out of
-// service (offline or in standby) at once.
+// CIB, taken under the simulators' own lock), the lab's GPFS, Ceph and
+// BeeGFS clusters (probe_domains.go) and reports, per resource, the
+// longest time it ran nowhere, and how many members were out of service
+// (offline or in standby; GPFS down; Ceph OSD hosts down or noout;
+// BeeGFS nodes with a target offline) at once.
 
 import (
 	"bytes"
@@ -62,8 +64,8 @@ type probeState struct {
 // interval.
 func StartProbe(dir string, interval time.Duration) (*Probe, error) {
 	if _, err := exec.LookPath("crm_mon"); err != nil {
-		if _, err2 := os.Stat("/usr/sbin/crm_mon"); err2 != nil {
-			return nil, fmt.Errorf("the probe reads clusters with the real crm_mon: %w (apt-get install pacemaker-cli-utils)", err)
+		if _, err2 := os.Stat("/usr/sbin/crm_mon"); err2 != nil && len((&Probe{dir: dir}).clusters()) > 0 {
+			return nil, fmt.Errorf("the probe reads pacemaker clusters with the real crm_mon: %w (apt-get install pacemaker-cli-utils)", err)
 		}
 	}
 	p := &Probe{dir: dir, interval: interval, stop: make(chan struct{}), done: make(chan struct{}), reports: map[string]*probeState{}}
@@ -97,12 +99,7 @@ func (p *Probe) sample(now time.Time) {
 		name := strings.TrimPrefix(filepath.Base(filepath.Dir(cib)), "pacemaker-")
 		mon, err := monitor(cib)
 		p.mu.Lock()
-		st := p.reports[name]
-		if st == nil {
-			st = &probeState{r: ProbeReport{Cluster: name, Unserved: map[string]time.Duration{}}, stopped: map[string]time.Time{},
-				seenHome: map[string]bool{}, out: map[string]bool{}}
-			p.reports[name] = st
-		}
+		st := p.state(name)
 		if err == nil {
 			err = st.add(now, mon)
 		}
@@ -111,6 +108,31 @@ func (p *Probe) sample(now time.Time) {
 		}
 		p.mu.Unlock()
 	}
+	for _, c := range domainClusters {
+		members, served, ok, err := c.read(filepath.Join(p.dir, SharedDir))
+		if !ok && err == nil {
+			continue // the lab has no such cluster (yet)
+		}
+		p.mu.Lock()
+		st := p.state(c.name)
+		if err != nil {
+			st.r.Errors++
+		} else {
+			st.observe(now, members, served)
+		}
+		p.mu.Unlock()
+	}
+}
+
+// state is the report being built for cluster name (p.mu held).
+func (p *Probe) state(name string) *probeState {
+	st := p.reports[name]
+	if st == nil {
+		st = &probeState{r: ProbeReport{Cluster: name, Unserved: map[string]time.Duration{}}, stopped: map[string]time.Time{},
+			seenHome: map[string]bool{}, out: map[string]bool{}}
+		p.reports[name] = st
+	}
+	return st
 }
 
 func (st *probeState) add(now time.Time, mon []byte) error {
@@ -118,9 +140,24 @@ func (st *probeState) add(now time.Time, mon []byte) error {
 	if err != nil {
 		return err
 	}
-	st.r.Samples++
+	out := map[string]bool{}
+	for n, s := range nodes {
+		out[n] = !s.Online || s.Standby
+	}
+	served := map[string]bool{}
 	for id, at := range top {
-		if at != "" {
+		served[id] = at != ""
+	}
+	st.observe(now, out, served)
+	return nil
+}
+
+// observe records one sample: which members are out of service and
+// which resources are served.
+func (st *probeState) observe(now time.Time, members, served map[string]bool) {
+	st.r.Samples++
+	for id, ok := range served {
+		if ok {
 			st.seenHome[id] = true
 			if since, ok := st.stopped[id]; ok {
 				st.r.Unserved[id] = max(st.r.Unserved[id], now.Sub(since))
@@ -134,9 +171,8 @@ func (st *probeState) add(now time.Time, mon []byte) error {
 		}
 	}
 	out := 0
-	for _, n := range slices.Sorted(maps.Keys(nodes)) {
-		s := nodes[n]
-		if !s.Online || s.Standby {
+	for _, n := range slices.Sorted(maps.Keys(members)) {
+		if members[n] {
 			out++
 			if !st.out[n] {
 				st.r.Order = append(st.r.Order, n)
@@ -150,7 +186,6 @@ func (st *probeState) add(now time.Time, mon []byte) error {
 	if out >= 2 {
 		st.r.OutTogether++
 	}
-	return nil
 }
 
 // ClusterCIB is the CIB of the lab cluster named cluster, read under the

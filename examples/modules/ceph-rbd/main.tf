@@ -16,6 +16,28 @@ data "hpcstorage_node_facts" "osd" {
   host     = each.value.host
 }
 
+# The OSD hosts with a BMC: one failure domain (CRUSH failure domain host).
+# A later change that reboots them (a BIOS value) sets noout on one host,
+# reboots it, waits until its OSDs are up and every PG is active+clean,
+# clears noout, then the next; refused while a pool could not keep min_size
+# replicas on the other hosts. Cluster commands run on the first monitor
+# (it holds the admin keyring); the servers do not depend on the cluster,
+# so a bare-metal apply powers them on first.
+resource "hpcstorage_server" "osd" {
+  for_each        = { for n, o in var.osd_nodes : n => o if o.bmc != null && o.bmc != "" }
+  endpoint        = each.value.bmc
+  power_state     = "On"
+  bios_attributes = length(var.bios_attributes) > 0 ? var.bios_attributes : null
+  failure_domain = {
+    name       = var.cluster_name
+    kind       = "ceph"
+    host       = each.value.host
+    node       = each.key
+    admin_host = var.mons[local.first_mon].host
+    timeout    = var.maintenance_timeout
+  }
+}
+
 resource "hpcstorage_ceph_cluster" "this" {
   bootstrap_host  = local.first_mon
   mon_ip          = var.mons[local.first_mon].addr

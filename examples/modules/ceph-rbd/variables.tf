@@ -11,10 +11,11 @@ variable "mons" {
 }
 
 variable "osd_nodes" {
-  description = "OSD nodes by Ceph host name: SSH host and address. Their devices come from hpcstorage_node_facts. R4: 4 AS-2124US-TNRP with 22 NVMe each."
+  description = "OSD nodes by Ceph host name: SSH host, address and (optional) the endpoint name of its BMC. Their devices come from hpcstorage_node_facts. R4: 4 AS-2124US-TNRP with 22 NVMe each. A node with a BMC is an hpcstorage_server in the cluster's ceph failure domain."
   type = map(object({
     host = string
     addr = string
+    bmc  = optional(string)
   }))
 }
 
@@ -85,4 +86,23 @@ variable "image_size" {
   description = "Size of each image, as rbd reads it (binary units). R4: 100 GB images."
   type        = string
   default     = "100G"
+}
+
+variable "cluster_name" {
+  description = "The failure domain's name (the OSD hosts' servers): its lock is the config-key prefix hpcstorage/day2/<cluster_name>/."
+  type        = string
+  default     = "ceph"
+}
+
+variable "bios_attributes" {
+  description = "BIOS attributes of the OSD nodes with a BMC (the BMC's names); empty leaves the BIOS alone. A change on a running cluster reboots the OSD hosts one at a time, each with noout set while it is away."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+variable "maintenance_timeout" {
+  description = "How long each step of an OSD host's maintenance sequence may wait (its OSDs up and every PG active+clean again) before the apply stops with the host's noout flag still set; the next apply resumes it."
+  type        = string
+  default     = "30m"
 }

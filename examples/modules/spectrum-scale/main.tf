@@ -20,10 +20,25 @@ locals {
   )
 }
 
+# Every server is a member of the GPFS cluster: one failure domain. A later
+# change that reboots them (a BIOS value) shuts GPFS down on one member
+# (mmshutdown), reboots it, starts it again and waits until it is active and
+# the disks it serves are up, then the next; refused while the cluster
+# would lose quorum or an NSD its last server.
 resource "hpcstorage_server" "this" {
-  for_each    = local.bmcs
-  endpoint    = each.value
-  power_state = "On"
+  for_each        = local.bmcs
+  endpoint        = each.value
+  power_state     = "On"
+  bios_attributes = length(var.bios_attributes) > 0 ? var.bios_attributes : null
+  failure_domain = {
+    name = var.cluster_name
+    kind = "gpfs"
+    host = local.hosts[each.key].host
+    node = each.key
+    # Cluster commands go through an NSD server that stays up meanwhile.
+    admin_host = [for s in var.nsd_servers : s.host if s.name != each.key][0]
+    timeout    = var.maintenance_timeout
+  }
 }
 
 # --- Data: 8 RAID6 8+2 disk groups per enclosure, leftovers as spares. -------

@@ -156,3 +156,16 @@ variable "rebalance_on_add" {
   type        = bool
   default     = false
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every server with a BMC (iDRAC names); empty leaves the BIOS alone. A change on a running cluster reboots the servers one at a time, each shut down in GPFS (mmshutdown) while it is away."
+  type        = map(string)
+  default     = {}
+  nullable    = false
+}
+
+variable "maintenance_timeout" {
+  description = "How long each step of a server's maintenance sequence may wait (GPFS down, reboot, active again with its disks up) before the apply stops with that server still out; the next apply resumes it."
+  type        = string
+  default     = "30m"
+}

@@ -41,6 +41,8 @@ type mirrorState struct {
 	Groups   map[string][]mirrorGroup `json:"groups"` // by node type
 	MirrorMD bool                     `json:"mirror_md"`
 	Clients  []string                 `json:"clients"`
+	// Targets the services registered, by node type (beegfs_targets.go).
+	Targets map[string][]beegfsTarget `json:"targets,omitempty"`
 }
 
 type mirrorGroup struct {
@@ -174,6 +176,19 @@ func beegfsMirror(e *Env, opts map[string]string) (code int, handled bool) {
 			}
 			st.MirrorMD = true
 			fmt.Fprintln(e.Stdout, "Operation succeeded. NOTE: To complete activating metadata mirroring, please restart the metadata servers.")
+			return true, nil
+		}), true
+	}
+	if _, ok := opts["listtargets"]; ok {
+		return run(func(st *mirrorState) (bool, error) {
+			if nodeType == "" {
+				nodeType = "storage" // beegfs-ctl's default
+			}
+			if _, ok := beegfsKinds[nodeType]; !ok {
+				return false, errRefused(fmt.Sprintf("invalid node type %q: want storage or meta", nodeType))
+			}
+			e.scanTargets(st, nodeType)
+			listTargets(e, st, nodeType, opts)
 			return true, nil
 		}), true
 	}

@@ -236,6 +236,10 @@ func ceph(e *Env, args []string) int {
 		return c.authCmd(a, w[1:])
 	case w[0] == "config":
 		return c.configCmd(a, w[1:])
+	case w[0] == "osd" || w[0] == "pg" || w[0] == "config-key":
+		if code, ok := c.maintCmd(a, w); ok {
+			return code
+		}
 	case w[0] == "fsid":
 		fmt.Fprintln(e.Stdout, c.st.FSID)
 		return 0

@@ -193,6 +193,10 @@ func (c *cephCluster) osdTree(a cephArgs) int {
 		id := -3 - 2*i
 		rootChildren = append([]int{id}, rootChildren...)
 		var kids []int
+		status := "up"
+		if !c.hostUp(h) {
+			status = "down"
+		}
 		for _, o := range c.st.OSDs {
 			if o.Host != h {
 				continue
@@ -200,7 +204,7 @@ func (c *cephCluster) osdTree(a cephArgs) int {
 			kids = append([]int{o.ID}, kids...)
 			osdNodes = append(osdNodes, map[string]any{"id": o.ID, "device_class": o.Class, "name": "osd." + strconv.Itoa(o.ID),
 				"type": "osd", "type_id": 0, "crush_weight": tib(o.Bytes), "depth": 2, "pool_weights": map[string]any{},
-				"exists": 1, "status": "up", "reweight": 1, "primary_affinity": 1})
+				"exists": 1, "status": status, "reweight": 1, "primary_affinity": 1})
 		}
 		slices.SortFunc(kids, func(x, y int) int { return y - x })
 		nodes = append(nodes, map[string]any{"id": id, "name": h, "type": "host", "type_id": 1, "pool_weights": map[string]any{}, "children": kids})
@@ -220,7 +224,11 @@ func (c *cephCluster) osdTree(a cephArgs) int {
 		fmt.Fprintf(e.Stdout, "           host %s\n", h)
 		for _, o := range c.st.OSDs {
 			if o.Host == h {
-				fmt.Fprintf(e.Stdout, "%3d  %s  %.5f  osd.%d  up  1.00000  1.00000\n", o.ID, o.Class, tib(o.Bytes), o.ID)
+				status := "up"
+				if !c.osdUp(o) {
+					status = "down"
+				}
+				fmt.Fprintf(e.Stdout, "%3d  %s  %.5f  osd.%d  %s  1.00000  1.00000\n", o.ID, o.Class, tib(o.Bytes), o.ID, status)
 			}
 		}
 	}
@@ -234,11 +242,12 @@ func (c *cephCluster) osdLs(a cephArgs) int {
 	}
 	slices.Sort(ids)
 	if a.words[1] == "stat" {
-		out := map[string]any{"epoch": c.st.OSDEpoch, "num_osds": len(ids), "num_up_osds": len(ids), "num_in_osds": len(ids), "num_remapped_pgs": 0}
+		up := c.numUpOSDs()
+		out := map[string]any{"epoch": c.st.OSDEpoch, "num_osds": len(ids), "num_up_osds": up, "num_in_osds": len(ids), "num_remapped_pgs": 0}
 		if a.json() {
 			c.e.printJSON(out, a.pretty())
 		} else {
-			fmt.Fprintf(c.e.Stdout, "%d osds: %d up, %d in; epoch: e%d\n", len(ids), len(ids), len(ids), c.st.OSDEpoch)
+			fmt.Fprintf(c.e.Stdout, "%d osds: %d up, %d in; epoch: e%d\n", len(ids), up, len(ids), c.st.OSDEpoch)
 		}
 		return 0
 	}
@@ -308,20 +317,26 @@ type healthDetailMsg struct {
 	Message string `json:"message"`
 }
 
-// pgStates counts the placement groups by state.
+// pgStates counts the placement groups by state: one replica per host
+// whose OSDs are up; replicas on a host that went down are degraded.
 func (c *cephCluster) pgStates() map[string]int {
 	out := map[string]int{}
 	hosts := len(c.osdHosts())
+	up := len(c.upOSDHosts())
 	for _, p := range c.st.Pools {
+		degraded := ""
+		if up < min(hosts, p.Size) {
+			degraded = "+degraded"
+		}
 		switch {
 		case len(c.st.OSDs) == 0:
 			out["unknown"] += p.PGNum
-		case hosts >= p.Size:
+		case up >= p.Size:
 			out["active+clean"] += p.PGNum
-		case hosts >= p.MinSize:
-			out["active+undersized"] += p.PGNum
+		case up >= p.MinSize:
+			out["active+undersized"+degraded] += p.PGNum
 		default:
-			out["undersized+peered"] += p.PGNum
+			out["undersized"+degraded+"+peered"] += p.PGNum
 		}
 	}
 	return out
@@ -355,8 +370,12 @@ func (c *cephCluster) healthChecks() (string, map[string]healthCheck) {
 	if len(noRed) > 0 {
 		warn("POOL_NO_REDUNDANCY", fmt.Sprintf("%d pool(s) have no replicas configured", len(noRed)), len(noRed), noRed...)
 	}
+	c.downChecks(warn)
+	if msg, detail := c.osdFlagsCheck(); msg != "" {
+		warn("OSD_FLAGS", msg, len(detail), detail...)
+	}
 	st := c.pgStates()
-	hosts := len(c.osdHosts())
+	hosts := len(c.upOSDHosts())
 	var undersized, inactive int
 	var underDetail, inactDetail []string
 	for _, p := range c.st.Pools {
@@ -465,7 +484,7 @@ func (c *cephCluster) status(a cephArgs) int {
 		"health":         map[string]any{"status": status, "checks": checks, "mutes": []any{}},
 		"election_epoch": 2 * len(mons), "quorum": quorum, "quorum_names": names, "quorum_age": int(c.now().Sub(c.st.Created).Seconds()),
 		"monmap": map[string]any{"epoch": c.st.MonEpoch, "min_mon_release_name": "pacific", "num_mons": len(mons)},
-		"osdmap": map[string]any{"epoch": c.st.OSDEpoch, "num_osds": n, "num_up_osds": n, "osd_up_since": c.st.Created.Unix(), "num_in_osds": n, "osd_in_since": c.st.Created.Unix(), "num_remapped_pgs": 0},
+		"osdmap": map[string]any{"epoch": c.st.OSDEpoch, "num_osds": n, "num_up_osds": c.numUpOSDs(), "osd_up_since": c.st.Created.Unix(), "num_in_osds": n, "osd_in_since": c.st.Created.Unix(), "num_remapped_pgs": 0},
 		"pgmap": map[string]any{"pgs_by_state": byState, "num_pgs": pgs, "num_pools": len(c.st.Pools), "num_objects": 0,
 			"data_bytes": 0, "bytes_used": used, "bytes_avail": total - used, "bytes_total": total},
 		"fsmap":           map[string]any{"epoch": 1, "by_rank": []any{}, "up:standby": 0},
@@ -478,7 +497,7 @@ func (c *cephCluster) status(a cephArgs) int {
 		return 0
 	}
 	fmt.Fprintf(e.Stdout, "  cluster:\n    id:     %s\n    health: %s\n\n  services:\n    mon: %d daemons, quorum %s\n    mgr: %d\n    osd: %d osds: %d up, %d in\n\n  data:\n    pools:   %d pools, %d pgs\n",
-		c.st.FSID, status, len(mons), strings.Join(names, ","), mgrs, n, n, n, len(c.st.Pools), pgs)
+		c.st.FSID, status, len(mons), strings.Join(names, ","), mgrs, n, c.numUpOSDs(), n, len(c.st.Pools), pgs)
 	return 0
 }
 

@@ -52,6 +52,12 @@ type cephState struct {
 	Config  map[string]string   `json:"config"` // `ceph config set` (who/option -> value)
 	Images  map[string][]rbdImg `json:"images"` // pool -> images
 	NextPG  int                 `json:"next_pool_id"`
+	// Flags set on CRUSH nodes (set-group) and OSDs (add-noout), as the
+	// OSDMap keeps them (crush_node_flags, osd state).
+	NodeFlags map[string][]string `json:"crush_node_flags,omitempty"`
+	OSDFlags  map[string][]string `json:"osd_flags,omitempty"`
+	// ConfigKeys is the monitors' config-key store.
+	ConfigKeys map[string]string `json:"config_keys,omitempty"`
 }
 
 type cephHost struct {
@@ -157,6 +163,8 @@ type cephCluster struct {
 	st    cephState
 	e     *Env
 	close func()
+	// upCache: which hosts are powered on, read once per command.
+	upCache map[string]bool
 }
 
 func (e *Env) openCeph() (*cephCluster, error) {

@@ -46,39 +46,40 @@ import (
 
 // gpfsTools are the simulated mm commands (registered in sim.go).
 var gpfsTools = map[string]tool{
-	"mmcrcluster":   mmcrcluster,
-	"mmaddnode":     mmaddnode,
-	"mmdelnode":     mmdelnode,
-	"mmchlicense":   mmchlicense,
-	"mmchnode":      mmchnode,
-	"mmcrnodeclass": mmcrnodeclass,
-	"mmchnodeclass": mmchnodeclass,
-	"mmlsnodeclass": mmlsnodeclass,
-	"mmchconfig":    mmchconfig,
-	"mmlsconfig":    mmlsconfig,
-	"mmlscluster":   mmlscluster,
-	"mmgetstate":    mmgetstate,
-	"mmstartup":     mmstartup,
-	"mmshutdown":    mmshutdown,
-	"mmcrnsd":       mmcrnsd,
-	"mmlsnsd":       mmlsnsd,
-	"mmdelnsd":      mmdelnsd,
-	"mmcrfs":        mmcrfs,
-	"mmchfs":        mmchfs, // gpfs_release.go
-	"mmdelfs":       mmdelfs,
-	"mmlsfs":        mmlsfs,
-	"mmlsdisk":      mmlsdisk,
-	"mmadddisk":     mmadddisk,
-	"mmdeldisk":     mmdeldisk,
-	"mmrestripefs":  mmrestripefs,
-	"mmchpolicy":    mmchpolicy,
-	"mmlspolicy":    mmlspolicy,
-	"mmmount":       mmmount,
-	"mmumount":      mmumount,
-	"mmlsmount":     mmlsmount,
-	"mmces":         mmces,
-	"mmnfs":         mmnfs,
-	"mmsmb":         mmsmb,
+	"mmcrcluster":    mmcrcluster,
+	"mmaddnode":      mmaddnode,
+	"mmdelnode":      mmdelnode,
+	"mmchlicense":    mmchlicense,
+	"mmchnode":       mmchnode,
+	"mmcrnodeclass":  mmcrnodeclass,
+	"mmchnodeclass":  mmchnodeclass,
+	"mmdelnodeclass": mmdelnodeclass,
+	"mmlsnodeclass":  mmlsnodeclass,
+	"mmchconfig":     mmchconfig,
+	"mmlsconfig":     mmlsconfig,
+	"mmlscluster":    mmlscluster,
+	"mmgetstate":     mmgetstate,
+	"mmstartup":      mmstartup,
+	"mmshutdown":     mmshutdown,
+	"mmcrnsd":        mmcrnsd,
+	"mmlsnsd":        mmlsnsd,
+	"mmdelnsd":       mmdelnsd,
+	"mmcrfs":         mmcrfs,
+	"mmchfs":         mmchfs, // gpfs_release.go
+	"mmdelfs":        mmdelfs,
+	"mmlsfs":         mmlsfs,
+	"mmlsdisk":       mmlsdisk,
+	"mmadddisk":      mmadddisk,
+	"mmdeldisk":      mmdeldisk,
+	"mmrestripefs":   mmrestripefs,
+	"mmchpolicy":     mmchpolicy,
+	"mmlspolicy":     mmlspolicy,
+	"mmmount":        mmmount,
+	"mmumount":       mmumount,
+	"mmlsmount":      mmlsmount,
+	"mmces":          mmces,
+	"mmnfs":          mmnfs,
+	"mmsmb":          mmsmb,
 }
 
 // GPFSCommands lists the simulated mm commands, sorted.
@@ -116,7 +117,10 @@ type gpfsNode struct {
 	Manager bool   `json:"manager,omitempty"`
 	License string `json:"license,omitempty"` // server, client, "" (none)
 	Active  bool   `json:"active,omitempty"`
-	CES     bool   `json:"ces,omitempty"`
+	// Off: the daemon went with its node's power (the node is off, not
+	// booted yet); at boot, autoload decides whether it starts again.
+	Off bool `json:"off,omitempty"`
+	CES bool `json:"ces,omitempty"`
 	// Effective is the configuration the node's daemon read at its last
 	// mmstartup: attributes changed without -i wait for a restart.
 	Effective map[string]string `json:"effective,omitempty"`
@@ -266,8 +270,9 @@ func (g *gpfsRun) markDaemon(node string, up bool) {
 }
 
 // reconcileBoots applies what happened on the nodes meanwhile: a GPFS
-// mount gone from a node's proc/mounts (umount) is unmounted there; a
-// power cycle of an active node (its daemon marker gone with RunDir):
+// mount gone from a node's proc/mounts (umount) is unmounted there; an
+// active node powered off (its daemon marker gone with RunDir, and no
+// boot since) is down, its mounts gone; a power cycle of an active node:
 // with autoload=yes GPFS started again at
 // boot, reading the configuration anew, and mounted the file systems with
 // -A yes; without autoload the daemon is down and nothing is mounted.
@@ -276,7 +281,7 @@ func (g *gpfsRun) reconcileBoots() {
 		return
 	}
 	for _, n := range g.st.Nodes {
-		if !n.Active {
+		if !n.Active && !n.Off {
 			continue
 		}
 		ne, done := g.nodeEnv(n.Name)
@@ -284,8 +289,23 @@ func (g *gpfsRun) reconcileBoots() {
 			continue
 		}
 		rebooted := !ne.exists(DaemonMarker)
+		// Boot touches the reload stamp that a power off removes.
+		off := !ne.exists(ReloadStamp)
 		table, _ := ne.read("/proc/mounts")
 		done()
+		if off {
+			if n.Active {
+				n.Active, n.Effective, n.Off = false, nil, true
+				for _, f := range g.st.FS {
+					f.Mounted = slices.DeleteFunc(f.Mounted, func(m string) bool { return m == n.Name })
+				}
+				g.dirty = true
+			}
+			continue
+		}
+		if n.Off {
+			n.Off, rebooted = false, true
+		}
 		if !rebooted {
 			// umount(8) of a GPFS mount point unmounts it on that node.
 			for _, f := range g.st.FS {

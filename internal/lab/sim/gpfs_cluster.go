@@ -505,6 +505,26 @@ func mmchnodeclass(e *Env, args []string) int {
 	})
 }
 
+// mmdelnodeclass ClassName deletes a user node class (not its nodes).
+func mmdelnodeclass(e *Env, args []string) int {
+	return gpfsCmd(e, true, func(g *gpfsRun) int {
+		f, _ := parseFlags(args)
+		if len(f.pos) != 1 {
+			return g.fail("6027-1268 Missing arguments.")
+		}
+		class := f.pos[0]
+		if _, sys := g.systemClass(class); sys {
+			return g.fail("%s is a system-defined node class and cannot be deleted.", class)
+		}
+		if _, ok := g.st.Classes[class]; !ok {
+			return g.fail("Node class %s does not exist.", class)
+		}
+		delete(g.st.Classes, class)
+		g.dirty = true
+		return 0
+	})
+}
+
 func mmlsnodeclass(e *Env, args []string) int {
 	return gpfsCmd(e, true, func(g *gpfsRun) int {
 		f, _ := parseFlags(args)
@@ -885,14 +905,16 @@ func mmstartup(e *Env, args []string) int {
 		var bad []string
 		for _, name := range names {
 			n := g.node(name)
-			if n.License == "" {
+			if n.Off {
+				bad = append(bad, fmt.Sprintf("%s is not reachable (powered off)", name))
+			} else if n.License == "" {
 				bad = append(bad, fmt.Sprintf("%s has no GPFS license designation", name))
 			} else if why := g.needServer(n); why != "" && n.License != "server" {
 				bad = append(bad, fmt.Sprintf("%s is %s and needs a server license, not %s", name, why, n.License))
 			}
 		}
 		if len(bad) > 0 {
-			return g.fail("The daemon cannot start without a proper license (use mmchlicense):\n  %s", strings.Join(bad, "\n  "))
+			return g.fail("The daemon cannot start on every node (unreachable nodes, or no proper license: use mmchlicense):\n  %s", strings.Join(bad, "\n  "))
 		}
 		for _, name := range names {
 			n := g.node(name)
@@ -900,6 +922,13 @@ func mmstartup(e *Env, args []string) int {
 				continue
 			}
 			g.startDaemon(n)
+			// The daemon mounts the file systems with -A yes as it starts.
+			for _, f := range g.st.FS {
+				if f.AutoMount == "yes" && !slices.Contains(f.Mounted, name) {
+					f.Mounted = append(f.Mounted, name)
+					g.showMount(name, f, true)
+				}
+			}
 		}
 		g.dirty = true
 		fmt.Fprintf(e.Stdout, "%s: Starting GPFS ...\n", time.Now().UTC().Format("Mon Jan _2 15:04:05 UTC 2006"))

@@ -732,6 +732,18 @@ func TestGPFSPowerCycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// While it is off, the others see it down, not started by autoload,
+	// and it cannot be started.
+	if err := sim.PowerOff(l.nodes["nsd2"].dir); err != nil {
+		t.Fatal(err)
+	}
+	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "nsd2"); r["state"] != "down" {
+		t.Errorf("nsd2 powered off: %v", r)
+	}
+	l.refused("nsd1", "nsd2 is not reachable (powered off)", "mmstartup", "-N", "nsd2")
+	if err := sim.Boot(l.nodes["nsd2"].dir); err != nil {
+		t.Fatal(err)
+	}
 	cycle("nsd2")
 	if r := one(t, l.y("nsd1", "mmgetstate", "-a", "-Y")["mmgetstate:"], "nodeName", "nsd2"); r["state"] != "active" {
 		t.Errorf("nsd2 after a power cycle with autoload: %v", r)
@@ -753,4 +765,22 @@ func TestGPFSPowerCycle(t *testing.T) {
 	if m := l.y("nsd1", "mmlsmount", "fs1", "-Y")["mmlsmount:"]; len(m) != 2 {
 		t.Errorf("mounted on %v after gw1's power cycle", m)
 	}
+}
+
+// TestGPFSNodeClassLifecycle: mmcrnodeclass refuses a class that exists
+// (the day-2 lock relies on it), mmdelnodeclass deletes a user class and
+// refuses system classes and missing ones.
+func TestGPFSNodeClassLifecycle(t *testing.T) {
+	l := newGPFSLab(t, "nsd1", "nsd2")
+	l.write("nsd1", "root/n", "nsd1:quorum\nnsd2\n")
+	l.mm("nsd1", "mmcrcluster", "-N", "/root/n", "-C", "c")
+	l.mm("nsd1", "mmcrnodeclass", "lock-a", "-N", "nsd1")
+	l.refused("nsd2", "Node class lock-a already exists.", "mmcrnodeclass", "lock-a", "-N", "nsd2")
+	if r := one(t, l.y("nsd2", "mmlsnodeclass", "lock-a", "-Y")["mmlsnodeclass:"], "nodeclassName", "lock-a"); r["members"] != "nsd1" {
+		t.Errorf("lock-a: %v", r)
+	}
+	l.refused("nsd1", "quorumNodes is a system-defined node class", "mmdelnodeclass", "quorumNodes")
+	l.mm("nsd2", "mmdelnodeclass", "lock-a")
+	l.refused("nsd1", "Node class lock-a does not exist.", "mmdelnodeclass", "lock-a")
+	l.refused("nsd1", "Node class lock-a does not exist.", "mmlsnodeclass", "lock-a", "-Y")
 }

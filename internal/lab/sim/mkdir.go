@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -42,6 +45,16 @@ func mkdir(e *Env, args []string) int {
 				code = e.fail(1, "cannot create directory '%s': No such file or directory", d)
 				continue
 			}
+		}
+		if !parents {
+			// mkdir(2): of two racing callers, one gets EEXIST (a lock).
+			if err := os.Mkdir(e.Root.HostPath(d), 0o755); err != nil {
+				if errors.Is(err, fs.ErrExist) {
+					err = errors.New("File exists")
+				}
+				code = e.fail(1, "cannot create directory '%s': %v", d, err)
+			}
+			continue
 		}
 		if _, err := e.Root.MkdirAll(d, 0o755); err != nil {
 			code = e.fail(1, "cannot create directory '%s': %v", d, err)

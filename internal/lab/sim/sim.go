@@ -66,10 +66,13 @@ func init() {
 		"wipefs":     wipefs,
 		"blkid":      blkid,
 		"beegfs-ctl": beegfsCtl,
-		"mkdir":      mkdir,
-		"sh":         shell,
-		"bash":       shell,
-		"dash":       shell,
+		// BeeGFS 7.x setup scripts (beegfs_targets.go).
+		"beegfs-setup-storage": beegfsSetup,
+		"beegfs-setup-meta":    beegfsSetup,
+		"mkdir":                mkdir,
+		"sh":                   shell,
+		"bash":                 shell,
+		"dash":                 shell,
 		// Benchmarks (bench_fio.go, bench_tools.go): fio runs for real.
 		"fio":      fio,
 		"mpirun":   mpirun,

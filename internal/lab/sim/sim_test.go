@@ -343,7 +343,7 @@ func TestBeegfsStripe(t *testing.T) {
 		t.Errorf("after a partial setpattern:\n%s", out)
 	}
 	n.refused("a power of two of at least 64k", "beegfs-ctl", "--setpattern", "--chunksize=1000", "/mnt/beegfs/bench")
-	if _, code := n.query("beegfs-ctl", "--listtargets"); code == 0 {
+	if _, code := n.query("beegfs-ctl", "--liststoragepools"); code == 0 {
 		t.Error("an unmodelled beegfs-ctl mode reported success")
 	}
 }

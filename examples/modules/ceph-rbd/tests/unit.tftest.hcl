@@ -42,6 +42,27 @@ run "cluster" {
   }
 }
 
+run "osd_hosts_in_the_ceph_failure_domain" {
+  command = plan
+  variables {
+    osd_nodes = {
+      osd1 = { host = "10.0.0.11", addr = "10.20.0.11", bmc = "osd1-bmc" }
+      osd2 = { host = "10.0.0.12", addr = "10.20.0.12", bmc = "osd2-bmc" }
+      osd3 = { host = "10.0.0.13", addr = "10.20.0.13" }
+    }
+  }
+
+  assert {
+    condition     = keys(hpcstorage_server.osd) == ["osd1", "osd2"]
+    error_message = "Only the OSD nodes with a BMC are servers."
+  }
+  assert {
+    condition = alltrue([for n, s in hpcstorage_server.osd : s.failure_domain.kind == "ceph" && s.failure_domain.node == n &&
+    s.failure_domain.name == "ceph" && s.failure_domain.admin_host == "10.0.0.1"])
+    error_message = "Each is a member of the ceph failure domain under its CRUSH host name, its cluster commands on the first monitor."
+  }
+}
+
 run "osds_and_images" {
   command = plan
 

@@ -25,6 +25,29 @@ run "servers_with_a_bmc_powered_on" {
   }
 }
 
+run "servers_in_the_gpfs_failure_domain" {
+  command = plan
+  plan_options {
+    target = [hpcstorage_server.this]
+  }
+  variables {
+    bios_attributes = { LogicalProc = "Disabled" }
+  }
+
+  assert {
+    condition     = alltrue([for n, s in hpcstorage_server.this : s.failure_domain.kind == "gpfs" && s.failure_domain.name == "r5" && s.failure_domain.node == n])
+    error_message = "Every server is a member of the cluster's gpfs failure domain, under its GPFS node name."
+  }
+  assert {
+    condition     = hpcstorage_server.this["nsd1"].failure_domain.admin_host == "10.0.0.2" && hpcstorage_server.this["nsd2"].failure_domain.admin_host == "10.0.0.1"
+    error_message = "Cluster commands run on the other NSD server while one is away."
+  }
+  assert {
+    condition     = hpcstorage_server.this["nsd1"].bios_attributes == tomap({ LogicalProc = "Disabled" })
+    error_message = "bios_attributes reach every server."
+  }
+}
+
 run "nine_nsd_servers" {
   command = plan
   variables {

@@ -28,6 +28,7 @@ func commands() []command {
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
 		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json (variable lab) and DIR/lab.env (passwords)", labUp},
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
+		{"probe", "probe --dir DIR [--interval 200ms] [--for D]         sample the lab's clusters (pacemaker, GPFS, Ceph, BeeGFS) and print each one's longest unserved time and members out at once (at the end, or on Ctrl-C)", labProbe},
 		{"reboot", "reboot --dir DIR --node NAME                         power-cycle a lab node (servers: prefer their BMC's ComputerSystem.Reset)", labReboot},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
