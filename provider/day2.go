@@ -66,7 +66,9 @@ func failureDomainSchema() schema.SingleNestedAttribute {
 			},
 			"kind": schema.StringAttribute{
 				Required:            true,
-				MarkdownDescription: "What the domain is: " + enumDoc(day2.Kinds) + " (a pacemaker/corosync cluster).",
+				MarkdownDescription: "What the domain is: " + enumDoc(day2.Kinds) + ": a pacemaker/corosync cluster (standby), " +
+					"a Storage Scale cluster (mmshutdown, quorum and NSD servers kept), Ceph OSD hosts (noout, PGs clean) or " +
+					"BeeGFS buddy-mirrored servers (groups Good before and after).",
 				Validators:          []validator.String{stringvalidator.OneOf(day2.Kinds...)},
 			},
 			"host": schema.StringAttribute{
@@ -139,19 +141,8 @@ func day2Owner(domain string) string { return "day2-" + domain }
 
 // sequenceText is what the plan says a member's maintenance will do.
 func sequenceText(m day2.Member, why string) string {
-	steps := []string{
-		"take the domain's lock (one member at a time; members waiting together go in name order)",
-		"check every other member is online and active",
-		"put " + m.Node + " in standby and wait until nothing runs on it",
-		why,
-		"wait until " + m.Node + " is online in the cluster",
-		"clear its standby and move back what ran on it",
-		"release the lock",
-	}
-	for i := range steps {
-		steps[i] = fmt.Sprintf("%d. %s", i+1, steps[i])
-	}
-	return fmt.Sprintf("%s leaves failure domain %q (%s) for maintenance:\n%s", m.Node, m.Domain, m.Kind, strings.Join(steps, "\n"))
+	return fmt.Sprintf("%s leaves failure domain %q (%s) for maintenance:\n%s", m.Node, m.Domain, m.Kind,
+		strings.Join(day2.Numbered(day2.Steps(m, why)), "\n"))
 }
 
 // stepError reports a stopped sequence on the attribute that caused it.

@@ -286,17 +286,27 @@ func (d *cephDomain) canLeave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var short []string
+	var short, never []string
 	for _, p := range pools {
-		left := map[string]bool{}
+		left, built := map[string]bool{}, map[string]bool{}
 		for _, o := range osds {
-			if o.up && o.above["host"] != d.m.Node && o.above[p.domain] != "" {
-				left[o.above[p.domain]] = true
+			if o.above["host"] != d.m.Node && o.above[p.domain] != "" {
+				built[o.above[p.domain]] = true
+				if o.up {
+					left[o.above[p.domain]] = true
+				}
 			}
+		}
+		if len(built) < p.MinSize {
+			never = append(never, fmt.Sprintf("pool %s (min_size %d) has only %d other %s(s)", p.Name, p.MinSize, len(built), p.domain))
 		}
 		if len(left) < p.MinSize {
 			short = append(short, fmt.Sprintf("pool %s (size %d, min_size %d) keeps %d %s(s) with OSDs up", p.Name, p.Size, p.MinSize, len(left), p.domain))
 		}
+	}
+	if len(never) > 0 {
+		// No wait helps: even with every other host up the pool stops.
+		return fmt.Errorf("%w: without %s, %s: its I/O would stop", ErrRefused, d.m.Node, strings.Join(never, "; "))
 	}
 	if len(short) > 0 {
 		return fmt.Errorf("%w: without %s, %s: its I/O would stop", ErrNoQuorum, d.m.Node, strings.Join(short, "; "))

@@ -200,9 +200,10 @@ func TestCephRefusesPoolThatCannotBeServed(t *testing.T) {
 	p.sim("mon1", "ceph", "osd", "pool", "set", "rbd", "min_size", "3")
 	o := fast
 	o.Timeout = 200 * time.Millisecond
+	// Three hosts and min_size 3: no wait helps, refused at once.
 	err := Roll(t.Context(), p, cephMember("osd2"), o, nil, func(context.Context) error { t.Error("work ran"); return nil })
 	var se *StepError
-	if !errors.As(err, &se) || se.Step != StepCheck || !strings.Contains(err.Error(), "pool rbd (size 3, min_size 3) keeps 2 host(s) with OSDs up") {
+	if !errors.As(err, &se) || se.Step != StepCheck || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "pool rbd (min_size 3) has only 2 other host(s)") {
 		t.Fatalf("got %v", err)
 	}
 	if strings.Contains(p.cephOut("health", "detail"), "noout") {

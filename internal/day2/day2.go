@@ -239,6 +239,11 @@ func Pending(ctx context.Context, r Runner, m Member) (bool, error) {
 // ErrBusy is wrapped while another member holds the domain.
 var ErrBusy = errors.New("busy")
 
+// ErrRefused is wrapped by a check that no wait can pass: the domain as
+// built cannot lose the member (a two-node GPFS cluster without
+// tiebreaker disks, a pool whose min_size the other hosts cannot hold).
+var ErrRefused = errors.New("the domain as built cannot lose this member")
+
 // ErrNoCluster is wrapped when the domain's cluster does not run where it
 // was asked (not formed yet, or stopped): there is no service to keep.
 var ErrNoCluster = errors.New("the cluster does not run there")
@@ -254,7 +259,7 @@ func waitFor(ctx context.Context, o Options, check func(context.Context) error) 
 		if err == nil {
 			return nil
 		}
-		if se := new(protocol.SpecError); errors.As(err, &se) || errors.Is(err, ErrNoCluster) {
+		if se := new(protocol.SpecError); errors.As(err, &se) || errors.Is(err, ErrNoCluster) || errors.Is(err, ErrRefused) {
 			return err // neither passes by waiting
 		}
 		if time.Now().After(deadline) {

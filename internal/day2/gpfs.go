@@ -173,7 +173,9 @@ func (d *gpfsDomain) canLeave(ctx context.Context) error {
 		if others < need {
 			why := fmt.Sprintf("%d of %d quorum nodes would stay active, quorum needs %d", others, total, need)
 			if total == 2 && tb == "" {
-				why += " (a two-node cluster needs tiebreaker disks, mmchconfig tiebreakerDisks, to lose one)"
+				// No wait helps: the cluster as built cannot lose a node.
+				return fmt.Errorf("%w: taking %s out loses the cluster's quorum: %s (a two-node cluster needs tiebreaker disks, mmchconfig tiebreakerDisks, to lose one)",
+					ErrRefused, d.m.Node, why)
 			}
 			return fmt.Errorf("%w: taking %s out loses the cluster's quorum: %s", ErrNoQuorum, d.m.Node, why)
 		}

@@ -175,12 +175,18 @@ func TestGPFSRollKeepsQuorum(t *testing.T) {
 // tiebreaker disks it can.
 func TestGPFSTwoNodesNeedTiebreaker(t *testing.T) {
 	p := newGPFS(t, "nsd1", "nsd2")
+	// No wait can change a cluster's build: refused at once, not after
+	// the timeout.
 	o := fast
-	o.Timeout = 200 * time.Millisecond
+	o.Timeout = time.Minute
+	start := time.Now()
 	err := Roll(t.Context(), p, gpfsMember("nsd1", "nsd2"), o, nil, func(context.Context) error { t.Error("work ran"); return nil })
 	var se *StepError
-	if !errors.As(err, &se) || se.Step != StepCheck || !strings.Contains(err.Error(), ErrNoQuorum.Error()) || !strings.Contains(err.Error(), "tiebreaker") {
+	if !errors.As(err, &se) || se.Step != StepCheck || !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "tiebreaker") {
 		t.Fatalf("got %v, want a check refusal naming tiebreaker disks", err)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the refusal took %s: it waited", took)
 	}
 	if st := p.gpfsStates("nsd2"); st["nsd1"] != "active" {
 		t.Errorf("nsd1 %s after the refusal", st["nsd1"])
