@@ -106,7 +106,7 @@ type endpointModel struct {
 }
 
 func (p *hpcstorageProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "hpcstorage"
+	resp.TypeName = providerTypeName
 	resp.Version = p.version
 }
 
@@ -365,34 +365,34 @@ func (p *hpcstorageProvider) Actions(_ context.Context) []func() action.Action {
 
 func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewNodeConfigResource,
-		NewServerResource,
-		NewDiskGroupResource,
-		NewSpareDrivesResource,
-		NewVolumeResource,
-		NewBeegfsTargetResource,
-		NewBeegfsManagementResource,
-		NewBeegfsMonitorResource,
-		NewBeegfsMetadataResource,
-		NewBeegfsStorageResource,
-		NewBeegfsClientResource,
-		NewBeegfsStripePatternResource,
-		NewBeegfsMirrorGroupResource,
-		NewBeegfsHAServicesResource,
-		NewBenchmarkResource,
-		NewMultipathResource,
-		NewHALVMResource,
-		NewNFSServerResource,
-		NewGpfsClusterResource,
-		NewGpfsNSDsResource,
-		NewGpfsFilesystemResource,
-		NewGpfsGatewaysResource,
-		NewHAClusterResource,
-		NewCephClusterResource,
-		NewCephOSDSpecResource,
-		NewCephPoolResource,
-		NewRbdImagesResource,
-		NewRbdClientResource,
+		identified(NewNodeConfigResource),
+		identified(NewServerResource),
+		identified(NewDiskGroupResource),
+		identified(NewSpareDrivesResource),
+		identified(NewVolumeResource),
+		identified(NewBeegfsTargetResource),
+		identified(NewBeegfsManagementResource),
+		identified(NewBeegfsMonitorResource),
+		identified(NewBeegfsMetadataResource),
+		identified(NewBeegfsStorageResource),
+		identified(NewBeegfsClientResource),
+		identified(NewBeegfsStripePatternResource),
+		identified(NewBeegfsMirrorGroupResource),
+		identified(NewBeegfsHAServicesResource),
+		identified(NewBenchmarkResource),
+		identified(NewMultipathResource),
+		identified(NewHALVMResource),
+		identified(NewNFSServerResource),
+		identified(NewGpfsClusterResource),
+		identified(NewGpfsNSDsResource),
+		identified(NewGpfsFilesystemResource),
+		identified(NewGpfsGatewaysResource),
+		identified(NewHAClusterResource),
+		identified(NewCephClusterResource),
+		identified(NewCephOSDSpecResource),
+		identified(NewCephPoolResource),
+		identified(NewRbdImagesResource),
+		identified(NewRbdClientResource),
 	}
 }
 

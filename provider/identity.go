@@ -1,0 +1,254 @@
+package provider
+
+// Resource identity (Terraform 1.12+): what each object is on the device,
+// so `import { identity = { ... } }` needs no composed id string and
+// `terraform query` can name what it lists. Every resource type keeps its
+// own lifecycle; identified wraps it, as the AWS provider's interceptors
+// do, and takes the identity from the state the type's methods leave:
+// each identity attribute is a state attribute, or the last segment of the
+// state's id where only the id holds it (a volume's id on the array).
+// Import by identity joins the attributes with "/" into the import id the
+// type already parses, so both ways of importing share one parser.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// identityPart is one identity attribute.
+type identityPart struct {
+	name string
+	// from is the state attribute holding it; idTail: the id's last segment.
+	from string
+	desc string
+}
+
+const idTail = ""
+
+// providerTypeName prefixes every type name.
+const providerTypeName = "hpcstorage"
+
+var (
+	partEndpoint  = identityPart{"endpoint", "endpoint", "Name of the endpoint in the provider's `endpoints` map."}
+	partStorageID = identityPart{"storage_id", "storage_id", "The storage (array controller or RAID controller) the object lives in, as the resource's `storage_id`."}
+	partHost      = identityPart{"host", "host", "The node as SSH reaches it, as the resource's `host`."}
+	partAdminHost = identityPart{"admin_host", "admin_host", "The cluster's admin node as SSH reaches it."}
+	partOwner     = identityPart{"owner", idTail, "The agent owner of the resource's items on the node."}
+	partName      = identityPart{"name", "name", "The object's name on the cluster."}
+)
+
+// identities lists, by resource type, the attributes that say which object
+// a resource is; their order is the import id's.
+var identities = map[string][]identityPart{
+	"hpcstorage_server": {partEndpoint, {"system_id", "system_id", "The Redfish ComputerSystem id behind the endpoint."}},
+	"hpcstorage_disk_group": {partEndpoint, partStorageID,
+		{"pool_id", idTail, "The disk group's StoragePool id on the array (on ME4 arrays not its name)."}},
+	"hpcstorage_volume":       {partEndpoint, partStorageID, {"volume_id", idTail, "The volume's id on the array."}},
+	"hpcstorage_spare_drives": {partEndpoint, partStorageID},
+	"hpcstorage_node_config":  {partHost, partOwner},
+	"hpcstorage_beegfs_target": {partHost,
+		{"wwn", idTail, "The WWN of the target's device (`/dev/disk/by-id/wwn-0x<wwn>`)."}},
+	"hpcstorage_beegfs_management":     {partHost, partOwner},
+	"hpcstorage_beegfs_monitor":        {partHost, partOwner},
+	"hpcstorage_beegfs_metadata":       {partHost, partOwner},
+	"hpcstorage_beegfs_storage":        {partHost, partOwner},
+	"hpcstorage_beegfs_client":         {partHost, partOwner},
+	"hpcstorage_beegfs_stripe_pattern": {partHost, partOwner},
+	"hpcstorage_beegfs_mirror_group":   {partHost, partOwner},
+	"hpcstorage_beegfs_ha_services":    {partHost, partOwner},
+	"hpcstorage_multipath":             {partHost, partOwner},
+	"hpcstorage_ha_lvm":                {partHost, partOwner},
+	"hpcstorage_nfs_server":            {partHost, partOwner},
+	"hpcstorage_benchmark":             {{"id", "id", "The run (its start time)."}},
+	"hpcstorage_gpfs_cluster":          {partHost, partName},
+	"hpcstorage_gpfs_nsds":             {partHost, partName},
+	"hpcstorage_gpfs_filesystem":       {partHost, {"device", "device", "The file system's device name."}},
+	"hpcstorage_gpfs_gateways":         {partHost, partName},
+	"hpcstorage_ha_cluster":            {{"name", "name", "The pacemaker cluster's name (corosync `cluster_name`)."}},
+	"hpcstorage_ceph_cluster":          {{"bootstrap_host", "bootstrap_host", "The bootstrap host as SSH reaches it."}, {"fsid", "fsid", "The cluster's fsid."}},
+	"hpcstorage_ceph_osd_spec":         {partAdminHost, {"service_id", "service_id", "The OSD service's id (`osd.<service_id>`)."}},
+	"hpcstorage_ceph_pool":             {partAdminHost, partName},
+	"hpcstorage_rbd_images":            {partAdminHost, {"pool", "pool", "The pool holding the images."}},
+	"hpcstorage_rbd_client":            {partHost, {"name", "name", "The cephx client's name (without `client.`)."}},
+}
+
+// typeName asks a resource for its type name, as the provider names it.
+func typeName(r resource.Resource) string {
+	var md resource.MetadataResponse
+	r.Metadata(context.Background(), resource.MetadataRequest{ProviderTypeName: providerTypeName}, &md)
+	return md.TypeName
+}
+
+// identified gives a resource type its identity; a type missing from
+// identities is a programming error that the provider's tests catch.
+func identified(f func() resource.Resource) func() resource.Resource {
+	return func() resource.Resource {
+		r := f()
+		parts, ok := identities[typeName(r)]
+		if !ok {
+			panic("no identity for " + typeName(r))
+		}
+		return &identityResource{inner: r, parts: parts}
+	}
+}
+
+// identityResource is a resource type with its identity; every other method
+// is the type's own.
+type identityResource struct {
+	inner resource.Resource
+	parts []identityPart
+}
+
+var (
+	_ resource.ResourceWithIdentity         = (*identityResource)(nil)
+	_ resource.ResourceWithConfigure        = (*identityResource)(nil)
+	_ resource.ResourceWithImportState      = (*identityResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*identityResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*identityResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*identityResource)(nil)
+)
+
+func (r *identityResource) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	r.inner.Metadata(ctx, req, resp)
+}
+
+func (r *identityResource) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {
+	r.inner.Schema(ctx, req, resp)
+}
+
+func (r *identityResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	attrs := map[string]identityschema.Attribute{}
+	for _, p := range r.parts {
+		attrs[p.name] = identityschema.StringAttribute{RequiredForImport: true, Description: p.desc}
+	}
+	resp.IdentitySchema = identityschema.Schema{Attributes: attrs}
+}
+
+func (r *identityResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if c, ok := r.inner.(resource.ResourceWithConfigure); ok {
+		c.Configure(ctx, req, resp)
+	}
+}
+
+func (r *identityResource) ConfigValidators(ctx context.Context) []resource.ConfigValidator {
+	if c, ok := r.inner.(resource.ResourceWithConfigValidators); ok {
+		return c.ConfigValidators(ctx)
+	}
+	return nil
+}
+
+func (r *identityResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if v, ok := r.inner.(resource.ResourceWithValidateConfig); ok {
+		v.ValidateConfig(ctx, req, resp)
+	}
+}
+
+func (r *identityResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if m, ok := r.inner.(resource.ResourceWithModifyPlan); ok {
+		m.ModifyPlan(ctx, req, resp)
+	}
+}
+
+func (r *identityResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	r.inner.Create(ctx, req, resp)
+	r.setIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	r.inner.Read(ctx, req, resp)
+	r.setIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *identityResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.inner.Update(ctx, req, resp)
+	r.setIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
+}
+
+func (r *identityResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.inner.Delete(ctx, req, resp)
+}
+
+// ImportState takes the type's import id, or an identity that it joins
+// into that id; the Read that follows sets the identity from the state.
+func (r *identityResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	imp, ok := r.inner.(resource.ResourceWithImportState)
+	if !ok {
+		resp.Diagnostics.AddError("Import Not Supported", fmt.Sprintf("%s cannot be imported yet: declare it and apply.", typeName(r.inner)))
+		return
+	}
+	if req.ID == "" && req.Identity != nil {
+		id, ok := r.importID(ctx, req.Identity, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		req.ID = id
+	}
+	imp.ImportState(ctx, req, resp)
+}
+
+// importID joins an identity into the type's import id.
+func (r *identityResource) importID(ctx context.Context, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) (string, bool) {
+	vals := make([]string, len(r.parts))
+	for i, p := range r.parts {
+		var v types.String
+		diags.Append(identity.GetAttribute(ctx, path.Root(p.name), &v)...)
+		if diags.HasError() {
+			return "", false
+		}
+		if v.ValueString() == "" {
+			addError(diags, path.Root(p.name), "Missing Identity Attribute",
+				fmt.Sprintf("Set %s in the import block's identity: %s", p.name, p.desc), nil)
+			return "", false
+		}
+		vals[i] = v.ValueString()
+	}
+	return strings.Join(vals, "/"), true
+}
+
+// identityOf reads the identity's values from a state; false while the
+// state is null or a value is not known yet.
+func (r *identityResource) identityOf(ctx context.Context, state tfsdk.State) (map[string]string, bool) {
+	if state.Raw.IsNull() {
+		return nil, false
+	}
+	out := map[string]string{}
+	for _, p := range r.parts {
+		from := p.from
+		if from == idTail {
+			from = "id"
+		}
+		var v types.String
+		if d := state.GetAttribute(ctx, path.Root(from), &v); d.HasError() || v.IsUnknown() || v.IsNull() {
+			return nil, false
+		}
+		s := v.ValueString()
+		if p.from == idTail {
+			s = s[strings.LastIndex(s, "/")+1:]
+		}
+		out[p.name] = s
+	}
+	return out, true
+}
+
+// setIdentity sets identity from state after a lifecycle method; a
+// removed resource keeps the identity it had.
+func (r *identityResource) setIdentity(ctx context.Context, state tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	if identity == nil || diags.HasError() {
+		return
+	}
+	vals, ok := r.identityOf(ctx, state)
+	if !ok {
+		return
+	}
+	for name, v := range vals {
+		diags.Append(identity.SetAttribute(ctx, path.Root(name), v)...)
+	}
+}

@@ -1,0 +1,174 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+)
+
+// Every resource type has an identity whose attributes its state holds as
+// strings, in the order of its import id.
+func TestIdentityOfEveryResource(t *testing.T) {
+	p := &hpcstorageProvider{}
+	ctx := context.Background()
+	for _, f := range p.Resources(ctx) {
+		r := f()
+		name := typeName(r)
+		ir, ok := r.(resource.ResourceWithIdentity)
+		if !ok {
+			t.Errorf("%s: no identity", name)
+			continue
+		}
+		var sr resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &sr)
+		var isr resource.IdentitySchemaResponse
+		ir.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &isr)
+		if len(isr.IdentitySchema.Attributes) == 0 {
+			t.Errorf("%s: empty identity schema", name)
+		}
+		for _, part := range identities[name] {
+			from := part.from
+			if from == idTail {
+				from = "id"
+			}
+			a, ok := sr.Schema.Attributes[from]
+			if !ok || a.GetType().TerraformType(ctx).String() != "tftypes.String" {
+				t.Errorf("%s: identity attribute %s comes from %q, which is no string attribute of the state", name, part.name, from)
+			}
+		}
+	}
+}
+
+// adoptCLI is Terraform v1.15.9 in a fresh folder with the provider served
+// in this process for a mock lab: config is main.tf.
+func adoptCLI(t *testing.T, config string) *pluginCLI {
+	t.Helper()
+	tf := terraformWithActions(t)
+	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", nil)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rc := filepath.Join(dir, "empty.tfrc")
+	if err := os.WriteFile(rc, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reattach, err := json.Marshal(ri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "TF_CLI_CONFIG_FILE="+rc,
+		"TF_REATTACH_PROVIDERS="+string(reattach))
+	c := &pluginCLI{t: t, tf: tf, dir: work, env: env}
+	if out, code := c.run("init"); code != 0 {
+		t.Fatalf("terraform init: exit %d\n%s", code, out)
+	}
+	return c
+}
+
+// carved is an R1 metadata array carved by hand before Terraform: one
+// RAID1 disk group, one volume mapped to meta1 at LUN 1, a global spare.
+type carved struct {
+	pool   *redfish.StoragePool
+	volume *redfish.Volume
+}
+
+func carveByHand(t *testing.T, lab *mockLab) carved {
+	t.Helper()
+	ep := lab.client(t, "me4024-1")
+	ctx := context.Background()
+	const sid = "controller_a"
+	p, err := ep.CreatePool(ctx, sid, "mdt01", "RAID1", []string{"0.0", "0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ep.CreateVolume(ctx, sid, p.ID, "mdt01", 100*gib, 131072)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ep.Map(ctx, sid, v, "meta1", 1); err != nil {
+		t.Fatal(err)
+	}
+	d, err := ep.GetDrive(ctx, sid, "0.23")
+	if err == nil {
+		err = ep.SetHotspare(ctx, d, "Global")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return carved{pool: p, volume: v}
+}
+
+// noChanges runs a plan that must find nothing to do.
+func noChanges(t *testing.T, c *pluginCLI) {
+	t.Helper()
+	if out, code := c.run("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after adoption: exit %d, want 0 (no changes)\n%s", code, out)
+	}
+}
+
+// TestImportByIdentity: import blocks naming objects by identity (no id
+// strings) adopt a server and a hand-carved array with Terraform 1.15.9;
+// the configuration Terraform generates for them plans with no changes.
+func TestImportByIdentity(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc", "me4024-1")
+	c := carveByHand(t, lab)
+	cli := adoptCLI(t, lab.providerBlock()+`
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+
+import {
+  to       = hpcstorage_server.meta1
+  identity = { endpoint = "meta1-bmc", system_id = "System.Embedded.1" }
+}
+
+import {
+  to       = hpcstorage_disk_group.mdt01
+  identity = { endpoint = "me4024-1", storage_id = "controller_a", pool_id = "`+c.pool.ID+`" }
+}
+
+import {
+  to       = hpcstorage_volume.mdt01
+  identity = { endpoint = "me4024-1", storage_id = "controller_a", volume_id = "`+c.volume.ID+`" }
+}
+
+import {
+  to       = hpcstorage_spare_drives.me4024
+  identity = { endpoint = "me4024-1", storage_id = "controller_a" }
+}
+`)
+	if out, code := cli.run("plan", "-generate-config-out=generated.tf"); code != 0 {
+		t.Fatalf("plan -generate-config-out: exit %d\n%s", code, out)
+	}
+	out, code := cli.run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
+		gen, _ := os.ReadFile(filepath.Join(cli.dir, "generated.tf"))
+		t.Fatalf("apply: exit %d\n%s\ngenerated.tf:\n%s", code, out, gen)
+	}
+	noChanges(t, cli)
+	// The identity is in the state, as Terraform shows it.
+	state, err := os.ReadFile(filepath.Join(cli.dir, "terraform.tfstate"))
+	want := `"identity": {
+            "endpoint": "me4024-1",
+            "storage_id": "controller_a",
+            "volume_id": "` + c.volume.ID + `"
+          }`
+	if err != nil || !strings.Contains(string(state), want) {
+		t.Errorf("state lacks the volume's identity %s (%v):\n%s", want, err, state)
+	}
+}
