@@ -16,11 +16,16 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/arrays"
 )
 
 // identityPart is one identity attribute.
@@ -252,3 +257,147 @@ func (r *identityResource) setIdentity(ctx context.Context, state tfsdk.State, i
 		diags.Append(identity.SetAttribute(ctx, path.Root(name), v)...)
 	}
 }
+
+// List resources (Terraform 1.14+ `terraform query`): a list_*.go file
+// says what objects a device holds, as import ids; each result is then
+// built by the type's own ImportState and Read, so what a query shows, and
+// the configuration Terraform generates from it, is what an import reads.
+
+// listing is one object found: its import id and its name in the CLI.
+type listing struct {
+	id, display string
+}
+
+// lister is a list resource over a resource type.
+type lister struct {
+	resource func() resource.Resource
+	schema   listschema.Schema
+	// find lists the objects the list block's configuration selects.
+	find func(ctx context.Context, d *providerData, config tfsdk.Config, diags *diag.Diagnostics) []listing
+	data *providerData
+}
+
+var (
+	_ list.ListResourceWithConfigure = (*lister)(nil)
+)
+
+func (l *lister) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	l.resource().Metadata(ctx, req, resp)
+}
+
+func (l *lister) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = l.schema
+}
+
+func (l *lister) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	l.data = configureData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (l *lister) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	var diags diag.Diagnostics
+	if l.data == nil {
+		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before the query.")
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	found := l.find(ctx, l.data, req.Config, &diags)
+	if diags.HasError() {
+		stream.Results = list.ListResultsStreamDiagnostics(diags)
+		return
+	}
+	if req.Limit > 0 && int64(len(found)) > req.Limit {
+		found = found[:req.Limit]
+	}
+	stream.Results = func(push func(list.ListResult) bool) {
+		for _, f := range found {
+			res := req.NewListResult(ctx)
+			res.DisplayName = f.display
+			l.read(ctx, req, f.id, &res)
+			if !push(res) {
+				return
+			}
+		}
+	}
+}
+
+// read fills a result as an import of id would: ImportState, then Read.
+func (l *lister) read(ctx context.Context, req list.ListRequest, id string, res *list.ListResult) {
+	r := identified(l.resource)().(*identityResource)
+	var cr resource.ConfigureResponse
+	r.Configure(ctx, resource.ConfigureRequest{ProviderData: l.data}, &cr)
+	res.Diagnostics.Append(cr.Diagnostics...)
+	empty := tfsdk.State{Schema: req.ResourceSchema, Raw: tftypes.NewValue(req.ResourceSchema.Type().TerraformType(ctx), nil)}
+	imp := resource.ImportStateResponse{State: empty, Identity: res.Identity}
+	r.ImportState(ctx, resource.ImportStateRequest{ID: id}, &imp)
+	res.Diagnostics.Append(imp.Diagnostics...)
+	if res.Diagnostics.HasError() {
+		return
+	}
+	// The server's Read keeps the BIOS URIs in private state; the result
+	// drops it (an import's Read runs again when the result is imported).
+	rd := resource.ReadResponse{State: imp.State, Identity: imp.Identity, Private: fresh(imp.Private)}
+	r.Read(ctx, resource.ReadRequest{State: imp.State, Identity: imp.Identity, Private: rd.Private}, &rd)
+	res.Diagnostics.Append(rd.Diagnostics...)
+	if res.Diagnostics.HasError() {
+		return
+	}
+	if rd.State.Raw.IsNull() {
+		res.Diagnostics.AddError("Object Gone", fmt.Sprintf("%s vanished while it was listed.", id))
+		return
+	}
+	res.Identity = rd.Identity
+	if req.IncludeResource {
+		res.Resource = &tfsdk.Resource{Schema: rd.State.Schema, Raw: rd.State.Raw}
+	}
+}
+
+// listString reads an optional string of a list block's configuration.
+func listString(ctx context.Context, config tfsdk.Config, name string, diags *diag.Diagnostics) types.String {
+	var v types.String
+	diags.Append(config.GetAttribute(ctx, path.Root(name), &v)...)
+	return v
+}
+
+// listEndpointAttribute is the endpoint a list block queries.
+func listEndpointAttribute(what string) listschema.StringAttribute {
+	return listschema.StringAttribute{Required: true,
+		MarkdownDescription: "Name of the endpoint in the provider's `endpoints` map whose " + what + " are listed."}
+}
+
+// listStorageIDAttribute narrows an array's listing to one storage.
+func listStorageIDAttribute() listschema.StringAttribute {
+	return listschema.StringAttribute{Optional: true,
+		MarkdownDescription: "The storage to list, as the resources' `storage_id`; default the endpoint's only one (E-Series: its storage system)."}
+}
+
+// listArray is the array a list block names, and its storage id.
+func listArray(ctx context.Context, d *providerData, config tfsdk.Config, diags *diag.Diagnostics) (arrayRef, bool) {
+	ep := listString(ctx, config, "endpoint", diags)
+	sid := listString(ctx, config, "storage_id", diags)
+	if diags.HasError() {
+		return arrayRef{}, false
+	}
+	a, id := d.arrayFor(ctx, ep.ValueString(), sid, diags)
+	if a == nil {
+		return arrayRef{}, false
+	}
+	return arrayRef{Array: a, endpoint: ep.ValueString(), storageID: id}, true
+}
+
+// arrayRef is an array with the names its resources' ids start with.
+type arrayRef struct {
+	arrays.Array
+	endpoint, storageID string
+}
+
+// importID is the import id of an object of the array.
+func (a arrayRef) importID(obj string) string {
+	if obj == "" {
+		return a.endpoint + "/" + a.storageID
+	}
+	return a.endpoint + "/" + a.storageID + "/" + obj
+}
+
+// fresh is an empty value of the framework's private state type, which
+// only the framework may name.
+func fresh[T any](*T) *T { return new(T) }

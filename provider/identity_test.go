@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,6 +113,22 @@ func carveByHand(t *testing.T, lab *mockLab) carved {
 	return carved{pool: p, volume: v}
 }
 
+// queryRun runs terraform query, which takes no -input.
+func queryRun(t *testing.T, c *pluginCLI, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(c.tf, append([]string{"query", "-no-color"}, args...)...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return string(out), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("terraform query: %v", err)
+	}
+	return string(out), 0
+}
+
 // noChanges runs a plan that must find nothing to do.
 func noChanges(t *testing.T, c *pluginCLI) {
 	t.Helper()
@@ -171,4 +189,81 @@ import {
 	if err != nil || !strings.Contains(string(state), want) {
 		t.Errorf("state lacks the volume's identity %s (%v):\n%s", want, err, state)
 	}
+}
+
+// adoptQuery lists what the R1 metadata BMC and array hold.
+const adoptQuery = `
+list "hpcstorage_server" "meta1" {
+  provider         = hpcstorage
+  include_resource = true
+  config {
+    endpoint = "meta1-bmc"
+  }
+}
+
+list "hpcstorage_disk_group" "me4024" {
+  provider         = hpcstorage
+  include_resource = true
+  config {
+    endpoint = "me4024-1"
+  }
+}
+
+list "hpcstorage_volume" "me4024" {
+  provider         = hpcstorage
+  include_resource = true
+  config {
+    endpoint = "me4024-1"
+  }
+}
+
+list "hpcstorage_spare_drives" "me4024" {
+  provider         = hpcstorage
+  include_resource = true
+  config {
+    endpoint = "me4024-1"
+  }
+}
+`
+
+// TestQueryAdoptsCarvedArray: terraform query (Terraform 1.15.9) on an
+// R1 site carved by hand lists its server, disk group, volume and spares;
+// the import blocks and configuration it generates apply as imports only,
+// and the next plan is empty.
+func TestQueryAdoptsCarvedArray(t *testing.T) {
+	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc", "me4024-1")
+	c := carveByHand(t, lab)
+	cli := adoptCLI(t, lab.providerBlock()+`
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+`)
+	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(adoptQuery), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := queryRun(t, cli, "-generate-config-out=adopt.tf")
+	if code != 0 {
+		t.Fatalf("terraform query: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"meta1-bmc: System.Embedded.1", "me4024-1: mdt01", "me4024-1: global spares"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("query output lacks %q:\n%s", want, out)
+		}
+	}
+	gen, err := os.ReadFile(filepath.Join(cli.dir, "adopt.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"import {", `volume_id  = "` + c.volume.ID + `"`, `pool_id    = "` + c.pool.ID + `"`} {
+		if !strings.Contains(string(gen), want) {
+			t.Errorf("adopt.tf lacks %q:\n%s", want, gen)
+		}
+	}
+	out, code = cli.run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
+	}
+	noChanges(t, cli)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -30,8 +31,9 @@ import (
 )
 
 var (
-	_ provider.Provider            = (*hpcstorageProvider)(nil)
-	_ provider.ProviderWithActions = (*hpcstorageProvider)(nil)
+	_ provider.Provider                  = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithActions       = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithListResources = (*hpcstorageProvider)(nil)
 )
 
 // hpcstorageProvider is the provider implementation.
@@ -236,6 +238,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ActionData = data
+	resp.ListResourceData = data
 	tflog.Debug(ctx, "hpcstorage provider configured", map[string]any{"endpoints": names})
 }
 
@@ -393,6 +396,17 @@ func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Reso
 		identified(NewCephPoolResource),
 		identified(NewRbdImagesResource),
 		identified(NewRbdClientResource),
+	}
+}
+
+// ListResources say what devices hold, for `terraform query` (Terraform
+// 1.14 and later).
+func (p *hpcstorageProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewServerList,
+		NewDiskGroupList,
+		NewVolumeList,
+		NewSpareDrivesList,
 	}
 }
 
