@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
 // Every resource type has an identity whose attributes its state holds as
@@ -263,6 +265,63 @@ terraform {
 	}
 	out, code = cli.run("apply", "-auto-approve")
 	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
+	}
+	noChanges(t, cli)
+}
+
+// TestQueryAdoptsESeries: the same on an E-Series array carved with
+// SANtricity by hand (R3's EF600): a RAID6 volume group, a volume, a hot
+// spare.
+func TestQueryAdoptsESeries(t *testing.T) {
+	srv := eseriesLab(t)
+	c := eseriesClient(t, srv)
+	ctx := context.Background()
+	drives, err := c.Drives(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLoc := map[string]string{}
+	for _, d := range drives {
+		byLoc[d.Location()] = d.ID
+	}
+	var refs []string
+	for i := 0; i < 10; i++ {
+		refs = append(refs, byLoc[fmt.Sprintf("99.%d", i)])
+	}
+	g, err := c.CreateVolumeGroup(ctx, "stor01", santricity.RAID6, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateVolume(ctx, santricity.VolumeSpec{Name: "stor01_t1", VolumeGroupID: g.ID, CapacityBytes: 1 << 40, SegmentBytes: 512 << 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetHotSpares(ctx, []string{byLoc["99.23"]}, true); err != nil {
+		t.Fatal(err)
+	}
+	cli := adoptCLI(t, eseriesProvider(srv)+`
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+`)
+	query := strings.ReplaceAll(adoptQuery[strings.Index(adoptQuery, `list "hpcstorage_disk_group"`):], "me4024-1", "ef600-1")
+	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(query), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := queryRun(t, cli, "-generate-config-out=adopt.tf")
+	if code != 0 {
+		t.Fatalf("terraform query: exit %d\n%s", code, out)
+	}
+	for _, want := range []string{"ef600-1: stor01", "ef600-1: stor01_t1", "ef600-1: global spares"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("query output lacks %q:\n%s", want, out)
+		}
+	}
+	out, code = cli.run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "3 imported, 0 added, 0 changed, 0 destroyed") {
+		gen, _ := os.ReadFile(filepath.Join(cli.dir, "adopt.tf"))
 		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
 	}
 	noChanges(t, cli)
