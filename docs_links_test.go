@@ -15,10 +15,13 @@ func TestDocsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{"index.md": true, "resources": true, "data-sources": true, "guides": true}
+	// actions/ and list-resources/ are tfplugindocs' folders for the
+	// Terraform 1.14 actions and list resources.
+	allowed := map[string]bool{"index.md": true, "resources": true, "data-sources": true, "guides": true,
+		"actions": true, "list-resources": true}
 	for _, e := range entries {
 		if !allowed[e.Name()] {
-			t.Errorf("docs/%s: the registry shows only index.md, resources/, data-sources/ and guides/ (put guides in templates/guides/)", e.Name())
+			t.Errorf("docs/%s: the registry shows only index.md, resources/, data-sources/, actions/, list-resources/ and guides/ (put guides in templates/guides/)", e.Name())
 		}
 	}
 	guides, _ := filepath.Glob("docs/guides/*.md")

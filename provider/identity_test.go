@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -193,40 +194,21 @@ import {
 	}
 }
 
-// adoptQuery lists what the R1 metadata BMC and array hold.
-const adoptQuery = `
-list "hpcstorage_server" "meta1" {
-  provider         = hpcstorage
-  include_resource = true
-  config {
-    endpoint = "meta1-bmc"
-  }
+// exampleQueries are the list-resource examples of types (the docs show
+// them), which query the R1 lab's names.
+func exampleQueries(t *testing.T, types ...string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	var b strings.Builder
+	for _, typ := range types {
+		q, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "examples", "list-resources", "hpcstorage_"+typ, "list-resource.tfquery.hcl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(q)
+	}
+	return b.String()
 }
-
-list "hpcstorage_disk_group" "me4024" {
-  provider         = hpcstorage
-  include_resource = true
-  config {
-    endpoint = "me4024-1"
-  }
-}
-
-list "hpcstorage_volume" "me4024" {
-  provider         = hpcstorage
-  include_resource = true
-  config {
-    endpoint = "me4024-1"
-  }
-}
-
-list "hpcstorage_spare_drives" "me4024" {
-  provider         = hpcstorage
-  include_resource = true
-  config {
-    endpoint = "me4024-1"
-  }
-}
-`
 
 // TestQueryAdoptsCarvedArray: terraform query (Terraform 1.15.9) on an
 // R1 site carved by hand lists its server, disk group, volume and spares;
@@ -242,7 +224,7 @@ terraform {
   }
 }
 `)
-	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(adoptQuery), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(exampleQueries(t, "server", "disk_group", "volume", "spare_drives")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, code := queryRun(t, cli, "-generate-config-out=adopt.tf")
@@ -306,7 +288,7 @@ terraform {
   }
 }
 `)
-	query := strings.ReplaceAll(adoptQuery[strings.Index(adoptQuery, `list "hpcstorage_disk_group"`):], "me4024-1", "ef600-1")
+	query := strings.ReplaceAll(exampleQueries(t, "disk_group", "volume", "spare_drives"), "me4024-1", "ef600-1")
 	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(query), 0o600); err != nil {
 		t.Fatal(err)
 	}
