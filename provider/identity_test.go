@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
@@ -27,15 +30,15 @@ func TestIdentityOfEveryResource(t *testing.T) {
 	for _, f := range p.Resources(ctx) {
 		r := f()
 		name := typeName(r)
-		ir, ok := r.(resource.ResourceWithIdentity)
+		ir, ok := r.(fwresource.ResourceWithIdentity)
 		if !ok {
 			t.Errorf("%s: no identity", name)
 			continue
 		}
-		var sr resource.SchemaResponse
-		r.Schema(ctx, resource.SchemaRequest{}, &sr)
-		var isr resource.IdentitySchemaResponse
-		ir.IdentitySchema(ctx, resource.IdentitySchemaRequest{}, &isr)
+		var sr fwresource.SchemaResponse
+		r.Schema(ctx, fwresource.SchemaRequest{}, &sr)
+		var isr fwresource.IdentitySchemaResponse
+		ir.IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &isr)
 		if len(isr.IdentitySchema.Attributes) == 0 {
 			t.Errorf("%s: empty identity schema", name)
 		}
@@ -307,4 +310,36 @@ terraform {
 		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
 	}
 	noChanges(t, cli)
+}
+
+// A node resource imported with an import block naming it by identity
+// ({ host, owner }) with Terraform 1.15.9: the plan is empty.
+func TestNodeConfigImportByIdentity(t *testing.T) {
+	t.Setenv("TF_ACC_TERRAFORM_PATH", terraformWithActions(t))
+	l := startNodeLab(t, 1)
+	cfg := l.providerBlock() + fmt.Sprintf(`
+resource "hpcstorage_node_config" "a" {
+  host   = %q
+  owner  = "imported"
+  sysctl = { "vm.dirty_ratio" = "20" }
+  files = {
+    "/etc/beegfs/connInterfacesFile.conf" = { content = "ib0\n" }
+  }
+}
+`, l.host(0))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: nodeProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: cfg, ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentity("hpcstorage_node_config.a", map[string]knownvalue.Check{
+					"host": knownvalue.StringExact(l.host(0)), "owner": knownvalue.StringExact("imported")}),
+			}},
+			{
+				Config:          cfg,
+				ResourceName:    "hpcstorage_node_config.a",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			},
+		},
+	})
 }
