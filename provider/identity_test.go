@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/redfishmock"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
@@ -57,7 +60,7 @@ func TestIdentityOfEveryResource(t *testing.T) {
 
 // adoptCLI is Terraform v1.15.9 in a fresh folder with the provider served
 // in this process for a mock lab: config is main.tf.
-func adoptCLI(t *testing.T, config string) *pluginCLI {
+func adoptCLI(t *testing.T, config string, tfvars ...string) *pluginCLI {
 	t.Helper()
 	tf := terraformWithActions(t)
 	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", nil)
@@ -68,6 +71,11 @@ func adoptCLI(t *testing.T, config string) *pluginCLI {
 	}
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	for _, v := range tfvars {
+		if err := os.Symlink(v, filepath.Join(work, filepath.Base(v))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rc := filepath.Join(dir, "empty.tfrc")
 	if err := os.WriteFile(rc, nil, 0o600); err != nil {
@@ -119,10 +127,11 @@ func carveByHand(t *testing.T, lab *mockLab) carved {
 	return carved{pool: p, volume: v}
 }
 
-// queryRun runs terraform query, which takes no -input.
-func queryRun(t *testing.T, c *pluginCLI, args ...string) (string, int) {
+// rawRun runs terraform with args as given (query and state rm take no
+// -input).
+func rawRun(t *testing.T, c *pluginCLI, args ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command(c.tf, append([]string{"query", "-no-color"}, args...)...)
+	cmd := exec.Command(c.tf, args...)
 	cmd.Dir, cmd.Env = c.dir, c.env
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -130,7 +139,7 @@ func queryRun(t *testing.T, c *pluginCLI, args ...string) (string, int) {
 		return string(out), ee.ExitCode()
 	}
 	if err != nil {
-		t.Fatalf("terraform query: %v", err)
+		t.Fatalf("terraform %v: %v", args, err)
 	}
 	return string(out), 0
 }
@@ -230,7 +239,7 @@ terraform {
 	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(exampleQueries(t, "server", "disk_group", "volume", "spare_drives")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, code := queryRun(t, cli, "-generate-config-out=adopt.tf")
+	out, code := rawRun(t, cli, "query", "-no-color", "-generate-config-out=adopt.tf")
 	if code != 0 {
 		t.Fatalf("terraform query: exit %d\n%s", code, out)
 	}
@@ -295,7 +304,7 @@ terraform {
 	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(query), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, code := queryRun(t, cli, "-generate-config-out=adopt.tf")
+	out, code := rawRun(t, cli, "query", "-no-color", "-generate-config-out=adopt.tf")
 	if code != 0 {
 		t.Fatalf("terraform query: exit %d\n%s", code, out)
 	}
@@ -342,4 +351,80 @@ resource "hpcstorage_node_config" "a" {
 			},
 		},
 	})
+}
+
+// cephPoolConfig is a three-monitor R4 cluster and its pool on the lab.
+const cephPoolConfig = `
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+
+variable "lab" {
+  type = object({
+    nodes = map(object({ host = string }))
+    ssh   = object({ user = string, private_key_file = string, known_hosts_file = string })
+  })
+}
+
+provider "hpcstorage" {
+  ssh = {
+    user              = var.lab.ssh.user
+    private_key_file  = var.lab.ssh.private_key_file
+    known_hosts_files = [var.lab.ssh.known_hosts_file]
+  }
+}
+
+resource "hpcstorage_ceph_cluster" "r4" {
+  bootstrap_host  = "mon1"
+  mon_ip          = "10.40.0.1"
+  public_network  = "10.40.0.0/24"
+  cluster_network = "10.41.0.0/24"
+  hosts = { for i in [1, 2, 3] : "mon${i}" => {
+    host = var.lab.nodes["mon${i}"].host, addr = "10.40.0.${i}", labels = ["mon", "mgr"]
+  } }
+  mon_count = 3
+  mgr_count = 2
+}
+
+resource "hpcstorage_ceph_pool" "rbd" {
+  admin_host = hpcstorage_ceph_cluster.r4.admin_host
+  name       = "rbd"
+  size       = 2
+}
+`
+
+// A Ceph pool, forgotten by the state, comes back with an import block
+// naming it by identity { admin_host, name } (Terraform 1.15.9): the read
+// fills it from ceph osd pool ls detail and the plan is empty.
+func TestCephPoolImportByIdentity(t *testing.T) {
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	cli := adoptCLI(t, cephPoolConfig, filepath.Join(dir, "lab", lab.TFVarsFile))
+	if out, code := cli.run("apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_pool.rbd"); code != 0 {
+		t.Fatalf("state rm: exit %d\n%s", code, out)
+	}
+	admin := l.State.Nodes[slices.IndexFunc(l.State.Nodes, func(n lab.NodeInfo) bool { return n.Name == "mon1" })].Host
+	if err := os.WriteFile(filepath.Join(cli.dir, "import.tf"), []byte(`
+import {
+  to       = hpcstorage_ceph_pool.rbd
+  identity = { admin_host = "`+admin+`", name = "rbd" }
+}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cli.run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("apply of the import: exit %d\n%s", code, out)
+	}
+	noChanges(t, cli)
 }
