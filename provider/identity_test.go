@@ -393,12 +393,21 @@ resource "hpcstorage_ceph_pool" "rbd" {
   name       = "rbd"
   size       = 2
 }
+
+resource "hpcstorage_rbd_images" "rbd" {
+  admin_host = hpcstorage_ceph_cluster.r4.admin_host
+  pool       = hpcstorage_ceph_pool.rbd.name
+  images = {
+    "vol01" = { size = "100G" }
+    "vol02" = { size = "1536M" }
+  }
+}
 `
 
-// A Ceph pool, forgotten by the state, comes back with an import block
-// naming it by identity { admin_host, name } (Terraform 1.15.9): the read
-// fills it from ceph osd pool ls detail and the plan is empty.
-func TestCephPoolImportByIdentity(t *testing.T) {
+// A Ceph pool and its images, forgotten by the state, come back with
+// import blocks naming them by identity (Terraform 1.15.9): the reads fill
+// them from ceph osd pool ls detail and rbd ls, and the plan is empty.
+func TestCephImportByIdentity(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
@@ -410,7 +419,7 @@ func TestCephPoolImportByIdentity(t *testing.T) {
 	if out, code := cli.run("apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: exit %d\n%s", code, out)
 	}
-	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_pool.rbd"); code != 0 {
+	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_pool.rbd", "hpcstorage_rbd_images.rbd"); code != 0 {
 		t.Fatalf("state rm: exit %d\n%s", code, out)
 	}
 	admin := l.State.Nodes[slices.IndexFunc(l.State.Nodes, func(n lab.NodeInfo) bool { return n.Name == "mon1" })].Host
@@ -419,11 +428,16 @@ import {
   to       = hpcstorage_ceph_pool.rbd
   identity = { admin_host = "`+admin+`", name = "rbd" }
 }
+
+import {
+  to       = hpcstorage_rbd_images.rbd
+  identity = { admin_host = "`+admin+`", pool = "rbd" }
+}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, code := cli.run("apply", "-auto-approve")
-	if code != 0 || !strings.Contains(out, "1 imported, 0 added, 0 changed, 0 destroyed") {
+	if code != 0 || !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply of the import: exit %d\n%s", code, out)
 	}
 	noChanges(t, cli)
