@@ -13,6 +13,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -21,6 +22,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/identityschema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -101,15 +105,40 @@ func identified(f func() resource.Resource) func() resource.Resource {
 		if !ok {
 			panic("no identity for " + typeName(r))
 		}
-		return &identityResource{inner: r, parts: parts}
+		return &identityResource{inner: r, parts: parts, mutable: mutableIdentity(r, parts)}
 	}
+}
+
+// mutableIdentity reports whether an update can change the identity: an
+// identity attribute that the configuration sets and that changes in place
+// (an admin host moved to another monitor, a renamed NSD set). Terraform
+// then takes the new identity instead of refusing it.
+func mutableIdentity(r resource.Resource, parts []identityPart) bool {
+	ctx := context.Background()
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	replace := stringplanmodifier.RequiresReplace().Description(ctx)
+	for _, p := range parts {
+		if p.from == idTail {
+			continue
+		}
+		a, ok := sr.Schema.Attributes[p.from].(schema.StringAttribute)
+		if !ok || (a.Computed && !a.Optional) {
+			continue
+		}
+		if !slices.ContainsFunc(a.PlanModifiers, func(m planmodifier.String) bool { return m.Description(ctx) == replace }) {
+			return true
+		}
+	}
+	return false
 }
 
 // identityResource is a resource type with its identity; every other method
 // is the type's own.
 type identityResource struct {
-	inner resource.Resource
-	parts []identityPart
+	inner   resource.Resource
+	parts   []identityPart
+	mutable bool
 }
 
 var (
@@ -123,6 +152,7 @@ var (
 
 func (r *identityResource) Metadata(ctx context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	r.inner.Metadata(ctx, req, resp)
+	resp.ResourceBehavior.MutableIdentity = r.mutable
 }
 
 func (r *identityResource) Schema(ctx context.Context, req resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -442,3 +442,20 @@ import {
 	}
 	noChanges(t, cli)
 }
+
+// Identities whose attributes change in place are mutable (Terraform takes
+// the new one); those of attributes that replace the resource are not.
+func TestMutableIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		r    fwresource.Resource
+		want bool
+	}{
+		{NewCephPoolResource(), true}, {NewGpfsNSDsResource(), true}, // admin_host, the set's name change in place
+		{NewVolumeResource(), false}, {NewServerResource(), false}, {NewNodeConfigResource(), false}, {NewHAClusterResource(), false},
+	} {
+		r, want := tc.r, tc.want
+		if got := mutableIdentity(r, identities[typeName(r)]); got != want {
+			t.Errorf("%s: mutable identity %v, want %v", typeName(r), got, want)
+		}
+	}
+}
