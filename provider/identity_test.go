@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-exec/tfexec"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -457,5 +458,51 @@ func TestMutableIdentity(t *testing.T) {
 		if got := mutableIdentity(r, identities[typeName(r)]); got != want {
 			t.Errorf("%s: mutable identity %v, want %v", typeName(r), got, want)
 		}
+	}
+}
+
+// An NSD set applied, forgotten by the state and imported by identity
+// { host, name } with Terraform 1.15.9: the record the apply left on the
+// admin node gives it back whole, the import changes nothing and no mm
+// command runs.
+func TestGpfsNSDsImportByIdentity(t *testing.T) {
+	t.Setenv("TF_ACC_TERRAFORM_PATH", terraformWithActions(t))
+	r := upR5(t, gpfsMappingConfig)
+	ctx := context.Background()
+	vars := []string{"nsd=true", "both=true"}
+	apply := func() {
+		t.Helper()
+		opts := []tfexec.ApplyOption{tfexec.Reattach(r.ri)}
+		for _, v := range vars {
+			opts = append(opts, tfexec.Var(v))
+		}
+		if err := r.tf.Apply(ctx, opts...); err != nil {
+			t.Fatalf("apply: %v", err)
+		}
+	}
+	apply()
+	if err := r.tf.StateRm(ctx, "hpcstorage_gpfs_nsds.t[0]"); err != nil {
+		t.Fatal(err)
+	}
+	r.writeImport(t, `
+import {
+  to       = hpcstorage_gpfs_nsds.t[0]
+  identity = { host = var.lab.nodes["nsd1"].host, name = "t" }
+}
+`)
+	if got := r.importPlan(t, vars...)["hpcstorage_gpfs_nsds.t[0]"]; got != "import+no-op" {
+		t.Fatalf("plan of the import: %q, want an import with no change", got)
+	}
+	before := len(r.mmLog(t, "nsd1", "mmcrnsd"))
+	apply()
+	if after := len(r.mmLog(t, "nsd1", "mmcrnsd")); after != before {
+		t.Errorf("the import ran mmcrnsd")
+	}
+	opts := []tfexec.PlanOption{tfexec.Reattach(r.ri)}
+	for _, v := range vars {
+		opts = append(opts, tfexec.Var(v))
+	}
+	if changes, err := r.tf.Plan(ctx, opts...); err != nil || changes {
+		t.Errorf("plan after the import: changes %v, err %v", changes, err)
 	}
 }
