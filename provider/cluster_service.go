@@ -356,25 +356,27 @@ func clusterImportHostName(ctx context.Context, req resource.ImportStateRequest,
 }
 
 // readRecorded fills a state just imported (marker, a required attribute,
-// still null) from its owner's record on the host, and makes it req's
-// state; false when that failed (diagnostics say why).
+// still null) from its owner's record on the node hostAttr names, and
+// makes it req's state; ok is false when that failed (diagnostics say why).
 func readRecorded(ctx context.Context, r resource.Resource, nodes *nodeAccess, req *resource.ReadRequest, resp *resource.ReadResponse,
-	marker string, owner func(name string) string) bool {
+	marker, hostAttr string, owner func(name string) string) (imported, ok bool) {
 	var root map[string]tftypes.Value
 	if err := req.State.Raw.As(&root); err != nil || !root[marker].IsNull() {
-		return true
+		return false, true
 	}
 	var host, name types.String
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("host"), &host)...)
-	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(hostAttr), &host)...)
+	if _, has := root["name"]; has {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	}
 	if resp.Diagnostics.HasError() {
-		return false
+		return true, false
 	}
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
-	if !readRecord(ctx, nodes, sr.Schema, &resp.State, host.ValueString(), owner(name.ValueString()), "HOST/NAME", &resp.Diagnostics) {
-		return false
+	if !readRecord(ctx, nodes, sr.Schema, &resp.State, host.ValueString(), owner(name.ValueString()), "the import id", &resp.Diagnostics) {
+		return true, false
 	}
 	req.State = resp.State
-	return true
+	return true, true
 }

@@ -82,7 +82,7 @@ var identities = map[string][]identityPart{
 	"hpcstorage_gpfs_filesystem":       {partHost, {"device", "device", "The file system's device name."}},
 	"hpcstorage_gpfs_gateways":         {partHost, partName},
 	"hpcstorage_ha_cluster":            {{"name", "name", "The pacemaker cluster's name (corosync `cluster_name`)."}},
-	"hpcstorage_ceph_cluster":          {{"bootstrap_host", "bootstrap_host", "The bootstrap host as SSH reaches it."}, {"fsid", "fsid", "The cluster's fsid."}},
+	"hpcstorage_ceph_cluster":          {{"admin_host", "admin_host", "The bootstrap monitor as SSH reaches it (the resource's `admin_host`)."}, {"fsid", "fsid", "The cluster's fsid."}},
 	"hpcstorage_ceph_osd_spec":         {partAdminHost, {"service_id", "service_id", "The OSD service's id (`osd.<service_id>`)."}},
 	"hpcstorage_ceph_pool":             {partAdminHost, partName},
 	"hpcstorage_rbd_images":            {partAdminHost, {"pool", "pool", "The pool holding the images."}},

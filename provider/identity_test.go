@@ -403,11 +403,16 @@ resource "hpcstorage_rbd_images" "rbd" {
     "vol02" = { size = "1536M" }
   }
 }
+
+output "fsid" {
+  value = hpcstorage_ceph_cluster.r4.fsid
+}
 `
 
-// A Ceph pool and its images, forgotten by the state, come back with
-// import blocks naming them by identity (Terraform 1.15.9): the reads fill
-// them from ceph osd pool ls detail and rbd ls, and the plan is empty.
+// A Ceph cluster, its pool and its images, forgotten by the state, come
+// back with import blocks naming them by identity (Terraform 1.15.9): the
+// reads fill them from the cluster's record, ceph osd pool ls detail and
+// rbd ls, and the plan is empty.
 func TestCephImportByIdentity(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
@@ -420,11 +425,20 @@ func TestCephImportByIdentity(t *testing.T) {
 	if out, code := cli.run("apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply: exit %d\n%s", code, out)
 	}
-	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_pool.rbd", "hpcstorage_rbd_images.rbd"); code != 0 {
+	fsid, code := rawRun(t, cli, "output", "-raw", "fsid")
+	if code != 0 {
+		t.Fatalf("output fsid: exit %d\n%s", code, fsid)
+	}
+	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_cluster.r4", "hpcstorage_ceph_pool.rbd", "hpcstorage_rbd_images.rbd"); code != 0 {
 		t.Fatalf("state rm: exit %d\n%s", code, out)
 	}
 	admin := l.State.Nodes[slices.IndexFunc(l.State.Nodes, func(n lab.NodeInfo) bool { return n.Name == "mon1" })].Host
 	if err := os.WriteFile(filepath.Join(cli.dir, "import.tf"), []byte(`
+import {
+  to       = hpcstorage_ceph_cluster.r4
+  identity = { admin_host = "`+admin+`", fsid = "`+fsid+`" }
+}
+
 import {
   to       = hpcstorage_ceph_pool.rbd
   identity = { admin_host = "`+admin+`", name = "rbd" }
@@ -438,7 +452,7 @@ import {
 		t.Fatal(err)
 	}
 	out, code := cli.run("apply", "-auto-approve")
-	if code != 0 || !strings.Contains(out, "2 imported, 0 added, 0 changed, 0 destroyed") {
+	if code != 0 || !strings.Contains(out, "3 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply of the import: exit %d\n%s", code, out)
 	}
 	noChanges(t, cli)

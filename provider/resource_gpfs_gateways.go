@@ -145,7 +145,7 @@ func (r *gpfsGatewaysResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *gpfsGatewaysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if readRecorded(ctx, r, r.nodes, &req, resp, "nodes", func(name string) string { return (&gpfsGatewaysModel{Name: types.StringValue(name)}).owner() }) {
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "nodes", "host", func(name string) string { return (&gpfsGatewaysModel{Name: types.StringValue(name)}).owner() }); ok {
 		clusterRead(ctx, req, resp, r.refresh)
 	}
 }

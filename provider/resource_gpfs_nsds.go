@@ -167,7 +167,7 @@ func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if readRecorded(ctx, r, r.nodes, &req, resp, "nsds", func(name string) string { return (&gpfsNSDsModel{Name: types.StringValue(name)}).owner() }) {
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "nsds", "host", func(name string) string { return (&gpfsNSDsModel{Name: types.StringValue(name)}).owner() }); ok {
 		clusterRead(ctx, req, resp, r.refresh)
 	}
 }
