@@ -341,17 +341,18 @@ func clusterRecord(ctx context.Context, r resource.Resource, owner string, m any
 	return nil
 }
 
-// clusterImportHostName is the ImportState of HOST/NAME: the node the
-// commands run on as SSH reaches it, then the resource's name.
-func clusterImportHostName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, what string) {
+// importHostName is the ImportState of HOST/NAME ids: the node the
+// commands run on as SSH reaches it (into hostAttr), then the name (into
+// each of nameAttrs); form says what the id holds, with an example.
+func importHostName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, form, hostAttr string, nameAttrs ...string) {
 	host, name, ok := cutImportID(req.ID)
 	if !ok {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give HOST/NAME: the admin node as SSH reaches it, then "+
-			"the name of the %s, e.g. 10.0.0.5:22/r5; got %q.", what, req.ID))
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give %s; got %q.", form, req.ID))
 		return
 	}
-	for attr, v := range map[string]string{"host": host, "name": name, "id": name} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(hostAttr), host)...)
+	for _, a := range nameAttrs {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(a), name)...)
 	}
 }
 

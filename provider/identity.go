@@ -414,6 +414,29 @@ func listArray(ctx context.Context, d *providerData, config tfsdk.Config, diags 
 	return arrayRef{Array: a, endpoint: ep.ValueString(), storageID: id}, true
 }
 
+// findOnArray is the find of a list of what one array holds; objects
+// lists it (what names it in errors).
+func findOnArray(what string, objects func(ctx context.Context, a arrayRef) ([]listing, error)) func(context.Context, *providerData, tfsdk.Config, *diag.Diagnostics) []listing {
+	return func(ctx context.Context, d *providerData, config tfsdk.Config, diags *diag.Diagnostics) []listing {
+		a, ok := listArray(ctx, d, config, diags)
+		if !ok {
+			return nil
+		}
+		out, err := objects(ctx, a)
+		if err != nil {
+			redfishError(diags, path.Root("endpoint"), "Cannot List "+what, err)
+			return nil
+		}
+		return out
+	}
+}
+
+// arrayListSchema is the configuration of a list of what an array holds.
+func arrayListSchema(desc, what string) listschema.Schema {
+	return listschema.Schema{MarkdownDescription: desc + " (`terraform query`, Terraform 1.14 and later).",
+		Attributes: map[string]listschema.Attribute{"endpoint": listEndpointAttribute(what), "storage_id": listStorageIDAttribute()}}
+}
+
 // arrayRef is an array with the names its resources' ids start with.
 type arrayRef struct {
 	arrays.Array

@@ -522,15 +522,8 @@ const cephClusterOwner = "ceph-cluster"
 // it, then the cluster's fsid; the Read that follows fills the
 // configuration from the record the last apply left there.
 func (r *cephClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	host, fsid, ok := cutImportID(req.ID)
-	if !ok {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give ADMIN_HOST/FSID: the bootstrap monitor as SSH "+
-			"reaches it, then the cluster's fsid (`ceph fsid`); got %q.", req.ID))
-		return
-	}
-	for attr, v := range map[string]string{"admin_host": host, "fsid": fsid, "id": fsid} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+	importHostName(ctx, req, resp, "ADMIN_HOST/FSID: the bootstrap monitor as SSH reaches it, then the cluster's fsid (`ceph fsid`)",
+		"admin_host", "fsid", "id")
 }
 
 // readImported checks that the node serves the cluster the import names

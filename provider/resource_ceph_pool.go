@@ -378,15 +378,8 @@ func (r *cephPoolResource) destroy(ctx context.Context, state *cephPoolModel, di
 // SSH reaches it, then the pool; the Read that follows fills the rest from
 // `ceph osd pool ls detail`.
 func (r *cephPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	host, name, ok := cutImportID(req.ID)
-	if !ok {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give ADMIN_HOST/NAME: the node holding the admin keyring "+
-			"as SSH reaches it, then the pool's name, e.g. mon1/rbd; got %q.", req.ID))
-		return
-	}
-	for attr, v := range map[string]string{"admin_host": host, "name": name, "id": name} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+	importHostName(ctx, req, resp, "ADMIN_HOST/NAME: the node holding the admin keyring as SSH reaches it, then the pool's name, "+
+		"e.g. mon1/rbd", "admin_host", "name", "id")
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_with_images"), false)...)
 }
 

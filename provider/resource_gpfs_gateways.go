@@ -323,5 +323,6 @@ func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysMode
 // ImportState takes HOST/NAME; the Read that follows fills the rest from
 // the record the last apply left on the admin node.
 func (r *gpfsGatewaysResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	clusterImportHostName(ctx, req, resp, "gateways")
+	importHostName(ctx, req, resp, "HOST/NAME: the admin node as SSH reaches it, then the gateways' name, e.g. 10.0.0.5:22/r5",
+		"host", "name", "id")
 }

@@ -372,5 +372,6 @@ func (r *gpfsNSDsResource) checkServers(ctx context.Context, plan *gpfsNSDsModel
 // ImportState takes HOST/NAME; the Read that follows fills the rest from
 // the record the last apply left on the admin node.
 func (r *gpfsNSDsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	clusterImportHostName(ctx, req, resp, "NSD set")
+	importHostName(ctx, req, resp, "HOST/NAME: the admin node as SSH reaches it, then the NSD set's name, e.g. 10.0.0.5:22/r5",
+		"host", "name", "id")
 }

@@ -377,15 +377,8 @@ func (r *rbdImagesResource) destroy(ctx context.Context, state *rbdImagesModel, 
 // ImportState takes ADMIN_HOST/POOL; the Read that follows takes every
 // image of the pool (`rbd ls -l`).
 func (r *rbdImagesResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	host, pool, ok := cutImportID(req.ID)
-	if !ok {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give ADMIN_HOST/POOL: the node holding the admin keyring "+
-			"as SSH reaches it, then the pool, e.g. mon1/rbd; got %q.", req.ID))
-		return
-	}
-	for attr, v := range map[string]string{"admin_host": host, "pool": pool, "id": pool} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+	importHostName(ctx, req, resp, "ADMIN_HOST/POOL: the node holding the admin keyring as SSH reaches it, then the pool, "+
+		"e.g. mon1/rbd", "admin_host", "pool", "id")
 }
 
 // readImportedImages fills an import (images null) with the pool's
