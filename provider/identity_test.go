@@ -65,14 +65,7 @@ func adoptCLI(t *testing.T, config string, tfvars ...string) *pluginCLI {
 	t.Helper()
 	tf := terraformWithActions(t)
 	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", nil)
-	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, work := workDir(t, config)
 	for _, v := range tfvars {
 		if err := os.Symlink(v, filepath.Join(work, filepath.Base(v))); err != nil {
 			t.Fatal(err)
@@ -94,6 +87,15 @@ func adoptCLI(t *testing.T, config string, tfvars ...string) *pluginCLI {
 	}
 	return c
 }
+
+// requiredHpcstorage names the provider's source.
+const requiredHpcstorage = `
+terraform {
+  required_providers {
+    hpcstorage = { source = "hpcstorage/hpcstorage" }
+  }
+}
+`
 
 // carved is an R1 metadata array carved by hand before Terraform: one
 // RAID1 disk group, one volume mapped to meta1 at LUN 1, a global spare.
@@ -145,6 +147,24 @@ func rawRun(t *testing.T, c *pluginCLI, args ...string) (string, int) {
 	return string(out), 0
 }
 
+// queryToConfig runs terraform query -generate-config-out=adopt.tf on
+// query (adopt.tfquery.hcl), whose output must name wants.
+func queryToConfig(t *testing.T, cli *pluginCLI, query string, wants ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(query), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, code := rawRun(t, cli, "query", "-no-color", "-generate-config-out=adopt.tf")
+	if code != 0 {
+		t.Fatalf("terraform query: exit %d\n%s", code, out)
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("query output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // noChanges runs a plan that must find nothing to do.
 func noChanges(t *testing.T, c *pluginCLI) {
 	t.Helper()
@@ -159,13 +179,7 @@ func noChanges(t *testing.T, c *pluginCLI) {
 func TestImportByIdentity(t *testing.T) {
 	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc", "me4024-1")
 	c := carveByHand(t, lab)
-	cli := adoptCLI(t, lab.providerBlock()+`
-terraform {
-  required_providers {
-    hpcstorage = { source = "hpcstorage/hpcstorage" }
-  }
-}
-
+	cli := adoptCLI(t, lab.providerBlock()+requiredHpcstorage+`
 import {
   to       = hpcstorage_server.meta1
   identity = { endpoint = "meta1-bmc", system_id = "System.Embedded.1" }
@@ -230,25 +244,9 @@ func exampleQueries(t *testing.T, types ...string) string {
 func TestQueryAdoptsCarvedArray(t *testing.T) {
 	lab := startLab(t, "r1", redfishmock.Options{}, "meta1-bmc", "me4024-1")
 	c := carveByHand(t, lab)
-	cli := adoptCLI(t, lab.providerBlock()+`
-terraform {
-  required_providers {
-    hpcstorage = { source = "hpcstorage/hpcstorage" }
-  }
-}
-`)
-	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(exampleQueries(t, "server", "disk_group", "volume", "spare_drives")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, code := rawRun(t, cli, "query", "-no-color", "-generate-config-out=adopt.tf")
-	if code != 0 {
-		t.Fatalf("terraform query: exit %d\n%s", code, out)
-	}
-	for _, want := range []string{"meta1-bmc: System.Embedded.1", "me4024-1: mdt01", "me4024-1: global spares"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("query output lacks %q:\n%s", want, out)
-		}
-	}
+	cli := adoptCLI(t, lab.providerBlock()+requiredHpcstorage)
+	queryToConfig(t, cli, exampleQueries(t, "server", "disk_group", "volume", "spare_drives"),
+		"meta1-bmc: System.Embedded.1", "me4024-1: mdt01", "me4024-1: global spares")
 	gen, err := os.ReadFile(filepath.Join(cli.dir, "adopt.tf"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,11 +256,25 @@ terraform {
 			t.Errorf("adopt.tf lacks %q:\n%s", want, gen)
 		}
 	}
-	out, code = cli.run("apply", "-auto-approve")
+	out, code := cli.run("apply", "-auto-approve")
 	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
 	}
 	noChanges(t, cli)
+}
+
+// eseriesRefs maps the array's drives by location (99.3) to their refs.
+func eseriesRefs(t *testing.T, c *santricity.Client) map[string]string {
+	t.Helper()
+	drives, err := c.Drives(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLoc := map[string]string{}
+	for _, d := range drives {
+		byLoc[d.Location()] = d.ID
+	}
+	return byLoc
 }
 
 // TestQueryAdoptsESeries: the same on an E-Series array carved with
@@ -272,14 +284,7 @@ func TestQueryAdoptsESeries(t *testing.T) {
 	srv := eseriesLab(t)
 	c := eseriesClient(t, srv)
 	ctx := context.Background()
-	drives, err := c.Drives(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byLoc := map[string]string{}
-	for _, d := range drives {
-		byLoc[d.Location()] = d.ID
-	}
+	byLoc := eseriesRefs(t, c)
 	var refs []string
 	for i := 0; i < 10; i++ {
 		refs = append(refs, byLoc[fmt.Sprintf("99.%d", i)])
@@ -294,27 +299,10 @@ func TestQueryAdoptsESeries(t *testing.T) {
 	if err := c.SetHotSpares(ctx, []string{byLoc["99.23"]}, true); err != nil {
 		t.Fatal(err)
 	}
-	cli := adoptCLI(t, eseriesProvider(srv)+`
-terraform {
-  required_providers {
-    hpcstorage = { source = "hpcstorage/hpcstorage" }
-  }
-}
-`)
-	query := strings.ReplaceAll(exampleQueries(t, "disk_group", "volume", "spare_drives"), "me4024-1", "ef600-1")
-	if err := os.WriteFile(filepath.Join(cli.dir, "adopt.tfquery.hcl"), []byte(query), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, code := rawRun(t, cli, "query", "-no-color", "-generate-config-out=adopt.tf")
-	if code != 0 {
-		t.Fatalf("terraform query: exit %d\n%s", code, out)
-	}
-	for _, want := range []string{"ef600-1: stor01", "ef600-1: stor01_t1", "ef600-1: global spares"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("query output lacks %q:\n%s", want, out)
-		}
-	}
-	out, code = cli.run("apply", "-auto-approve")
+	cli := adoptCLI(t, eseriesProvider(srv)+requiredHpcstorage)
+	queryToConfig(t, cli, strings.ReplaceAll(exampleQueries(t, "disk_group", "volume", "spare_drives"), "me4024-1", "ef600-1"),
+		"ef600-1: stor01", "ef600-1: stor01_t1", "ef600-1: global spares")
+	out, code := cli.run("apply", "-auto-approve")
 	if code != 0 || !strings.Contains(out, "3 imported, 0 added, 0 changed, 0 destroyed") {
 		gen, _ := os.ReadFile(filepath.Join(cli.dir, "adopt.tf"))
 		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
