@@ -303,7 +303,7 @@ func TestQueryAdoptsESeries(t *testing.T) {
 	queryToConfig(t, cli, strings.ReplaceAll(exampleQueries(t, "disk_group", "volume", "spare_drives"), "me4024-1", "ef600-1"),
 		"ef600-1: stor01", "ef600-1: stor01_t1", "ef600-1: global spares")
 	out, code := cli.run("apply", "-auto-approve")
-	if code != 0 || !strings.Contains(out, "3 imported, 0 added, 0 changed, 0 destroyed") {
+	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
 		gen, _ := os.ReadFile(filepath.Join(cli.dir, "adopt.tf"))
 		t.Fatalf("apply: exit %d\n%s\nadopt.tf:\n%s", code, out, gen)
 	}
@@ -392,19 +392,29 @@ resource "hpcstorage_rbd_images" "rbd" {
   }
 }
 
+resource "hpcstorage_rbd_client" "c1" {
+  host       = var.lab.nodes["client01"].host
+  admin_host = hpcstorage_ceph_cluster.r4.admin_host
+  name       = "client01"
+  pool       = hpcstorage_ceph_pool.rbd.name
+  images     = ["vol01"]
+  fsid       = hpcstorage_ceph_cluster.r4.fsid
+  mon_hosts  = hpcstorage_ceph_cluster.r4.mon_hosts
+}
+
 output "fsid" {
   value = hpcstorage_ceph_cluster.r4.fsid
 }
 `
 
-// A Ceph cluster, its pool and its images, forgotten by the state, come
-// back with import blocks naming them by identity (Terraform 1.15.9): the
-// reads fill them from the cluster's record, ceph osd pool ls detail and
-// rbd ls, and the plan is empty.
+// A Ceph cluster, its pool, its images and a client mapping one, forgotten
+// by the state, come back with import blocks naming them by identity
+// (Terraform 1.15.9): the reads fill them from the cluster's and the
+// client's records, ceph osd pool ls detail and rbd ls; the plan is empty.
 func TestCephImportByIdentity(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Clients: 1, Simulator: simtest.Binary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,10 +427,14 @@ func TestCephImportByIdentity(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("output fsid: exit %d\n%s", code, fsid)
 	}
-	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_cluster.r4", "hpcstorage_ceph_pool.rbd", "hpcstorage_rbd_images.rbd"); code != 0 {
+	if out, code := rawRun(t, cli, "state", "rm", "hpcstorage_ceph_cluster.r4", "hpcstorage_ceph_pool.rbd", "hpcstorage_rbd_images.rbd",
+		"hpcstorage_rbd_client.c1"); code != 0 {
 		t.Fatalf("state rm: exit %d\n%s", code, out)
 	}
-	admin := l.State.Nodes[slices.IndexFunc(l.State.Nodes, func(n lab.NodeInfo) bool { return n.Name == "mon1" })].Host
+	host := func(name string) string {
+		return l.State.Nodes[slices.IndexFunc(l.State.Nodes, func(n lab.NodeInfo) bool { return n.Name == name })].Host
+	}
+	admin := host("mon1")
 	if err := os.WriteFile(filepath.Join(cli.dir, "import.tf"), []byte(`
 import {
   to       = hpcstorage_ceph_cluster.r4
@@ -436,11 +450,16 @@ import {
   to       = hpcstorage_rbd_images.rbd
   identity = { admin_host = "`+admin+`", pool = "rbd" }
 }
+
+import {
+  to       = hpcstorage_rbd_client.c1
+  identity = { host = "`+host("client01")+`", name = "client01" }
+}
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, code := cli.run("apply", "-auto-approve")
-	if code != 0 || !strings.Contains(out, "3 imported, 0 added, 0 changed, 0 destroyed") {
+	if code != 0 || !strings.Contains(out, "4 imported, 0 added, 0 changed, 0 destroyed") {
 		t.Fatalf("apply of the import: exit %d\n%s", code, out)
 	}
 	noChanges(t, cli)
