@@ -96,15 +96,22 @@ type pluginCLI struct {
 
 func newPluginCLI(t *testing.T, config string) *pluginCLI {
 	t.Helper()
-	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
+	dir, work := workDir(t, config)
+	return pluginCLIIn(t, dir, work)
+}
+
+// workDir is a fresh folder with config as work/main.tf.
+func workDir(t *testing.T, config string) (dir, work string) {
+	t.Helper()
+	dir = t.TempDir()
+	work = filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(work, "main.tf"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return pluginCLIIn(t, dir, work)
+	return dir, work
 }
 
 // pluginCLIIn runs terraform in work with the provider built into a

@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
@@ -322,4 +323,61 @@ func clusterDelete[M any, P clusterModel[M]](ctx context.Context, req resource.D
 		return
 	}
 	del(ctx, state, &resp.Diagnostics)
+}
+
+// Import of the cluster resources whose configuration the cluster does not
+// keep whole (a set of NSDs, the gateways): every apply also writes the
+// resource's configured attributes to a root-only record under its owner
+// on the node the commands run on, as node services do, and import reads
+// it back, so it adopts what this provider applied.
+
+// clusterRecord is the record item of m, a model of r's schema.
+func clusterRecord(ctx context.Context, r resource.Resource, owner string, m any) []protocol.Item {
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	if it, ok := recordItem(sr.Schema, owner, modelValue(ctx, sr.Schema, m)); ok {
+		return []protocol.Item{it}
+	}
+	return nil
+}
+
+// importHostName is the ImportState of HOST/NAME ids: the node the
+// commands run on as SSH reaches it (into hostAttr), then the name (into
+// each of nameAttrs); form says what the id holds, with an example.
+func importHostName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, form, hostAttr string, nameAttrs ...string) {
+	host, name, ok := cutImportID(req.ID)
+	if !ok {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("Give %s; got %q.", form, req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(hostAttr), host)...)
+	for _, a := range nameAttrs {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(a), name)...)
+	}
+}
+
+// readRecorded fills a state just imported (marker, a required attribute,
+// still null) from its owner's record on the node hostAttr names, and
+// makes it req's state; ok is false when that failed (diagnostics say why).
+func readRecorded(ctx context.Context, r resource.Resource, nodes *nodeAccess, req *resource.ReadRequest, resp *resource.ReadResponse,
+	marker, hostAttr string, owner func(name string) string) (imported, ok bool) {
+	var root map[string]tftypes.Value
+	if err := req.State.Raw.As(&root); err != nil || !root[marker].IsNull() {
+		return false, true
+	}
+	var host, name types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(hostAttr), &host)...)
+	if _, has := root["name"]; has {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &name)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return true, false
+	}
+	var sr resource.SchemaResponse
+	r.Schema(ctx, resource.SchemaRequest{}, &sr)
+	if !readRecord(ctx, nodes, sr.Schema, &resp.State, host.ValueString(), owner(name.ValueString()), "the import id", &resp.Diagnostics) {
+		return true, false
+	}
+	req.State = resp.State
+	return true, true
 }

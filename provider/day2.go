@@ -65,11 +65,11 @@ func failureDomainSchema() schema.SingleNestedAttribute {
 				Validators: []validator.String{stringvalidator.RegexMatches(pacemaker.ValidDomain, "must start with a letter; letters, digits, _ . - only, at most 63")},
 			},
 			"kind": schema.StringAttribute{
-				Required:            true,
+				Required: true,
 				MarkdownDescription: "What the domain is: " + enumDoc(day2.Kinds) + ": a pacemaker/corosync cluster (standby), " +
 					"a Storage Scale cluster (mmshutdown, quorum and NSD servers kept), Ceph OSD hosts (noout, PGs clean) or " +
 					"BeeGFS buddy-mirrored servers (groups Good before and after).",
-				Validators:          []validator.String{stringvalidator.OneOf(day2.Kinds...)},
+				Validators: []validator.String{stringvalidator.OneOf(day2.Kinds...)},
 			},
 			"host": schema.StringAttribute{
 				Required:            true,

@@ -403,14 +403,7 @@ func TestArrayESeriesAdoption(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		refs = append(refs, fmt.Sprintf("99.%d", i))
 	}
-	drives, err := c.Drives(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	byLoc := map[string]string{}
-	for _, d := range drives {
-		byLoc[d.Location()] = d.ID
-	}
+	byLoc := eseriesRefs(t, c)
 	var ids []string
 	for _, r := range refs {
 		ids = append(ids, byLoc[r])

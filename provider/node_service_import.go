@@ -189,9 +189,15 @@ func (r *nodeService[M, P]) readImported(ctx context.Context, state *tfsdk.State
 	if o, ok := any(P(&m)).(nodeImportOwner); ok {
 		owner = o.importOwner(tail)
 	}
+	return readRecord(ctx, r.nodes, r.schema(), state, host, owner, "host/"+r.importTail(), diags)
+}
+
+// readRecord fills state from the record of owner on host (the state's ssh
+// reaches it); idForm names the import id in the refusal.
+func readRecord(ctx context.Context, nodes *nodeAccess, sch schema.Schema, state *tfsdk.State, host, owner, idForm string, diags *diag.Diagnostics) bool {
 	var ssh types.Object
 	diags.Append(state.GetAttribute(ctx, path.Root("ssh"), &ssh)...)
-	run := nodeRun{nodes: r.nodes, host: host, ssh: ssh, owner: owner}
+	run := nodeRun{nodes: nodes, host: host, ssh: ssh, owner: owner}
 	res, ok := run.exec(ctx, nil, true, diags)
 	if !ok {
 		return false
@@ -199,7 +205,7 @@ func (r *nodeService[M, P]) readImported(ctx context.Context, state *tfsdk.State
 	content, found := createdContent(res, recordPath(owner))
 	if !found {
 		diags.AddError("Nothing To Import", fmt.Sprintf("Host %s has no record of owner %q (%s): import only adopts what this "+
-			"provider applied. Check the import ID (host/%s).", host, owner, recordPath(owner), r.importTail()))
+			"provider applied. Check the import ID (%s).", host, owner, recordPath(owner), idForm))
 		return false
 	}
 	var rec map[string]json.RawMessage
@@ -207,7 +213,6 @@ func (r *nodeService[M, P]) readImported(ctx context.Context, state *tfsdk.State
 		diags.AddError("Unreadable Import Record", fmt.Sprintf("Host %s, %s: %v", host, recordPath(owner), err))
 		return false
 	}
-	sch := r.schema()
 	names := make([]string, 0, len(rec))
 	for name := range rec {
 		names = append(names, name)

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -30,8 +31,9 @@ import (
 )
 
 var (
-	_ provider.Provider            = (*hpcstorageProvider)(nil)
-	_ provider.ProviderWithActions = (*hpcstorageProvider)(nil)
+	_ provider.Provider                  = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithActions       = (*hpcstorageProvider)(nil)
+	_ provider.ProviderWithListResources = (*hpcstorageProvider)(nil)
 )
 
 // hpcstorageProvider is the provider implementation.
@@ -106,7 +108,7 @@ type endpointModel struct {
 }
 
 func (p *hpcstorageProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
-	resp.TypeName = "hpcstorage"
+	resp.TypeName = providerTypeName
 	resp.Version = p.version
 }
 
@@ -236,6 +238,7 @@ func (p *hpcstorageProvider) Configure(ctx context.Context, req provider.Configu
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ActionData = data
+	resp.ListResourceData = data
 	tflog.Debug(ctx, "hpcstorage provider configured", map[string]any{"endpoints": names})
 }
 
@@ -365,34 +368,45 @@ func (p *hpcstorageProvider) Actions(_ context.Context) []func() action.Action {
 
 func (p *hpcstorageProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		NewNodeConfigResource,
-		NewServerResource,
-		NewDiskGroupResource,
-		NewSpareDrivesResource,
-		NewVolumeResource,
-		NewBeegfsTargetResource,
-		NewBeegfsManagementResource,
-		NewBeegfsMonitorResource,
-		NewBeegfsMetadataResource,
-		NewBeegfsStorageResource,
-		NewBeegfsClientResource,
-		NewBeegfsStripePatternResource,
-		NewBeegfsMirrorGroupResource,
-		NewBeegfsHAServicesResource,
-		NewBenchmarkResource,
-		NewMultipathResource,
-		NewHALVMResource,
-		NewNFSServerResource,
-		NewGpfsClusterResource,
-		NewGpfsNSDsResource,
-		NewGpfsFilesystemResource,
-		NewGpfsGatewaysResource,
-		NewHAClusterResource,
-		NewCephClusterResource,
-		NewCephOSDSpecResource,
-		NewCephPoolResource,
-		NewRbdImagesResource,
-		NewRbdClientResource,
+		identified(NewNodeConfigResource),
+		identified(NewServerResource),
+		identified(NewDiskGroupResource),
+		identified(NewSpareDrivesResource),
+		identified(NewVolumeResource),
+		identified(NewBeegfsTargetResource),
+		identified(NewBeegfsManagementResource),
+		identified(NewBeegfsMonitorResource),
+		identified(NewBeegfsMetadataResource),
+		identified(NewBeegfsStorageResource),
+		identified(NewBeegfsClientResource),
+		identified(NewBeegfsStripePatternResource),
+		identified(NewBeegfsMirrorGroupResource),
+		identified(NewBeegfsHAServicesResource),
+		identified(NewBenchmarkResource),
+		identified(NewMultipathResource),
+		identified(NewHALVMResource),
+		identified(NewNFSServerResource),
+		identified(NewGpfsClusterResource),
+		identified(NewGpfsNSDsResource),
+		identified(NewGpfsFilesystemResource),
+		identified(NewGpfsGatewaysResource),
+		identified(NewHAClusterResource),
+		identified(NewCephClusterResource),
+		identified(NewCephOSDSpecResource),
+		identified(NewCephPoolResource),
+		identified(NewRbdImagesResource),
+		identified(NewRbdClientResource),
+	}
+}
+
+// ListResources say what devices hold, for `terraform query` (Terraform
+// 1.14 and later).
+func (p *hpcstorageProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		NewServerList,
+		NewDiskGroupList,
+		NewVolumeList,
+		NewSpareDrivesList,
 	}
 }
 

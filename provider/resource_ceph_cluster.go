@@ -422,7 +422,8 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 	} else {
 		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)[0])
 	}
-	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, "ceph-cluster", items, "cephadm Refused A Change", diags) {
+	items = append(items, clusterRecord(ctx, r, cephClusterOwner, m)...)
+	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, cephClusterOwner, items, "cephadm Refused A Change", diags) {
 		return false
 	}
 	if v, ok = r.view(ctx, m, diags); !ok {
@@ -485,11 +486,18 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 }
 
 func (r *cephClusterResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	imported, ok := readRecorded(ctx, r, r.nodes, &req, resp, "bootstrap_host", "admin_host", func(string) string { return cephClusterOwner })
+	if !ok {
+		return
+	}
 	clusterRead(ctx, req, resp, func(ctx context.Context, state *cephClusterModel, diags *diag.Diagnostics) (bool, bool) {
 		if state.Release.IsNull() { // written before release existed: the paper's
 			state.Release = types.StringValue(ceph.DefaultRelease)
 		}
 		v, ok := r.view(ctx, state, diags)
+		if ok && imported {
+			ok = r.readImported(ctx, state, v, diags)
+		}
 		if ok {
 			state.fill(v)
 		}
@@ -529,8 +537,36 @@ func (r *cephClusterResource) destroy(ctx context.Context, state *cephClusterMod
 	if !r.authorize(ctx, state, state.hostNames(), state.SSHPublicKey.ValueString(), true, diags) {
 		return
 	}
-	cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, "ceph-cluster", diags)
+	cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, cephClusterOwner, diags)
 	diags.AddWarning("Ceph Cluster Kept", fmt.Sprintf("cephadm's key is removed from the hosts; the cluster %s "+
 		"keeps running. `cephadm rm-cluster --fsid %s --force` on each host deletes it and its data.", state.FSID.ValueString(),
 		state.FSID.ValueString()))
+}
+
+// cephClusterOwner holds the cluster's specs and its record on the admin
+// node.
+const cephClusterOwner = "ceph-cluster"
+
+// ImportState takes ADMIN_HOST/FSID: the bootstrap monitor as SSH reaches
+// it, then the cluster's fsid; the Read that follows fills the
+// configuration from the record the last apply left there.
+func (r *cephClusterResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "ADMIN_HOST/FSID: the bootstrap monitor as SSH reaches it, then the cluster's fsid (`ceph fsid`)",
+		"admin_host", "fsid", "id")
+}
+
+// readImported checks that the node serves the cluster the import names
+// and reads cephadm's public key, which the record does not hold.
+func (r *cephClusterResource) readImported(ctx context.Context, m *cephClusterModel, v clusterView, diags *diag.Diagnostics) bool {
+	if v.mons.FSID != m.FSID.ValueString() {
+		diags.AddError("Another Ceph Cluster", fmt.Sprintf("Host %s serves cluster %s, not %s: check the import id.",
+			m.AdminHost.ValueString(), v.mons.FSID, m.FSID.ValueString()))
+		return false
+	}
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, ceph.QueryPubKey)
+	if !ok {
+		return false
+	}
+	m.SSHPublicKey = types.StringValue(strings.TrimSpace(out[ceph.QueryPubKey.Command.Name]))
+	return true
 }

@@ -333,6 +333,9 @@ func (r *cephPoolResource) refresh(ctx context.Context, state *cephPoolModel, di
 	if !ok || !found {
 		return found, ok
 	}
+	if state.Application.IsNull() {
+		r.readImported(ctx, state, p, diags)
+	}
 	state.Size = types.Int64Value(int64(p.Size))
 	state.MinSize = types.Int64Value(int64(p.MinSize))
 	state.PGAutoscaleMode = types.StringValue(p.PGAutoscaleMode)
@@ -369,4 +372,29 @@ func (r *cephPoolResource) destroy(ctx context.Context, state *cephPoolModel, di
 	}
 	// Forget the owner's records (its markers) on the admin node.
 	sh.remove(ctx, owner, diags)
+}
+
+// ImportState takes ADMIN_HOST/NAME: the node holding the admin keyring as
+// SSH reaches it, then the pool; the Read that follows fills the rest from
+// `ceph osd pool ls detail`.
+func (r *cephPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "ADMIN_HOST/NAME: the node holding the admin keyring as SSH reaches it, then the pool's name, "+
+		"e.g. mon1/rbd", "admin_host", "name", "id")
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("delete_with_images"), false)...)
+}
+
+// readImported fills what an import cannot name (application null is
+// only ever an import's): the application enabled on the pool, pg_num
+// when the autoscaler is off, and the capacity.
+func (r *cephPoolResource) readImported(ctx context.Context, m *cephPoolModel, p ceph.Pool, diags *diag.Diagnostics) {
+	m.Application = types.StringValue("")
+	if _, ok := p.Applications["rbd"]; ok {
+		m.Application = types.StringValue("rbd")
+	}
+	if p.PGAutoscaleMode == "off" {
+		m.PGNum = types.Int64Value(int64(p.PGNum))
+	}
+	if _, raw, _, ok := r.readPool(ctx, m, true, diags); ok && p.Size > 0 {
+		m.CapacityBytes = types.Int64Value(raw / int64(p.Size))
+	}
 }

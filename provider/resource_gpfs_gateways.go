@@ -16,6 +16,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsGatewaysResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsGatewaysResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsGatewaysResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsGatewaysResource)(nil)
 )
@@ -144,7 +145,9 @@ func (r *gpfsGatewaysResource) Create(ctx context.Context, req resource.CreateRe
 }
 
 func (r *gpfsGatewaysResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	clusterRead(ctx, req, resp, r.refresh)
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "nodes", "host", func(name string) string { return (&gpfsGatewaysModel{Name: types.StringValue(name)}).owner() }); ok {
+		clusterRead(ctx, req, resp, r.refresh)
+	}
 }
 
 // refresh reads the services and exports back into drift (never gone).
@@ -300,7 +303,9 @@ func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysMode
 	if !ok {
 		return false
 	}
-	if steps := gpfs.ProtocolsSteps(s, seen, dropped, droppedSMB); len(steps) > 0 && !a.apply(ctx, m.owner(), stepItems(steps), diags) {
+	// The record goes with every apply: an owner's apply keeps only the items it sends.
+	items := append(stepItems(gpfs.ProtocolsSteps(s, seen, dropped, droppedSMB)), clusterRecord(ctx, r, m.owner(), m)...)
+	if len(items) > 0 && !a.apply(ctx, m.owner(), items, diags) {
 		return false
 	}
 	if seen, ok = readProtocols(ctx, a, true, diags); !ok {
@@ -313,4 +318,11 @@ func (r *gpfsGatewaysResource) converge(ctx context.Context, m *gpfsGatewaysMode
 	m.ID = m.Name
 	m.Drift = emptyDrift()
 	return true
+}
+
+// ImportState takes HOST/NAME; the Read that follows fills the rest from
+// the record the last apply left on the admin node.
+func (r *gpfsGatewaysResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "HOST/NAME: the admin node as SSH reaches it, then the gateways' name, e.g. 10.0.0.5:22/r5",
+		"host", "name", "id")
 }

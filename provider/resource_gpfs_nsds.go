@@ -24,6 +24,7 @@ import (
 
 var (
 	_ resource.ResourceWithConfigure      = (*gpfsNSDsResource)(nil)
+	_ resource.ResourceWithImportState    = (*gpfsNSDsResource)(nil)
 	_ resource.ResourceWithModifyPlan     = (*gpfsNSDsResource)(nil)
 	_ resource.ResourceWithValidateConfig = (*gpfsNSDsResource)(nil)
 )
@@ -166,7 +167,9 @@ func (r *gpfsNSDsResource) Create(ctx context.Context, req resource.CreateReques
 }
 
 func (r *gpfsNSDsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	clusterRead(ctx, req, resp, r.refresh)
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "nsds", "host", func(name string) string { return (&gpfsNSDsModel{Name: types.StringValue(name)}).owner() }); ok {
+		clusterRead(ctx, req, resp, r.refresh)
+	}
 }
 
 // refresh reads the NSDs back into drift (a missing NSD is drift, not gone).
@@ -178,6 +181,9 @@ func (r *gpfsNSDsResource) refresh(ctx context.Context, state *gpfsNSDsModel, di
 	seen, ok := readNSDs(ctx, newGPFSAdmin(r.nodes, state.Host, state.SSH), diags)
 	if !ok {
 		return true, false
+	}
+	if state.Stanzas.IsNull() { // just imported
+		state.fill(nsds)
 	}
 	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
 	return true, true
@@ -282,6 +288,7 @@ func (r *gpfsNSDsResource) converge(ctx context.Context, m *gpfsNSDsModel, dropp
 	}
 	all := gpfsFile(m.dir()+"/all.stanza", gpfs.StanzaFile(nsds, nil))
 	items := dedupeFiles(append([]protocol.Item{all}, stepItems(gpfs.NSDSteps(nsds, seen, dropped, m.dir(), m.Wipe.ValueBool()))...))
+	items = append(items, clusterRecord(ctx, r, m.owner(), m)...)
 	if !a.apply(ctx, m.owner(), items, diags) {
 		return false
 	}
@@ -360,4 +367,11 @@ func (r *gpfsNSDsResource) checkServers(ctx context.Context, plan *gpfsNSDsModel
 			}
 		}
 	}
+}
+
+// ImportState takes HOST/NAME; the Read that follows fills the rest from
+// the record the last apply left on the admin node.
+func (r *gpfsNSDsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "HOST/NAME: the admin node as SSH reaches it, then the NSD set's name, e.g. 10.0.0.5:22/r5",
+		"host", "name", "id")
 }

@@ -206,6 +206,7 @@ func (r *rbdClientResource) apply(ctx context.Context, plan *rbdClientModel, pre
 		cephInvalid(diags, errorField(err, "name", "pool", "images", "fsid", "mon_hosts"), err)
 		return false
 	}
+	items = append(items, clusterRecord(ctx, r, plan.owner(), plan)...)
 	run := nodeRun{nodes: r.nodes, host: plan.Host.ValueString(), ssh: plan.SSH, owner: plan.owner(),
 		at: func(i int, _ string) path.Path { return path.Root("images") }}
 	if !run.converge(ctx, items, previous, diags) {
@@ -234,7 +235,11 @@ func (r *rbdClientResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *rbdClientResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	clusterRead(ctx, req, resp, r.refresh)
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "admin_host", "host", func(name string) string {
+		return (&rbdClientModel{Name: types.StringValue(name)}).owner()
+	}); ok {
+		clusterRead(ctx, req, resp, r.refresh)
+	}
 }
 
 // refresh checks the client's items on the client (drift) and reads what
@@ -245,6 +250,7 @@ func (r *rbdClientResource) refresh(ctx context.Context, state *rbdClientModel, 
 		cephInvalid(diags, "", err)
 		return true, false
 	}
+	items = append(items, clusterRecord(ctx, r, state.owner(), state)...)
 	res, ok := cephOn(r.nodes, state.Host, state.SSH).run(state.owner()).exec(ctx, items, true, diags)
 	if !ok {
 		return true, false
@@ -268,6 +274,7 @@ func (r *rbdClientResource) refresh(ctx context.Context, state *rbdClientModel, 
 func (r *rbdClientResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, state *rbdClientModel, diags *diag.Diagnostics) bool {
 		previous, _ := state.client("", true).Items()
+		previous = append(previous, clusterRecord(ctx, r, state.owner(), state)...)
 		// Images no longer listed are unmapped first.
 		r.unmap(ctx, state, stringsOf(plan.Images.Elements()), diags)
 		return !diags.HasError() && r.apply(ctx, plan, previous, diags)
@@ -311,4 +318,14 @@ func (r *rbdClientResource) Delete(ctx context.Context, req resource.DeleteReque
 		}
 		cephOn(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), diags)
 	})
+}
+
+// ImportState takes HOST/NAME: the client as SSH reaches it, then its
+// cephx name; the Read that follows fills the rest from the record the
+// last apply left on the client.
+func (r *rbdClientResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "HOST/NAME: the client as SSH reaches it, then its cephx name, e.g. client01/client01", "host", "name")
+	if host, name, ok := cutImportID(req.ID); ok {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), host+"/client."+name)...)
+	}
 }

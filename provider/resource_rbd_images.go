@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -311,6 +312,9 @@ func (r *rbdImagesResource) refresh(ctx context.Context, state *rbdImagesModel, 
 	if !ok {
 		return true, false
 	}
+	if state.ImagesRaw.IsNull() {
+		readImportedImages(ctx, state, have, diags)
+	}
 	drift := map[string]string{}
 	sizes := map[string]attr.Value{}
 	for name, v := range state.SizeBytes.Elements() {
@@ -368,4 +372,45 @@ func (r *rbdImagesResource) destroy(ctx context.Context, state *rbdImagesModel, 
 		return
 	}
 	cephOn(r.nodes, state.AdminHost, state.SSH).apply(ctx, "rbd-images-"+state.Pool.ValueString(), items, "rbd Refused Image Deletion", diags)
+}
+
+// ImportState takes ADMIN_HOST/POOL; the Read that follows takes every
+// image of the pool (`rbd ls -l`).
+func (r *rbdImagesResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "ADMIN_HOST/POOL: the node holding the admin keyring as SSH reaches it, then the pool, "+
+		"e.g. mon1/rbd", "admin_host", "pool", "id")
+}
+
+// readImportedImages fills an import (images null) with the pool's
+// images: sizes in the largest binary unit that holds them exactly, as a
+// configuration writes them; features and clients, which rbd ls does not
+// say or Ceph does not keep, are left unset.
+func readImportedImages(ctx context.Context, m *rbdImagesModel, have map[string]ceph.Image, diags *diag.Diagnostics) {
+	images := map[string]rbdImageConfig{}
+	sizes := map[string]attr.Value{}
+	for name, img := range have {
+		images[name] = rbdImageConfig{Size: types.StringValue(binarySize(img.SizeBytes)), Features: types.ListNull(types.StringType),
+			Client: types.StringNull()}
+		sizes[name] = types.Int64Value(img.SizeBytes)
+	}
+	v, d := types.MapValueFrom(ctx, types.ObjectType{AttrTypes: map[string]attr.Type{
+		"size": types.StringType, "features": types.ListType{ElemType: types.StringType}, "client": types.StringType}}, images)
+	diags.Append(d...)
+	m.ImagesRaw = v
+	m.SizeBytes = types.MapValueMust(types.Int64Type, sizes)
+	m.Clients = types.MapValueMust(types.StringType, map[string]attr.Value{})
+}
+
+// binarySize writes bytes as rbd reads sizes: T, G or M, whichever is
+// largest and exact.
+func binarySize(b int64) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"T", 40}, {"G", 30}, {"M", 20}} {
+		if b > 0 && b%(int64(1)<<u.shift) == 0 {
+			return strconv.FormatInt(b>>u.shift, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(b>>20, 10) + "M"
 }

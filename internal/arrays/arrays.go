@@ -124,6 +124,10 @@ type Array interface {
 	SetSpares(ctx context.Context, driveIDs []string, on bool) error
 	// Hosts lists the hosts volumes can be mapped to.
 	Hosts(ctx context.Context) ([]string, error)
+	// Groups lists the array's disk groups (adoption of a carved array).
+	Groups(ctx context.Context) ([]Group, error)
+	// Volumes lists the array's volumes, without their mappings.
+	Volumes(ctx context.Context) ([]Volume, error)
 }
 
 // CheckLevel reports whether level is one the array offers, naming them.

@@ -403,3 +403,31 @@ func (e *eseries) Hosts(ctx context.Context) ([]string, error) {
 	slices.Sort(out)
 	return out, nil
 }
+
+func (e *eseries) Groups(ctx context.Context) ([]Group, error) {
+	gs, err := e.c.VolumeGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	_, _, toLoc, err := e.drives(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Group, len(gs))
+	for i := range gs {
+		out[i] = *e.group(&gs[i], toLoc)
+	}
+	return out, nil
+}
+
+func (e *eseries) Volumes(ctx context.Context) ([]Volume, error) {
+	vs, err := e.c.Volumes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Volume, len(vs))
+	for i := range vs {
+		out[i] = *vol(&vs[i])
+	}
+	return out, nil
+}

@@ -169,3 +169,27 @@ func (s *swordfish) SetSpares(ctx context.Context, driveIDs []string, on bool) e
 }
 
 func (s *swordfish) Hosts(ctx context.Context) ([]string, error) { return s.ep.Hosts(ctx, s.sid) }
+
+func (s *swordfish) Groups(ctx context.Context) ([]Group, error) {
+	ps, err := s.ep.Pools(ctx, s.sid)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Group, len(ps))
+	for i, p := range ps {
+		out[i] = *group(p)
+	}
+	return out, nil
+}
+
+func (s *swordfish) Volumes(ctx context.Context) ([]Volume, error) {
+	vs, err := s.ep.Volumes(ctx, s.sid)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Volume, len(vs))
+	for i, v := range vs {
+		out[i] = *volume(v)
+	}
+	return out, nil
+}

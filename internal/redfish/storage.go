@@ -402,6 +402,27 @@ func (e *Endpoint) FindPool(ctx context.Context, storageID, name string) (*Stora
 	return nil, fmt.Errorf("%w: no disk group %q on %s", ErrNotFound, name, e.cfg.Name)
 }
 
+// Pools lists the storage's pools with their drives.
+func (e *Endpoint) Pools(ctx context.Context, storageID string) ([]*StoragePool, error) {
+	items, err := e.expandMembers(ctx, PoolsURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*StoragePool, 0, len(items))
+	for _, it := range items {
+		var doc poolDoc
+		if err := json.Unmarshal(it, &doc); err != nil {
+			return nil, fmt.Errorf("%w: decoding pool: %v", ErrServer, err)
+		}
+		p, err := e.poolFromDoc(ctx, doc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
 // createOnce POSTs body to collection without ever re-sending it blindly:
 // when the answer is lost or the service is busy, it waits, looks the object
 // up by name, and only POSTs again if it is not there.
@@ -543,6 +564,23 @@ func (e *Endpoint) FindVolume(ctx context.Context, storageID, name string) (*Vol
 		}
 	}
 	return nil, fmt.Errorf("%w: no volume %q on %s", ErrNotFound, name, e.cfg.Name)
+}
+
+// Volumes lists the storage's volumes.
+func (e *Endpoint) Volumes(ctx context.Context, storageID string) ([]*Volume, error) {
+	items, err := e.expandMembers(ctx, VolumesURI(storageID), "Members")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Volume, 0, len(items))
+	for _, it := range items {
+		v, err := decodeVolume(it, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }
 
 // CreateVolume creates a volume in a pool: capacity bytes, or every byte

@@ -98,23 +98,32 @@ func (e *Endpoint) FindSystem(ctx context.Context, id string) (string, error) {
 	if id != "" {
 		return id, nil
 	}
+	ids, err := e.SystemIDs(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(ids) {
+	case 0:
+		return "", fmt.Errorf("%w: %s has no computer system", ErrNotFound, e.cfg.Name)
+	case 1:
+		return ids[0], nil
+	}
+	return "", fmt.Errorf("%w: %s has %d systems (%s); set system_id", ErrInvalid, e.cfg.Name, len(ids), strings.Join(ids, ", "))
+}
+
+// SystemIDs lists the ids of the endpoint's computer systems.
+func (e *Endpoint) SystemIDs(ctx context.Context) ([]string, error) {
 	var coll struct {
 		Members []schemasLink `json:"Members"`
 	}
 	if _, err := e.Get(ctx, systemsPath, &coll); err != nil {
-		return "", err
-	}
-	switch len(coll.Members) {
-	case 0:
-		return "", fmt.Errorf("%w: %s has no computer system", ErrNotFound, e.cfg.Name)
-	case 1:
-		return path.Base(coll.Members[0].ID), nil
+		return nil, err
 	}
 	ids := make([]string, len(coll.Members))
 	for i, m := range coll.Members {
 		ids[i] = path.Base(m.ID)
 	}
-	return "", fmt.Errorf("%w: %s has %d systems (%s); set system_id", ErrInvalid, e.cfg.Name, len(ids), strings.Join(ids, ", "))
+	return ids, nil
 }
 
 // GetSystem reads one system (one GET).
