@@ -75,7 +75,8 @@ func TestR2DayTwoActions(t *testing.T) {
 	needAgent(t)
 	dir := t.TempDir()
 	labDir := filepath.Join(dir, "lab")
-	l, err := lab.Up(lab.Config{Design: "r2", Dir: labDir, Simulator: simtest.Binary(t)})
+	// One-second power transitions: the day-2 steps reboot both servers.
+	l, err := lab.Up(lab.Config{Design: "r2", Dir: labDir, Simulator: simtest.Binary(t), PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachI
 		t.Errorf("members went out in the order %v, want nfs1 then nfs2", rep.Order)
 	}
 	// The lab's failover is one scheduler transition (milliseconds); a
-	// reboot is two power transitions of the mock's PowerDelay (5 s each).
+	// reboot is two power transitions of the lab's PowerDelay (1 s each).
 	if id, d := rep.Longest(); d >= time.Second {
 		t.Errorf("%s was unserved for %s: longer than a failover", id, d)
 	}

@@ -53,7 +53,8 @@ func TestR1ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2, Simulator: simtest.Binary(t)})
+	// One-second power transitions: the day-2 step reboots every server.
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2, Simulator: simtest.Binary(t), PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
