@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/availability"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 )
 
@@ -31,7 +32,7 @@ type DrillResult struct {
 	Took     time.Duration
 	// Seen is what the peer saw meanwhile: each service's longest stretch
 	// running nowhere.
-	Seen Availability
+	Seen availability.Availability
 }
 
 // Drill runs the exercises on each member in order. Members must be of a
@@ -165,7 +166,7 @@ type watcher struct {
 	stopc chan struct{}
 	done  chan struct{}
 	mu    sync.Mutex
-	a     Availability
+	a     availability.Availability
 }
 
 // samplePeriod is how often a watcher reads the cluster.
@@ -198,7 +199,7 @@ func watch(ctx context.Context, d *pcmkDomain, o Options) *watcher {
 	return w
 }
 
-func (w *watcher) stop() Availability {
+func (w *watcher) stop() availability.Availability {
 	close(w.stopc)
 	<-w.done
 	w.mu.Lock()

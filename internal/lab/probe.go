@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/availability"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 )
 
@@ -53,11 +54,11 @@ type Probe struct {
 	reports map[string]*probeState
 }
 
+// probeState is one cluster's samples, measured as the product's own
+// drill measures (availability.Availability).
 type probeState struct {
-	r        ProbeReport
-	stopped  map[string]time.Time // resource -> first sample it was stopped
-	seenHome map[string]bool      // resources seen running at least once
-	out      map[string]bool
+	a      availability.Availability
+	errors int
 }
 
 // StartProbe samples the pacemaker clusters of the lab in dir every
@@ -104,7 +105,7 @@ func (p *Probe) sample(now time.Time) {
 			err = st.add(now, mon)
 		}
 		if err != nil {
-			st.r.Errors++
+			st.errors++
 		}
 		p.mu.Unlock()
 	}
@@ -116,7 +117,7 @@ func (p *Probe) sample(now time.Time) {
 		p.mu.Lock()
 		st := p.state(c.name)
 		if err != nil {
-			st.r.Errors++
+			st.errors++
 		} else {
 			st.observe(now, members, served)
 		}
@@ -128,8 +129,7 @@ func (p *Probe) sample(now time.Time) {
 func (p *Probe) state(name string) *probeState {
 	st := p.reports[name]
 	if st == nil {
-		st = &probeState{r: ProbeReport{Cluster: name, Unserved: map[string]time.Duration{}}, stopped: map[string]time.Time{},
-			seenHome: map[string]bool{}, out: map[string]bool{}}
+		st = &probeState{}
 		p.reports[name] = st
 	}
 	return st
@@ -155,37 +155,18 @@ func (st *probeState) add(now time.Time, mon []byte) error {
 // observe records one sample: which members are out of service and
 // which resources are served.
 func (st *probeState) observe(now time.Time, members, served map[string]bool) {
-	st.r.Samples++
+	placement, in := map[string]string{}, map[string]bool{}
 	for id, ok := range served {
 		if ok {
-			st.seenHome[id] = true
-			if since, ok := st.stopped[id]; ok {
-				st.r.Unserved[id] = max(st.r.Unserved[id], now.Sub(since))
-				delete(st.stopped, id)
-			}
-			continue
-		}
-		// A resource that never ran yet is being set up, not unserved.
-		if _, ok := st.stopped[id]; !ok && st.seenHome[id] {
-			st.stopped[id] = now
-		}
-	}
-	out := 0
-	for _, n := range slices.Sorted(maps.Keys(members)) {
-		if members[n] {
-			out++
-			if !st.out[n] {
-				st.r.Order = append(st.r.Order, n)
-			}
-			st.out[n] = true
+			placement[id] = "served"
 		} else {
-			st.out[n] = false
+			placement[id] = ""
 		}
 	}
-	st.r.MaxOut = max(st.r.MaxOut, out)
-	if out >= 2 {
-		st.r.OutTogether++
+	for n, out := range members {
+		in[n] = !out
 	}
+	st.a.Add(now, placement, in)
 }
 
 // ClusterCIB is the CIB of the lab cluster named cluster, read under the
@@ -247,10 +228,13 @@ func (p *Probe) Stop() map[string]ProbeReport {
 	defer p.mu.Unlock()
 	out := map[string]ProbeReport{}
 	for name, st := range p.reports {
-		for id, since := range st.stopped {
-			st.r.Unserved[id] = max(st.r.Unserved[id], end.Sub(since))
+		st.a.End(end)
+		unserved := st.a.Unserved
+		if unserved == nil {
+			unserved = map[string]time.Duration{}
 		}
-		out[name] = st.r
+		out[name] = ProbeReport{Cluster: name, Samples: st.a.Samples, Unserved: unserved, MaxOut: st.a.MaxOut,
+			OutTogether: st.a.OutTogether, Order: st.a.Order, Errors: st.errors}
 	}
 	return out
 }

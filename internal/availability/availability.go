@@ -1,4 +1,8 @@
-package day2
+// Package availability measures a cluster over time, one sample at a
+// time: each service's longest stretch running nowhere, and how many
+// members were out of service at once. The failover drill (internal/day2)
+// and the lab's probe measure with it.
+package availability
 
 import (
 	"maps"
@@ -6,10 +10,7 @@ import (
 	"time"
 )
 
-// Availability follows a cluster over time, one sample at a time: each
-// service's longest stretch running nowhere, and how many members were
-// out of service at once. The failover drill measures with it, and so
-// does the lab's probe.
+// Availability follows one cluster.
 type Availability struct {
 	Samples int
 	// Unserved is each service's longest stretch with no node, from the
