@@ -34,11 +34,13 @@ const BuildTimeout = 20 * time.Minute
 // Packages are the node image's packages. python3-cffi-backend: debootstrap
 // does not resolve the virtual package python3-cryptography needs (then
 // fence-agents stays unconfigured); pacemaker-cli-utils is only recommended
-// by pacemaker; kmod: ocf:heartbeat:Filesystem wants modprobe.
+// by pacemaker; kmod: ocf:heartbeat:Filesystem wants modprobe; udev:
+// udevadm, which the agent's udev rules run (udevd itself does not run in
+// a container).
 func Packages() []string {
 	return []string{"systemd", "systemd-sysv", "dbus", "openssh-server", "iproute2", "procps",
 		"pacemaker", "pacemaker-cli-utils", "corosync", "resource-agents", "fence-agents", "python3-cffi-backend",
-		"xfsprogs", "lvm2", "kmod"}
+		"xfsprogs", "lvm2", "kmod", "udev"}
 }
 
 // imageRecipe versions what image.go does to the rootfs after debootstrap:

@@ -231,6 +231,8 @@ func (l *Lab) makeBridge() (string, error) {
 }
 
 func (l *Lab) recordNSpawn() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.res.NSpawn = nil
 	for _, n := range l.Nodes {
 		n.mu.Lock()
@@ -248,6 +250,12 @@ func (l *Lab) saveResources() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(l.Dir, ResourcesFile), append(b, '\n'), 0o644)
+}
+
+func (l *Lab) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
 }
 
 // Node returns the named node.

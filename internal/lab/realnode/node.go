@@ -141,6 +141,9 @@ func cgroupRoots() []string {
 // Start boots the container and waits until sshd answers with the node's
 // host key and systemd has finished booting.
 func (n *Node) Start(ctx context.Context) error {
+	if n.lab.isClosed() {
+		return fmt.Errorf("node %s: the lab is closed", n.Name)
+	}
 	n.mu.Lock()
 	if n.runningLocked() {
 		n.mu.Unlock()

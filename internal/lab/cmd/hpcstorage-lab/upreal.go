@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -113,7 +112,7 @@ func upReal(args []string, stdout, stderr io.Writer) error {
 		return errors.Join(errs...)
 	}
 	if d != nil {
-		d.OnPower(powerHook(ctx, rl, stderr))
+		d.OnPower(rl.PowerHook(ctx, stderr))
 		if mock, err = d.Start(redfishmock.StartConfig{Host: rl.Gateway}); err != nil {
 			return errors.Join(err, closeAll())
 		}
@@ -131,34 +130,6 @@ func upReal(args []string, stdout, stderr io.Writer) error {
 	<-ctx.Done()
 	fmt.Fprintln(stderr, "shutting down the real nodes")
 	return closeAll()
-}
-
-// powerHook maps the mock BMC's power transitions onto the node's
-// container, one worker per node so an off and the next on keep their order.
-func powerHook(ctx context.Context, rl *realnode.Lab, log io.Writer) func(redfishmock.PowerEvent) {
-	var mu sync.Mutex
-	queues := map[string]chan redfishmock.PowerEvent{}
-	return func(ev redfishmock.PowerEvent) {
-		n := rl.Node(ev.Node)
-		if n == nil {
-			return
-		}
-		mu.Lock()
-		q, ok := queues[ev.Node]
-		if !ok {
-			q = make(chan redfishmock.PowerEvent, 16)
-			queues[ev.Node] = q
-			go func() {
-				for ev := range q {
-					if err := realnode.ApplyPower(ctx, n, ev.State == redfishmock.PowerOn, ev.Graceful); err != nil {
-						fmt.Fprintf(log, "power %s of %s: %v\n", ev.State, ev.Node, err)
-					}
-				}
-			}()
-		}
-		mu.Unlock()
-		q <- ev
-	}
 }
 
 // writeRealFiles writes lab.auto.tfvars.json, lab.env and lab.json in the
