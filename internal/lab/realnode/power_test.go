@@ -73,19 +73,20 @@ func TestBMCPowersRealNode(t *testing.T) {
 		}
 	}
 	// until waits for the container and the BMC to agree on a state.
+	wait := BootTimeout
 	until := func(what string, cond func() bool) time.Duration {
 		t.Helper()
 		start := time.Now()
-		for deadline := start.Add(2 * BootTimeout); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		for deadline := start.Add(wait); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 			if cond() {
 				return time.Since(start)
 			}
 		}
-		t.Fatalf("%s: not after %s", what, 2*BootTimeout)
+		t.Fatalf("%s: not after %s (BMC %s, container running %v)", what, wait, power(), n.Running())
 		return 0
 	}
 	up := func() bool {
-		if !n.Running() || power() != redfishmock.PowerOn {
+		if power() != redfishmock.PowerOn || !n.Running() {
 			return false
 		}
 		c, err := l.Dial(ctx, n)
@@ -96,7 +97,8 @@ func TestBMCPowersRealNode(t *testing.T) {
 		out, _ := Run(ctx, c, "systemctl is-system-running")
 		return strings.TrimSpace(out) == "running"
 	}
-	down := func() bool { return !n.Running() && power() == redfishmock.PowerOff }
+	// power() first: the mock's timers (its power delay) advance on requests.
+	down := func() bool { return power() == redfishmock.PowerOff && !n.Running() }
 	if !up() {
 		t.Fatal("nfs1 not up with its BMC On")
 	}
@@ -112,7 +114,7 @@ func TestBMCPowersRealNode(t *testing.T) {
 		if step.off {
 			took = until(step.reset+": off", down)
 		} else {
-			took = until(step.reset+": booted again", func() bool { return n.InitPID() != init && up() })
+			took = until(step.reset+": booted again", func() bool { return up() && n.InitPID() != init })
 		}
 		t.Logf("measured: %s -> %s in %s", step.reset, power(), took.Round(100*time.Millisecond))
 	}
@@ -134,6 +136,6 @@ func TestBMCPowersRealNode(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Success") {
 		t.Fatalf("fence_redfish reboot: %v: %s", err, out)
 	}
-	took := until("fenced nfs1 booted again", func() bool { return n.InitPID() != init && up() })
+	took := until("fenced nfs1 booted again", func() bool { return up() && n.InitPID() != init })
 	t.Logf("measured: fence_redfish reboot from nfs2, nfs1 running again after %s", took.Round(100*time.Millisecond))
 }
