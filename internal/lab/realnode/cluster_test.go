@@ -26,14 +26,13 @@ import (
 // need device-mapper and kernel NFS, which this kernel lacks: the group
 // here is a floating IP and XFS on the shared loop device instead.
 //
-// Opt-in (HPCSTORAGE_REAL_CLUSTER=1) until the provider's two failures it
-// found are fixed: the CIB pushed to nfs1 before nfs2 joined is lost when
-// the partitions merge and nfs2 becomes DC (crm_mon: "No resources", the
-// re-plan shows the whole CIB as drift), and ocf:heartbeat:Filesystem
-// reports "not installed" on the shared loop device.
+// Opt-in (HPCSTORAGE_REAL_CLUSTER=1) until the provider's race it found
+// is fixed: once in five runs the CIB pushed to nfs1 before nfs2 joined was
+// lost when the partitions merged and nfs2 became DC (crm_mon: "No
+// resources", the re-plan shows the whole CIB as drift).
 func TestHAClusterOnRealNodes(t *testing.T) {
 	if os.Getenv("HPCSTORAGE_REAL_CLUSTER") == "" {
-		t.Skip("opt-in: HPCSTORAGE_REAL_CLUSTER=1 (two known provider failures on real pacemaker, see the comment)")
+		t.Skip("opt-in: HPCSTORAGE_REAL_CLUSTER=1 (a known provider race on real pacemaker: the CIB pushed before the peer joined can be lost)")
 	}
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {

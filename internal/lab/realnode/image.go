@@ -36,11 +36,12 @@ const BuildTimeout = 20 * time.Minute
 // fence-agents stays unconfigured); pacemaker-cli-utils is only recommended
 // by pacemaker; kmod: ocf:heartbeat:Filesystem wants modprobe; udev:
 // udevadm, which the agent's udev rules run (udevd itself does not run in
-// a container).
+// a container); psmisc: fuser, without which ocf:heartbeat:Filesystem
+// reports "not installed".
 func Packages() []string {
 	return []string{"systemd", "systemd-sysv", "dbus", "openssh-server", "iproute2", "procps",
 		"pacemaker", "pacemaker-cli-utils", "corosync", "resource-agents", "fence-agents", "python3-cffi-backend",
-		"xfsprogs", "lvm2", "kmod", "udev"}
+		"xfsprogs", "lvm2", "kmod", "udev", "psmisc"}
 }
 
 // imageRecipe versions what image.go does to the rootfs after debootstrap:
