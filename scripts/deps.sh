@@ -7,7 +7,7 @@
 #                                    sudo that needs no password); exit 1 when
 #                                    this user cannot install packages
 #
-# SET: test (everything make test uses), demo-r1 ... demo-r5.
+# SET: test (everything make test uses), real (make test-real), demo-r1 ... demo-r5.
 set -euo pipefail
 
 # package, the sets that use it, and how to tell it is here (as the code
@@ -42,6 +42,10 @@ libxml2-utils       test              have xmllint
 # python3-ceph-common (Pacific): cephadm specs and OSD device selection
 # checked by Ceph's own ServiceSpec and DriveSelection.
 python3-ceph-common test              /usr/bin/python3 -c 'import ceph.deployment.drive_selection'
+# systemd-container (systemd-nspawn) and debootstrap: the real-node lab
+# (hpcstorage-lab up --real, make test-real) builds and boots Debian 12 nodes.
+systemd-container   real              have systemd-nspawn
+debootstrap         real              have debootstrap
 EOF
 }
 

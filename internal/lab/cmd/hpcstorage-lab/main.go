@@ -26,12 +26,14 @@ func commands() []command {
 		{"serve-redfish", "serve-redfish --design rN --listen 127.0.0.1:PORT   serve a design's mock BMCs and arrays", serveRedfish},
 		{"serve-santricity", "serve-santricity --design r3 --listen 127.0.0.1:PORT  serve a design's E-Series arrays (SANtricity REST)", serveSantricity},
 		{"replay", "replay --dir MOCKUP --listen 127.0.0.1:PORT          serve a captured Redfish mockup folder", replay},
-		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json (variable lab) and DIR/lab.env (passwords)", labUp},
+		{"up", "up --design rN --dir DIR [--clients N]               start mock BMCs/arrays and SSH lab nodes, write DIR/lab.auto.tfvars.json (variable lab) and DIR/lab.env (passwords)", labUpAny},
+		{"up --real", "up --real --dir DIR (--nodes N | --design rN) [--disks K] [--detach]   boot real Debian 12 nodes (systemd-nspawn, as root) on a lab bridge; a design's mock BMCs power them", upReal},
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
 		{"probe", "probe --dir DIR [--interval 200ms] [--for D]         sample the lab's clusters (pacemaker, GPFS, Ceph, BeeGFS) and print each one's longest unserved time and members out at once (at the end, or on Ctrl-C)", labProbe},
 		{"reboot", "reboot --dir DIR --node NAME                         power-cycle a lab node (servers: prefer their BMC's ComputerSystem.Reset)", labReboot},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
+		{"real-image", "real-image [--cache DIR] [--mirror URL]              build or reuse the Debian 12 image of up --real (debootstrap, cached)", realImage},
 		{"bench-fleet", "bench-fleet --n N [--ansible-dir DIR] [--ansible-forks F] [--max-parallel P]   agent vs tuned Ansible on N real sshd hosts (issue 4's fleet figure)", benchFleet},
 	}
 }
