@@ -69,6 +69,7 @@ func newPair(t *testing.T) *pair {
 		}
 		p.write(name, "etc/corosync/corosync.conf", string(conf), 0o644)
 		p.write(name, "etc/corosync/authkey", strings.Repeat("k", 256), 0o400)
+		p.write(name, "var/log/cluster/.keep", "", 0o644)
 		p.roots[name] = root
 		for _, argv := range [][]string{{"systemctl", "enable", "corosync", "pacemaker"}, {"systemctl", "start", "corosync"}, {"systemctl", "start", "pacemaker"}} {
 			p.sim(name, argv...)

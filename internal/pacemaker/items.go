@@ -57,7 +57,11 @@ func (c Cluster) NodeItems(s Secrets) ([]protocol.Item, error) {
 		return nil, invalid("authkey", "%d bytes: corosync wants %d to %d", len(s.Authkey), MinAuthkeyBytes, MaxAuthkeyBytes)
 	}
 	confS := string(conf)
+	logDir := path.Dir(CorosyncLog)
 	items := []protocol.Item{
+		// corosync will not start when its logfile's folder is missing (exit
+		// 7): RHEL's packages ship /var/log/cluster, Debian's do not.
+		{Command: &protocol.Command{Name: "corosync-log-dir", Argv: []string{"mkdir", "-p", logDir}, Creates: logDir}},
 		{File: &protocol.File{Path: CorosyncConf, Content: &confS, Mode: "0644", Owner: "root", Group: "root", Notify: []string{CorosyncUnit}}},
 	}
 	var key *string

@@ -45,6 +45,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -145,6 +146,7 @@ type corosyncConf struct {
 	clusterName string
 	twoNode     bool
 	crypto      bool
+	logfile     string
 	nodes       []corosyncNode
 }
 
@@ -195,6 +197,8 @@ func parseCorosync(data []byte) (corosyncConf, error) {
 				c.crypto = true
 			case sec == "quorum" && k == "two_node":
 				c.twoNode = v == "1"
+			case sec == "logging" && k == "logfile":
+				c.logfile = v
 			case sec == "nodelist.node" && cur != nil:
 				switch {
 				case k == "name":
@@ -270,6 +274,13 @@ func corosyncHook(e *Env, st *Systemd, start bool) error {
 	}
 	if c.clusterName == "" {
 		return errors.New("totem.cluster_name is not set")
+	}
+	if c.logfile != "" {
+		// Real corosync exits (7) when it cannot open its logfile: a
+		// Debian node has no /var/log/cluster unless someone made it.
+		if st, err := e.Root.Stat(path.Dir(c.logfile)); err != nil || !st.IsDir() {
+			return fmt.Errorf("parse error in config: Can't open logfile '%s' for reason: No such file or directory (2)", c.logfile)
+		}
 	}
 	if c.crypto {
 		st, err := e.Root.Stat(corosyncKeyPath)

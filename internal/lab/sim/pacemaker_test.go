@@ -53,6 +53,9 @@ func pcmkPair(t *testing.T) (*node, *node, string, pacemaker.Cluster) {
 		t.Cleanup(func() { root.Close() })
 		n := &node{t: t, dir: dir, run: runner.Sim{Root: root}}
 		n.write("etc/corosync/corosync.conf", string(conf))
+		if err := os.MkdirAll(filepath.Join(dir, "var/log/cluster"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		n.write("etc/corosync/authkey", strings.Repeat("k", 256))
 		if err := os.Chmod(filepath.Join(dir, "etc/corosync/authkey"), 0o400); err != nil {
 			t.Fatal(err)
@@ -77,6 +80,18 @@ func TestPacemakerClusterLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	n1.refused("readable by others", "systemctl", "start", "corosync")
+	// As the real corosync (found on real Debian nodes): no logfile
+	// folder, no start.
+	if err := os.Chmod(filepath.Join(n1.dir, "etc/corosync/authkey"), 0o400); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(n1.dir, "var/log/cluster")); err != nil {
+		t.Fatal(err)
+	}
+	n1.refused("Can't open logfile '/var/log/cluster/corosync.log'", "systemctl", "start", "corosync")
+	if err := os.MkdirAll(filepath.Join(n1.dir, "var/log/cluster"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Chmod(filepath.Join(n1.dir, "etc/corosync/authkey"), 0o400); err != nil {
 		t.Fatal(err)
 	}
