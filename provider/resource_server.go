@@ -393,6 +393,23 @@ func (r *serverResource) planMaintenance(ctx context.Context, plan, state *serve
 				"resumes it:\n"+sequenceText(m, "apply what is left of the change (no reboot if the BMC already has the values)"))
 		return
 	}
+	if state != nil && rebootPlanned(plan, state) && r.data != nil && r.data.Nodes != nil {
+		// The domain's own check, read-only: a domain that can never lose
+		// this member (a two-node GPFS cluster without tiebreaker disks, a
+		// pool the other hosts cannot hold) fails the plan.
+		err := day2.Precheck(ctx, nodeRunner{nodes: r.data.Nodes, owner: day2Owner(m.Domain)}, m)
+		switch {
+		case errors.Is(err, day2.ErrRefused):
+			addError(&resp.Diagnostics, path.Root("failure_domain"), "Failure Domain Cannot Lose This Server",
+				fmt.Sprintf("This change reboots %s, and its domain %q as built cannot keep its service without it.", m.Node, m.Domain), err)
+			return
+		case errors.Is(err, day2.ErrNoCluster):
+			// Not formed yet, or stopped: the apply says so when it changes it.
+		case err != nil:
+			resp.Diagnostics.AddAttributeWarning(path.Root("failure_domain"), fmt.Sprintf("%s Cannot Leave Failure Domain %s Now", m.Node, m.Domain),
+				fmt.Sprintf("The domain's check says %v. The apply waits (failure_domain.timeout) for it to pass before it takes %s out.", err, m.Node))
+		}
+	}
 	if state != nil && rebootPlanned(plan, state) {
 		// Terraform folds warnings with one summary into one: each member
 		// gets its own, so the plan shows every server that goes.

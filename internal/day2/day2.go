@@ -181,6 +181,9 @@ func Roll(ctx context.Context, r Runner, m Member, o Options, turns *Turns, work
 		if err == nil && holder != m.Node {
 			return fmt.Errorf("%w: the domain is held by %s (another run, or one that stopped: apply again where it ran)", ErrBusy, holder)
 		}
+		if errors.Is(err, ErrNoCluster) {
+			return &final{err} // no cluster runs there: nothing to keep served
+		}
 		return err
 	})
 	if err != nil {
@@ -236,6 +239,18 @@ func Pending(ctx context.Context, r Runner, m Member) (bool, error) {
 	return d.pending(ctx)
 }
 
+// Precheck runs m's check step alone, read-only, as a plan does before it
+// shows a disruptive change: an error wrapping ErrRefused is a domain
+// that can never lose m as built; any other error is the domain's state
+// now (it may change by the apply).
+func Precheck(ctx context.Context, r Runner, m Member) error {
+	d, err := domainFor(r, m)
+	if err != nil {
+		return err
+	}
+	return d.canLeave(ctx)
+}
+
 // ErrBusy is wrapped while another member holds the domain.
 var ErrBusy = errors.New("busy")
 
@@ -248,6 +263,14 @@ var ErrRefused = errors.New("the domain as built cannot lose this member")
 // was asked (not formed yet, or stopped): there is no service to keep.
 var ErrNoCluster = errors.New("the cluster does not run there")
 
+// final marks an error no wait can change in this step. (A cluster that
+// does not answer is final when taking the lock, where it means there is
+// none; later in the sequence it is a member still booting.)
+type final struct{ err error }
+
+func (f *final) Error() string { return f.err.Error() }
+func (f *final) Unwrap() error { return f.err }
+
 // waitFor retries check until it returns nil, the timeout passes or ctx
 // ends; the last error says what was not ready. The pauses start short
 // and double up to Poll: most waits end within a second or two.
@@ -259,7 +282,10 @@ func waitFor(ctx context.Context, o Options, check func(context.Context) error) 
 		if err == nil {
 			return nil
 		}
-		if se := new(protocol.SpecError); errors.As(err, &se) || errors.Is(err, ErrNoCluster) || errors.Is(err, ErrRefused) {
+		if f := new(final); errors.As(err, &f) {
+			return f.err
+		}
+		if se := new(protocol.SpecError); errors.As(err, &se) || errors.Is(err, ErrRefused) {
 			return err // neither passes by waiting
 		}
 		if time.Now().After(deadline) {

@@ -458,3 +458,29 @@ func TestRollStopsTheDomainInOneRun(t *testing.T) {
 		t.Errorf("errors %v: want nfs1 stopped at work and nfs2 refused because of it", got)
 	}
 }
+
+// A member whose sshd answers before its pacemaker has started (as a
+// real node boots) is waited for, not taken for a node without a cluster.
+func TestRollWaitsForPacemakerAfterBoot(t *testing.T) {
+	p := newPair(t)
+	booted := make(chan error, 1)
+	work := func(context.Context) error {
+		if err := sim.Shutdown(p.roots["nfs1"]); err != nil {
+			return err
+		}
+		go func() {
+			time.Sleep(500 * time.Millisecond) // the rest of the boot, not a wait
+			booted <- sim.Boot(p.roots["nfs1"])
+		}()
+		return nil
+	}
+	if err := Roll(t.Context(), p, member("nfs1"), fast, nil, work); err != nil {
+		t.Fatalf("roll with pacemaker starting after sshd: %v", err)
+	}
+	if err := <-booted; err != nil {
+		t.Fatal(err)
+	}
+	if nodes, top := p.mon(); nodes["nfs1"].Standby || top["svc"] != "nfs1" {
+		t.Errorf("after the roll: nfs1 %+v, svc on %q", nodes["nfs1"], top["svc"])
+	}
+}

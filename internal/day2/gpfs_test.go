@@ -253,3 +253,21 @@ func TestGPFSLockResumes(t *testing.T) {
 		t.Errorf("racing lockers saw holders %q", holders)
 	}
 }
+
+// What a plan runs before it shows a reboot: the check alone, read-only.
+// A two-node cluster without tiebreaker disks is refused as built; with
+// them, the check passes and nothing was changed either way.
+func TestGPFSPrecheck(t *testing.T) {
+	p := newGPFS(t, "nsd1", "nsd2")
+	err := Precheck(t.Context(), p, gpfsMember("nsd1", "nsd2"))
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "tiebreaker") {
+		t.Fatalf("precheck of a two-node cluster: %v", err)
+	}
+	if st := p.gpfsStates("nsd2"); st["nsd1"] != "active" || st["nsd2"] != "active" {
+		t.Errorf("the precheck changed the cluster: %v", st)
+	}
+	p.sim("nsd1", "mmchconfig", "tiebreakerDisks=d01;d03")
+	if err := Precheck(t.Context(), p, gpfsMember("nsd1", "nsd2")); err != nil {
+		t.Errorf("precheck with tiebreaker disks: %v", err)
+	}
+}

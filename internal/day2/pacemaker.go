@@ -44,6 +44,9 @@ func (d *pcmkDomain) readLock(ctx context.Context, host string) (*pacemaker.Lock
 func (d *pcmkDomain) status(ctx context.Context, host string) (map[string]pacemaker.NodeState, map[string]string, error) {
 	out, err := query(ctx, d.r, host, pacemaker.QueryMembersItem())
 	if err != nil {
+		if strings.Contains(err.Error(), pacemaker.NotConnected) {
+			return nil, nil, fmt.Errorf("%w: %v", ErrNoCluster, err)
+		}
 		return nil, nil, err
 	}
 	return pacemaker.Members([]byte(out[0]))
