@@ -199,6 +199,12 @@ func (r *identityResource) Create(ctx context.Context, req resource.CreateReques
 
 func (r *identityResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.inner.Read(ctx, req, resp)
+	if resp.State.Raw.IsNull() {
+		// Gone from the device: the framework still wants an identity,
+		// the one of what was there.
+		r.setIdentity(ctx, req.State, resp.Identity, &resp.Diagnostics)
+		return
+	}
 	r.setIdentity(ctx, resp.State, resp.Identity, &resp.Diagnostics)
 }
 

@@ -612,7 +612,7 @@ func TestStripeCommands(t *testing.T) {
 	n.apply(set)
 	n.converged(set)
 	// A failing query is an item error with its exit status.
-	bad := spec(t, "  - command: {argv: [beegfs-ctl, --listtargets], read_only: true}\n")
+	bad := spec(t, "  - command: {argv: [beegfs-ctl, --no-such-mode], read_only: true}\n")
 	if _, err := n.plan(bad, 0, true); err == nil || !strings.Contains(err.Error(), "exit status 1") {
 		t.Errorf("failing query: %v", err)
 	}

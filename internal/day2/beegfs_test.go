@@ -71,6 +71,7 @@ func (p *pair) listTargets() string {
 // order, the second only once the first's targets resynced; every buddy
 // group served throughout.
 func TestBeeGFSRollWaitsForResync(t *testing.T) {
+	t.Parallel()
 	p := newBeeGFS(t)
 	pr := probe(t, p)
 	turns := &Turns{Gather: 100 * time.Millisecond}
@@ -121,6 +122,7 @@ func TestBeeGFSRollWaitsForResync(t *testing.T) {
 // A target in no buddy group, or a group not Good, is refused at the
 // check; a domain without an admin host is refused at the lock.
 func TestBeeGFSRefusals(t *testing.T) {
+	t.Parallel()
 	p := newBeeGFS(t, 103)
 	o := fast
 	o.Timeout = 200 * time.Millisecond
@@ -147,6 +149,7 @@ func TestBeeGFSRefusals(t *testing.T) {
 // A run stopped at the work keeps the lock; the other node waits; the
 // resumed run finishes; racing lockers never both hold it.
 func TestBeeGFSLockResumes(t *testing.T) {
+	t.Parallel()
 	p := newBeeGFS(t)
 	broken := errors.New("BMC task failed")
 	err := Roll(t.Context(), p, beegfsMember("stor1"), fast, nil, func(context.Context) error { return broken })

@@ -124,6 +124,7 @@ func (p *pair) watchHostsDown() func() int {
 // Three runs that share no process (three CI jobs), one per host: the
 // claims in config-key let one host down at a time, and every run ends.
 func TestCephClaimsAcrossRuns(t *testing.T) {
+	t.Parallel()
 	p := newCeph(t)
 	maxDown := p.watchHostsDown()
 	var wg sync.WaitGroup
@@ -144,6 +145,7 @@ func TestCephClaimsAcrossRuns(t *testing.T) {
 // with noout set before its reboot, its OSDs up and every PG clean before
 // the next; no claim or flag left.
 func TestCephRollOneHostAtATime(t *testing.T) {
+	t.Parallel()
 	p := newCeph(t)
 	pr := probe(t, p)
 	turns := &Turns{Gather: 100 * time.Millisecond}
@@ -196,6 +198,7 @@ func TestCephRollOneHostAtATime(t *testing.T) {
 // check (nothing flagged, the lock given back); so is a host that holds
 // no OSD.
 func TestCephRefusesPoolThatCannotBeServed(t *testing.T) {
+	t.Parallel()
 	p := newCeph(t)
 	p.sim("mon1", "ceph", "osd", "pool", "set", "rbd", "min_size", "3")
 	o := fast
@@ -222,6 +225,7 @@ func TestCephRefusesPoolThatCannotBeServed(t *testing.T) {
 // the other hosts wait; the next run resumes. Racing lockers: never two
 // holders.
 func TestCephLockResumesAndExcludes(t *testing.T) {
+	t.Parallel()
 	p := newCeph(t)
 	broken := errors.New("BMC task failed")
 	err := Roll(t.Context(), p, cephMember("osd1"), fast, nil, func(context.Context) error { return broken })

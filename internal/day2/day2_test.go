@@ -185,6 +185,7 @@ func probe(t *testing.T, p *pair) *lab.Probe {
 // The before: both halves rebooted at once, as two parallel updates did,
 // leave the group nowhere; the probe sees both members out together.
 func TestProbeSeesBothMembersDown(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	pr := probe(t, p)
 	var wg sync.WaitGroup
@@ -211,6 +212,7 @@ func TestProbeSeesBothMembersDown(t *testing.T) {
 // unserved only for a failover (no sample at all here: the lab's
 // transitions are instant), never for a reboot.
 func TestRollOneMemberAtATime(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	pr := probe(t, p)
 	turns := &Turns{Gather: 200 * time.Millisecond}
@@ -268,6 +270,7 @@ func TestRollOneMemberAtATime(t *testing.T) {
 // Two runs that share no process (two CI jobs): the lock in the CIB keeps
 // them apart.
 func TestRollClusterLockAcrossRuns(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	pr := probe(t, p)
 	var wg sync.WaitGroup
@@ -290,6 +293,7 @@ func TestRollClusterLockAcrossRuns(t *testing.T) {
 // the lock; the next run of the same member resumes and finishes it. A
 // domain that cannot lose the member is refused before anything changes.
 func TestRollStopsCleanlyAndResumes(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	broken := errors.New("BMC task failed")
 	err := Roll(t.Context(), p, member("nfs1"), fast, nil, func(context.Context) error { return broken })
@@ -340,6 +344,7 @@ func TestRollStopsCleanlyAndResumes(t *testing.T) {
 // The lock is the run's, not the configuration's: the HA cluster's drift
 // ignores it and its push keeps it.
 func TestLockIsNotClusterDrift(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	res, err := p.Run(t.Context(), "nfs1", []protocol.Item{pacemaker.QueryConfigurationItem()}, true)
 	if err != nil || res.Failed {
@@ -382,6 +387,7 @@ func TestLockIsNotClusterDrift(t *testing.T) {
 // powered off and on; the peer sees each service move and come home, and
 // the pair ends as it began.
 func TestDrill(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	power := func(_ context.Context, m Member, reset string) error {
 		p.mu.Lock()
@@ -429,6 +435,7 @@ func TestDrill(t *testing.T) {
 // domain from starting: they fail at once instead of waiting out their
 // timeout on the lock it holds.
 func TestRollStopsTheDomainInOneRun(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	turns := &Turns{Gather: 100 * time.Millisecond}
 	o := fast
@@ -462,6 +469,7 @@ func TestRollStopsTheDomainInOneRun(t *testing.T) {
 // A member whose sshd answers before its pacemaker has started (as a
 // real node boots) is waited for, not taken for a node without a cluster.
 func TestRollWaitsForPacemakerAfterBoot(t *testing.T) {
+	t.Parallel()
 	p := newPair(t)
 	booted := make(chan error, 1)
 	work := func(context.Context) error {

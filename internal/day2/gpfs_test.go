@@ -90,6 +90,7 @@ func (p *pair) gpfsStates(host string) map[string]string {
 // each shut down before its reboot and active again (with its disks up)
 // before the next; quorum holds throughout.
 func TestGPFSRollKeepsQuorum(t *testing.T) {
+	t.Parallel()
 	p := newGPFS(t, "nsd1", "nsd2", "nsd3")
 	pr := probe(t, p)
 	admin := map[string]string{"nsd1": "nsd2", "nsd2": "nsd3", "nsd3": "nsd1"}
@@ -174,6 +175,7 @@ func TestGPFSRollKeepsQuorum(t *testing.T) {
 // refused at the check, nothing shut down, the lock given back. With
 // tiebreaker disks it can.
 func TestGPFSTwoNodesNeedTiebreaker(t *testing.T) {
+	t.Parallel()
 	p := newGPFS(t, "nsd1", "nsd2")
 	// No wait can change a cluster's build: refused at once, not after
 	// the timeout.
@@ -210,6 +212,7 @@ func TestGPFSTwoNodesNeedTiebreaker(t *testing.T) {
 // class lock; another member waits; the next run of the member resumes.
 // Two runs racing for the lock: mmcrnodeclass lets one in.
 func TestGPFSLockResumes(t *testing.T) {
+	t.Parallel()
 	p := newGPFS(t, "nsd1", "nsd2", "nsd3")
 	broken := errors.New("BMC task failed")
 	err := Roll(t.Context(), p, gpfsMember("nsd1", "nsd2"), fast, nil, func(context.Context) error { return broken })
@@ -258,6 +261,7 @@ func TestGPFSLockResumes(t *testing.T) {
 // A two-node cluster without tiebreaker disks is refused as built; with
 // them, the check passes and nothing was changed either way.
 func TestGPFSPrecheck(t *testing.T) {
+	t.Parallel()
 	p := newGPFS(t, "nsd1", "nsd2")
 	err := Precheck(t.Context(), p, gpfsMember("nsd1", "nsd2"))
 	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "tiebreaker") {

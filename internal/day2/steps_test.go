@@ -8,6 +8,7 @@ import (
 // Each kind's plan words name its own commands, and the member; the work
 // is among them; the pacemaker words are the standby sequence.
 func TestStepsPerKind(t *testing.T) {
+	t.Parallel()
 	for kind, want := range map[string]string{
 		KindPacemaker: "put n1 in standby",
 		KindGPFS:      "mmshutdown -N n1",
