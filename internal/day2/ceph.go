@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func (d *cephDomain) claims(ctx context.Context) (map[string]string, error) {
 }
 
 func heldBy(claims map[string]string) string {
-	for _, n := range sortedKeys(claims) {
+	for _, n := range slices.Sorted(maps.Keys(claims)) {
 		if claims[n] == cephHeld {
 			return n
 		}
@@ -123,7 +124,7 @@ func (d *cephDomain) lock(ctx context.Context) (string, error) {
 	if c, err = d.claims(ctx); err != nil {
 		return "", err
 	}
-	others := slices.DeleteFunc(sortedKeys(c), func(n string) bool { return n == d.m.Node })
+	others := slices.DeleteFunc(slices.Sorted(maps.Keys(c)), func(n string) bool { return n == d.m.Node })
 	if len(others) > 0 {
 		if h := heldBy(c); h != "" {
 			return h, d.release(ctx)
@@ -262,7 +263,7 @@ func (d *cephDomain) clean(ctx context.Context) error {
 		return nil
 	}
 	var b []string
-	for _, k := range sortedKeys(st) {
+	for _, k := range slices.Sorted(maps.Keys(st)) {
 		if k != "active+clean" {
 			b = append(b, fmt.Sprintf("%d %s", st[k], k))
 		}
@@ -279,7 +280,7 @@ func (d *cephDomain) canLeave(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(mapValues(osds), func(o cephOSD) bool { return o.above["host"] == d.m.Node }) {
+	if !slices.ContainsFunc(slices.Collect(maps.Values(osds)), func(o cephOSD) bool { return o.above["host"] == d.m.Node }) {
 		return fmt.Errorf("host %q holds no OSD in the CRUSH map", d.m.Node)
 	}
 	pools, err := d.pools(ctx)
@@ -312,14 +313,6 @@ func (d *cephDomain) canLeave(ctx context.Context) error {
 		return fmt.Errorf("%w: without %s, %s: its I/O would stop", ErrNoQuorum, d.m.Node, strings.Join(short, "; "))
 	}
 	return d.clean(ctx)
-}
-
-func mapValues[K comparable, V any](m map[K]V) []V {
-	out := make([]V, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
 
 // flagRe matches the host's noout in ceph health detail.

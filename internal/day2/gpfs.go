@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -108,7 +109,7 @@ func (d *gpfsDomain) lock(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if _, ok := nodes[d.m.Node]; !ok {
-		return "", fmt.Errorf("node %q is not a member of the GPFS cluster (members: %s)", d.m.Node, strings.Join(sortedKeys(nodes), ", "))
+		return "", fmt.Errorf("node %q is not a member of the GPFS cluster (members: %s)", d.m.Node, strings.Join(slices.Sorted(maps.Keys(nodes)), ", "))
 	}
 	take := protocol.Item{Command: &protocol.Command{Name: "day2-lock",
 		Argv:   []string{"mmcrnodeclass", d.class(), "-N", d.m.Node},
@@ -144,7 +145,7 @@ func (d *gpfsDomain) canLeave(ctx context.Context) error {
 		return err
 	}
 	var alone []string
-	for _, n := range sortedKeys(nsds) {
+	for _, n := range slices.Sorted(maps.Keys(nsds)) {
 		if !slices.ContainsFunc(nsds[n].Servers, func(s string) bool { return s != d.m.Node && nodes[s].state == "active" }) {
 			alone = append(alone, n)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -66,7 +67,7 @@ func (d *pcmkDomain) lock(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if _, ok := nodes[d.m.Node]; !ok {
-		return "", fmt.Errorf("node %q is not a member of the cluster (members: %s)", d.m.Node, strings.Join(sortedKeys(nodes), ", "))
+		return "", fmt.Errorf("node %q is not a member of the cluster (members: %s)", d.m.Node, strings.Join(slices.Sorted(maps.Keys(nodes)), ", "))
 	}
 	home := pacemaker.Running(top, d.m.Node)
 	take := pacemaker.Lock{Holder: d.m.Node, Home: home, Standby: nodes[d.m.Node].Standby}
@@ -102,7 +103,7 @@ func (d *pcmkDomain) canLeave(ctx context.Context) error {
 		return err
 	}
 	var away []string
-	for _, n := range sortedKeys(nodes) {
+	for _, n := range slices.Sorted(maps.Keys(nodes)) {
 		if n == d.m.Node {
 			continue
 		}
@@ -192,13 +193,4 @@ func (d *pcmkDomain) settled(ctx context.Context) error {
 func (d *pcmkDomain) release(ctx context.Context) error {
 	_, err := change(ctx, d.r, d.admin(), pacemaker.ReleaseLockItem(d.m.Domain))
 	return err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

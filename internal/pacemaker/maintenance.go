@@ -10,6 +10,7 @@ package pacemaker
 // member of the same cluster out.
 
 import (
+	"encoding/xml"
 	"fmt"
 	"regexp"
 	"sort"
@@ -157,18 +158,18 @@ func QueryMembersItem() protocol.Item {
 // refuses it (ExitExists) when any run holds the domain already.
 func TakeLockItem(domain string, l Lock) protocol.Item {
 	id := lockID(domain)
-	var b strings.Builder
-	fmt.Fprintf(&b, `<cluster_property_set id="%s">`, id)
-	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockHolder, id, lockHolder, xmlAttr(l.Holder))
-	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockHome, id, lockHome, xmlAttr(strings.Join(l.Home, " ")))
 	sb := "off"
 	if l.Standby {
 		sb = "on"
 	}
-	fmt.Fprintf(&b, `<nvpair id="%s-%s" name="%s-%s" value="%s"/>`, id, lockStandby, id, lockStandby, sb)
-	b.WriteString(`</cluster_property_set>`)
+	set := &tree{Name: "cluster_property_set", Attrs: []xml.Attr{{Name: xml.Name{Local: "id"}, Value: id}}}
+	for _, nv := range [][2]string{{lockHolder, l.Holder}, {lockHome, strings.Join(l.Home, " ")}, {lockStandby, sb}} {
+		name := id + "-" + nv[0]
+		set.Children = append(set.Children, &tree{Name: "nvpair", Attrs: []xml.Attr{
+			{Name: xml.Name{Local: "id"}, Value: name}, {Name: xml.Name{Local: "name"}, Value: name}, {Name: xml.Name{Local: "value"}, Value: nv[1]}}})
+	}
 	return protocol.Item{Command: &protocol.Command{Name: "day2-lock",
-		Argv:   []string{"cibadmin", "--create", "--scope", "crm_config", "--xml-text", b.String()},
+		Argv:   []string{"cibadmin", "--create", "--scope", "crm_config", "--xml-text", string(set.marshal())},
 		Unless: []string{"cibadmin", "--query", "--scope", "crm_config", "--xpath", lockXPath(domain)}}}
 }
 
@@ -206,11 +207,6 @@ func RelocateHomeItems(ids []string, node string) []protocol.Item {
 		moves[id] = node
 	}
 	return RelocateItems(moves)
-}
-
-func xmlAttr(s string) string {
-	r := strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;")
-	return r.Replace(s)
 }
 
 // isLockSet reports whether a crm_config child is a maintenance lock.
