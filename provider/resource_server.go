@@ -716,7 +716,7 @@ func (r *serverResource) changes(ctx context.Context, ep *redfish.Endpoint, plan
 			return ch, false
 		}
 		ch.sys, ch.b = sys, b
-		ch.disruptive = biosDiffers(b, ch.bios)
+		ch.disruptive = len(b.Diff(ch.bios)) > 0
 	}
 	if len(plan.Firmware) == 0 {
 		return ch, true
@@ -759,17 +759,6 @@ func (r *serverResource) changes(ctx context.Context, ep *redfish.Endpoint, plan
 		}
 	}
 	return ch, true
-}
-
-// biosDiffers: some wanted value is not the current one, so applying
-// them takes a reboot.
-func biosDiffers(b *redfish.Bios, want map[string]any) bool {
-	for k, v := range want {
-		if redfish.FormatValue(b.Current[k]) != redfish.FormatValue(v) {
-			return true
-		}
-	}
-	return false
 }
 
 func knownStringMap(m types.Map) (map[string]string, bool) {

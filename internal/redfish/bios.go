@@ -537,13 +537,10 @@ func (e *Endpoint) ApplyBiosFrom(ctx context.Context, sys *System, b *Bios, want
 				return ch, err
 			}
 		}
-		diff = map[string]any{}
-		ch.Changed = nil
-		for k, v := range want {
-			if FormatValue(b.Current[k]) != FormatValue(v) {
-				diff[k] = v
-				ch.Changed = append(ch.Changed, k)
-			}
+		diff = b.Diff(want)
+		ch.Changed = make([]string, 0, len(diff))
+		for k := range diff {
+			ch.Changed = append(ch.Changed, k)
 		}
 		sort.Strings(ch.Changed)
 		if len(diff) == 0 {
@@ -595,13 +592,7 @@ func (e *Endpoint) ApplyBiosFrom(ctx context.Context, sys *System, b *Bios, want
 				return ch, err
 			}
 		}
-		var err error
-		if s.PowerState == "Off" {
-			err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
-		} else {
-			err = e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle"))
-		}
-		if err != nil {
+		if err := e.boot(ctx, s); err != nil {
 			return ch, fmt.Errorf("rebooting to apply BIOS settings: %w", err)
 		}
 	}
@@ -660,6 +651,18 @@ func (e *Endpoint) ApplyBiosFrom(ctx context.Context, sys *System, b *Bios, want
 		return ch, fmt.Errorf("%w after one reboot: %v", ErrPending, err)
 	}
 	return ch, err
+}
+
+// Diff is what of want differs from the current values (compared as
+// the BMC writes them): what applying want would change, and reboot for.
+func (b *Bios) Diff(want map[string]any) map[string]any {
+	diff := map[string]any{}
+	for k, v := range want {
+		if FormatValue(b.Current[k]) != FormatValue(v) {
+			diff[k] = v
+		}
+	}
+	return diff
 }
 
 // ConvertLike types value like the attribute's current value, for BMCs that

@@ -379,12 +379,7 @@ func (e *Endpoint) RestartForFirmware(ctx context.Context, sys *System, want map
 	if err != nil {
 		return err
 	}
-	if s.PowerState == "Off" {
-		err = e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
-	} else {
-		err = e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle"))
-	}
-	if err != nil {
+	if err := e.boot(ctx, s); err != nil {
 		return fmt.Errorf("rebooting to run the staged firmware: %w", err)
 	}
 	return e.WaitFirmware(ctx, sys, want, w)

@@ -415,6 +415,16 @@ func (e *Endpoint) waitPower(ctx context.Context, id, want string, w Waiter) err
 	})
 }
 
+// boot makes s go through POST: powered on when off, else restarted
+// (gracefully where the BMC offers it). Settings and firmware staged for
+// the next reset apply then.
+func (e *Endpoint) boot(ctx context.Context, s *System) error {
+	if s.PowerState == "Off" {
+		return e.Reset(ctx, s, PickReset(s, "On", "ForceOn"))
+	}
+	return e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle"))
+}
+
 // Restart reboots the system (gracefully where the BMC offers it) and
 // waits with w until it was seen leaving On and is On again.
 func (e *Endpoint) Restart(ctx context.Context, id string, w Waiter) error {
@@ -425,7 +435,7 @@ func (e *Endpoint) Restart(ctx context.Context, id string, w Waiter) error {
 	if s.PowerState == "Off" {
 		return e.SetPower(ctx, id, "On", w)
 	}
-	if err := e.Reset(ctx, s, PickReset(s, "GracefulRestart", "ForceRestart", "PowerCycle")); err != nil {
+	if err := e.boot(ctx, s); err != nil {
 		return fmt.Errorf("restarting: %w", err)
 	}
 	left := false
