@@ -93,6 +93,12 @@ func (o Options) timeout() time.Duration {
 	return DefaultTimeout
 }
 
+func (o Options) log(m Member, step, msg string) {
+	if o.Log != nil {
+		o.Log(m, step, msg)
+	}
+}
+
 func (o Options) poll() time.Duration {
 	if o.Poll > 0 {
 		return o.Poll
@@ -157,26 +163,51 @@ func Roll(ctx context.Context, r Runner, m Member, o Options, turns *Turns, work
 	if err != nil {
 		return &StepError{Member: m, Step: StepCheck, Err: err}
 	}
+	done, err := take(ctx, d, m, o, turns)
+	if err != nil {
+		return err
+	}
+	defer done()
+	steps := []struct {
+		name string
+		wait bool
+		do   func(context.Context) error
+	}{
+		{StepEnter, false, d.enter},
+		{StepDrain, true, d.drained},
+		{StepWork, false, work},
+		{StepRejoin, true, d.rejoined},
+		{StepLeave, false, d.leave},
+		{StepSettle, true, d.settled},
+		{StepRelease, false, d.release},
+	}
+	for _, s := range steps {
+		if s.wait {
+			if err := wait(ctx, o, m, s.name, s.do); err != nil {
+				return stopped(turns, m, err)
+			}
+			continue
+		}
+		o.log(m, s.name, "running")
+		if err := s.do(ctx); err != nil {
+			return stopped(turns, m, &StepError{Member: m, Step: s.name, Err: err})
+		}
+	}
+	return nil
+}
+
+// take is the start every sequence shares: m's turn in this process, the
+// domain's lock in the cluster, and the check that the domain can lose
+// m (refused: the lock is given back, nothing changed). done gives the
+// turn back; the lock stays with m until its sequence releases it.
+func take(ctx context.Context, d domain, m Member, o Options, turns *Turns) (done func(), err error) {
+	done = func() {}
 	if turns != nil {
-		release, err := turns.Acquire(ctx, m.Domain, m.Node)
-		if err != nil {
-			return &StepError{Member: m, Step: StepLock, Err: err}
-		}
-		defer release()
-	}
-	log := func(step, msg string) {
-		if o.Log != nil {
-			o.Log(m, step, msg)
+		if done, err = turns.Acquire(ctx, m.Domain, m.Node); err != nil {
+			return nil, &StepError{Member: m, Step: StepLock, Err: err}
 		}
 	}
-	wait := func(step string, check func(context.Context) error) error {
-		log(step, "waiting")
-		if err := waitFor(ctx, o, check); err != nil {
-			return &StepError{Member: m, Step: step, Err: err}
-		}
-		return nil
-	}
-	err = wait(StepLock, func(ctx context.Context) error {
+	err = wait(ctx, o, m, StepLock, func(ctx context.Context) error {
 		holder, err := d.lock(ctx)
 		if err == nil && holder != m.Node {
 			return fmt.Errorf("%w: the domain is held by %s (another run, or one that stopped: apply again where it ran)", ErrBusy, holder)
@@ -186,47 +217,34 @@ func Roll(ctx context.Context, r Runner, m Member, o Options, turns *Turns, work
 		}
 		return err
 	})
+	if err == nil {
+		if err = wait(ctx, o, m, StepCheck, d.canLeave); err != nil {
+			_ = d.release(ctx)
+		}
+	}
 	if err != nil {
-		return err
+		done()
+		return nil, err
 	}
-	steps := []struct {
-		name string
-		wait bool
-		do   func(context.Context) error
-	}{
-		{StepCheck, true, d.canLeave},
-		{StepEnter, false, d.enter},
-		{StepDrain, true, d.drained},
-		{StepWork, false, work},
-		{StepRejoin, true, d.rejoined},
-		{StepLeave, false, d.leave},
-		{StepSettle, true, d.settled},
-		{StepRelease, false, d.release},
-	}
-	stopped := func(err error) error {
-		if turns != nil {
-			turns.Fail(m.Domain, fmt.Errorf("%w: %s's sequence stopped (%v); the next apply resumes it first", ErrBusy, m.Node, err))
-		}
-		return err
-	}
-	for _, s := range steps {
-		if s.wait {
-			if err := wait(s.name, s.do); err != nil {
-				if s.name == StepCheck {
-					// Nothing was changed yet: the domain is free again.
-					_ = d.release(ctx)
-					return err
-				}
-				return stopped(err)
-			}
-			continue
-		}
-		log(s.name, "running")
-		if err := s.do(ctx); err != nil {
-			return stopped(&StepError{Member: m, Step: s.name, Err: err})
-		}
+	return done, nil
+}
+
+// wait runs one waiting step of m's sequence.
+func wait(ctx context.Context, o Options, m Member, step string, check func(context.Context) error) error {
+	o.log(m, step, "waiting")
+	if err := waitFor(ctx, o, check); err != nil {
+		return &StepError{Member: m, Step: step, Err: err}
 	}
 	return nil
+}
+
+// stopped marks m's domain as stopped in this run (turns): the others do
+// not start while m holds the cluster's lock.
+func stopped(turns *Turns, m Member, err error) error {
+	if turns != nil {
+		turns.Fail(m.Domain, fmt.Errorf("%w: %s's sequence stopped (%v); the next apply resumes it first", ErrBusy, m.Node, err))
+	}
+	return err
 }
 
 // Pending reports whether m holds its domain's lock: a run stopped in the

@@ -90,33 +90,12 @@ func (r DrillResult) String() string {
 func powerOffExercise(ctx context.Context, d *pcmkDomain, power Power, o Options, turns *Turns) (res DrillResult, err error) {
 	m := d.m
 	res = DrillResult{Member: m.Node, Exercise: ExercisePowerOff}
-	if turns != nil {
-		release, err := turns.Acquire(ctx, m.Domain, m.Node)
-		if err != nil {
-			return res, &StepError{Member: m, Step: StepLock, Err: err}
-		}
-		defer release()
-	}
-	step := func(name string, f func(context.Context) error) error {
-		if err := waitFor(ctx, o, f); err != nil {
-			return &StepError{Member: m, Step: name, Err: err}
-		}
-		return nil
-	}
-	err = step(StepLock, func(ctx context.Context) error {
-		holder, err := d.lock(ctx)
-		if err == nil && holder != m.Node {
-			return fmt.Errorf("%w: the domain is held by %s", ErrBusy, holder)
-		}
-		return err
-	})
+	done, err := take(ctx, d, m, o, turns)
 	if err != nil {
 		return res, err
 	}
-	if err := step(StepCheck, d.canLeave); err != nil {
-		_ = d.release(ctx)
-		return res, err
-	}
+	defer done()
+	step := func(name string, f func(context.Context) error) error { return wait(ctx, o, m, name, f) }
 	w := watch(ctx, d, o)
 	defer func() { res.Seen = w.stop() }()
 	if err := power(ctx, m, "ForceOff"); err != nil {
