@@ -73,26 +73,11 @@ func TestR2DayTwoActions(t *testing.T) {
 	t.Parallel()
 	tfPath := terraformWithActions(t)
 	needAgent(t)
-	dir := t.TempDir()
-	labDir := filepath.Join(dir, "lab")
 	// One-second power transitions: the day-2 steps reboot both servers.
-	l, err := lab.Up(lab.Config{Design: "r2", Dir: labDir, Simulator: simtest.Binary(t), PowerDelay: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	cfg := copyExample(t, dir, "r2", "modules/nfs-ha")
-	if err := os.WriteFile(filepath.Join(cfg, "day2.tf"), []byte(r2Actions), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tf, ri := labTerraform(t, tfPath, dir, cfg)
+	e := applyExample(t, tfPath, lab.Config{Design: "r2", Simulator: simtest.Binary(t), PowerDelay: time.Second},
+		map[string]string{"day2.tf": r2Actions}, "r2", "modules/nfs-ha")
+	l, labDir, dir, cfg, tf, ri := e.lab, e.labDir, e.dir, e.cfg, e.tf, e.ri
 	ctx := context.Background()
-	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
-		t.Fatal(err)
-	}
-	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
 	reattach, err := json.Marshal(ri)
 	if err != nil {
 		t.Fatal(err)

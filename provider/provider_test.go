@@ -1,12 +1,14 @@
 package provider
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -110,4 +112,46 @@ func labTerraform(t *testing.T, tfPath, dir, cfg string) (*tfexec.Terraform, tfe
 	}
 	tf.SetEnv(map[string]string{"CHECKPOINT_DISABLE": "1", "TF_CLI_CONFIG_FILE": rc})
 	return tf, ri
+}
+
+// exampleLab is a design's lab with an example copied beside it and
+// applied with the real CLI (extra files, by name, join the example
+// first): what the module and day-2 tests start from.
+type exampleLab struct {
+	lab    *lab.Lab
+	labDir string
+	dir    string // the test folder: lab/, examples/, the CLI config
+	cfg    string // the example's folder
+	tf     *tfexec.Terraform
+	ri     tfexec.ReattachInfo
+}
+
+func applyExample(t *testing.T, tfPath string, c lab.Config, extra map[string]string, example string, modules ...string) *exampleLab {
+	t.Helper()
+	e := &exampleLab{dir: t.TempDir()}
+	e.labDir = filepath.Join(e.dir, "lab")
+	c.Dir = e.labDir
+	l, err := lab.Up(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	e.lab = l
+	e.cfg = copyExample(t, e.dir, example, modules...)
+	for name, body := range extra {
+		if err := os.WriteFile(filepath.Join(e.cfg, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.tf, e.ri = labTerraform(t, tfPath, e.dir, e.cfg)
+	ctx := context.Background()
+	if err := e.tf.Init(ctx, tfexec.Reattach(e.ri)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := e.tf.Apply(ctx, tfexec.Reattach(e.ri)); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	t.Logf("%s apply: %s", example, time.Since(start).Round(time.Second))
+	return e
 }

@@ -34,25 +34,10 @@ func TestR2ModuleExample(t *testing.T) {
 	t.Parallel()
 	tfPath := terraformCLI(t)
 	needAgent(t)
-	dir := t.TempDir()
-	labDir := filepath.Join(dir, "lab")
 	// One-second power transitions: the day-2 steps reboot both servers.
-	l, err := lab.Up(lab.Config{Design: "r2", Dir: labDir, Simulator: simtest.Binary(t), PowerDelay: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	cfg := copyExample(t, dir, "r2", "modules/nfs-ha")
-	tf, ri := labTerraform(t, tfPath, dir, cfg)
+	e := applyExample(t, tfPath, lab.Config{Design: "r2", Simulator: simtest.Binary(t), PowerDelay: time.Second}, nil, "r2", "modules/nfs-ha")
+	l, labDir, cfg, tf, ri := e.lab, e.labDir, e.cfg, e.tf, e.ri
 	ctx := context.Background()
-	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	if err := tf.Apply(ctx, tfexec.Reattach(ri)); err != nil {
-		t.Fatalf("apply: %v", err)
-	}
-	t.Logf("R2 apply: %s", time.Since(start).Round(time.Second))
 	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri)); err != nil || changes {
 		t.Fatalf("second plan: changes %v, err %v", changes, err)
 	}
