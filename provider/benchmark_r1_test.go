@@ -23,6 +23,44 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 )
 
+// buildBenchProviders builds the provider (and the packages in more, each
+// as terraform-provider-<last element without "provider">) into dir/bin,
+// stripped, as a release builds it.
+func buildBenchProviders(b *testing.B, dir string, more ...string) string {
+	b.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	bin := filepath.Join(dir, "bin")
+	for _, pkg := range append([]string{"."}, more...) {
+		name := "terraform-provider-hpcstorage"
+		if pkg != "." {
+			name = "terraform-provider-" + strings.TrimSuffix(filepath.Base(pkg), "provider")
+		}
+		build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, name), pkg)
+		build.Dir = filepath.Join(filepath.Dir(file), "..")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return bin
+}
+
+// useDevProviders points this benchmark's Terraform at the builds in bin
+// (dev_overrides for hpcstorage and the floor provider), with its own
+// session keepers and no checkpoint calls; tfexec passes the process
+// environment on.
+func useDevProviders(b *testing.B, dir, bin string) {
+	b.Helper()
+	rc := filepath.Join(dir, "dev.tfrc")
+	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n    \"registry.terraform.io/hpcstorage/floor\" = %q\n  }\n  direct {}\n}\n", bin, bin)
+	if err := os.WriteFile(rc, []byte(devrc), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("TF_CLI_CONFIG_FILE", rc)
+	b.Setenv("CHECKPOINT_DISABLE", "1")
+	b.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
+}
+
 // BenchmarkR1Module measures examples/r1 (the beegfs-high-capacity module)
 // in the R1 lab the way a user runs it: the provider binary built as `make
 // build` builds it (agent embedded), found through dev_overrides, so every
@@ -44,22 +82,7 @@ func BenchmarkR1Module(b *testing.B) {
 	}
 	ctx := context.Background()
 	dir := b.TempDir()
-	_, file, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(file), "..")
-
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, "terraform-provider-hpcstorage"), ".")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	fbuild := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, "terraform-provider-floor"), "./provider/testdata/floorprovider")
-	fbuild.Dir = repo
-	fbuild.Env = build.Env
-	if out, err := fbuild.CombinedOutput(); err != nil {
-		b.Fatalf("go build (the framework floor's provider): %v\n%s", err, out)
-	}
+	bin := buildBenchProviders(b, dir, "./provider/testdata/floorprovider")
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
 	if err != nil {
 		b.Fatal(err)
@@ -69,17 +92,7 @@ func BenchmarkR1Module(b *testing.B) {
 	// The endpoints' passwords come from the lab's lab.env, as a user
 	// loads them (examples/demo.sh); the provider processes inherit them.
 	setLabEnv(b, filepath.Join(dir, "lab"))
-	rc := filepath.Join(dir, "dev.tfrc")
-	devrc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n    \"registry.terraform.io/hpcstorage/floor\" = %q\n  }\n  direct {}\n}\n", bin, bin)
-	if err := os.WriteFile(rc, []byte(devrc), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	// tfexec passes the process environment on (and refuses these in
-	// SetEnv).
-	b.Setenv("TF_CLI_CONFIG_FILE", rc)
-	b.Setenv("CHECKPOINT_DISABLE", "1")
-	// This run's session keepers, apart from any other's.
-	b.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
+	useDevProviders(b, dir, bin)
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		b.Fatal(err)

@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -30,14 +28,7 @@ func BenchmarkR2RollingChange(b *testing.B) {
 	}
 	ctx := context.Background()
 	dir := b.TempDir()
-	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(bin, "terraform-provider-hpcstorage"), ".")
-	build.Dir = filepath.Join(filepath.Dir(file), "..")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBenchProviders(b, dir)
 	labDir := filepath.Join(dir, "lab")
 	l, err := lab.Up(lab.Config{Design: "r2", Dir: labDir, PowerDelay: time.Second})
 	if err != nil {
@@ -46,13 +37,7 @@ func BenchmarkR2RollingChange(b *testing.B) {
 	defer l.Close()
 	cfg := copyExample(b, dir, "r2", "modules/nfs-ha")
 	setLabEnv(b, labDir)
-	rc := filepath.Join(dir, "dev.tfrc")
-	if err := os.WriteFile(rc, []byte(fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"registry.terraform.io/hpcstorage/hpcstorage\" = %q\n  }\n  direct {}\n}\n", bin)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.Setenv("TF_CLI_CONFIG_FILE", rc)
-	b.Setenv("CHECKPOINT_DISABLE", "1")
-	b.Setenv("XDG_RUNTIME_DIR", filepath.Join(dir, "run"))
+	useDevProviders(b, dir, bin)
 	tf, err := tfexec.NewTerraform(cfg, tfPath)
 	if err != nil {
 		b.Fatal(err)
