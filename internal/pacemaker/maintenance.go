@@ -155,7 +155,7 @@ func QueryMembersItem() protocol.Item {
 }
 
 // TakeLockItem creates a domain's lock for holder; the CIB manager
-// refuses it (ExitExists) when any run holds the domain already.
+// refuses it ("File exists", exit 108) when any run holds the domain already.
 func TakeLockItem(domain string, l Lock) protocol.Item {
 	id := lockID(domain)
 	sb := "off"
