@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 )
 
@@ -65,4 +66,51 @@ func configureData(raw any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return d
+}
+
+// locatedPath turns an internal location into the framework's path.
+func locatedPath(p located.Path) path.Path {
+	if len(p) == 0 {
+		return path.Empty()
+	}
+	at := path.Root(p[0].Name)
+	for _, s := range p[1:] {
+		switch {
+		case s.IsKey():
+			at = at.AtMapKey(s.Key)
+		case s.Name != "":
+			at = at.AtName(s.Name)
+		default:
+			at = at.AtListIndex(s.Index)
+		}
+	}
+	return at
+}
+
+// addLocated adds one diagnostic per located error in err (on its
+// attribute, warnings as warnings); an error without a location goes on
+// fallback. It is the one place where a location becomes a diagnostic: no
+// message text is parsed for attribute names.
+func addLocated(diags *diag.Diagnostics, fallback path.Path, summary, detail string, err error) {
+	if err == nil {
+		return
+	}
+	all := located.All(err)
+	if len(all) == 0 {
+		addError(diags, fallback, summary, detail, err)
+		return
+	}
+	for _, le := range all {
+		at := locatedPath(le.Path)
+		if le.Warning {
+			msg := fmt.Sprintf("Attribute %s: %v", at, le.Err)
+			if at.Equal(path.Empty()) {
+				diags.AddWarning(summary, le.Err.Error())
+			} else {
+				diags.AddAttributeWarning(at, summary, msg)
+			}
+			continue
+		}
+		addError(diags, at, summary, detail, le.Err)
+	}
 }
