@@ -124,3 +124,92 @@ func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachI
 		t.Errorf("a lock or a standby is left in the CIB after the day-2 apply")
 	}
 }
+
+// idmapDay2 is a day-2 service change on R2: the NFSv4 ID mapping domain,
+// which nfs-idmapd reads only when the cluster starts the NFS group.
+const idmapDay2 = `idmap_domain=storage.example.com`
+
+// r2RollingServiceChange changes a setting of the clustered NFS service on
+// the running pair: the plan names both servers with the sequence (and
+// nothing of the BMCs), the apply writes it on nfs1 in standby, fails the
+// group back there, then does nfs2, never both out of service; the files
+// land on both and no lock or standby is left behind.
+func r2RollingServiceChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachInfo, cfg string, l *lab.Lab, labDir string) {
+	t.Helper()
+	ctx := context.Background()
+	vars := []tfexec.PlanOption{tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)}
+	var out bytes.Buffer
+	tf.SetStdout(&out)
+	changes, err := tf.Plan(ctx, append(vars, tfexec.Out("idmap.plan"))...)
+	tf.SetStdout(io.Discard)
+	if err != nil || !changes {
+		t.Fatalf("day-2 service plan: changes %v, err %v", changes, err)
+	}
+	for _, n := range []string{"nfs1", "nfs2"} {
+		for _, want := range []string{n + " Restarts In Failure Domain nfsha", n + ` leaves failure domain "nfsha" (pacemaker)`,
+			"put " + n + " in standby and wait until nothing runs on it"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("the plan does not say %q:\n%s", want, out.String())
+			}
+		}
+	}
+	if !strings.Contains(out.String(), "change file:/etc/idmapd.conf") {
+		t.Errorf("the plan does not say what changes:\n%s", out.String())
+	}
+	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, "idmap.plan"), tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updated []string
+	for _, rc := range shown.ResourceChanges {
+		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
+			updated = append(updated, rc.Address)
+		}
+	}
+	if len(updated) != 2 || !strings.Contains(strings.Join(updated, " "), "hpcstorage_nfs_server") {
+		t.Errorf("the day-2 service plan changes %v, want the two NFS servers", updated)
+	}
+
+	pr, err := lab.StartProbe(labDir, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2))
+	rep := pr.Stop()["nfsha"]
+	t.Logf("day-2 service change: apply %s\n%s", time.Since(start).Round(100*time.Millisecond), rep)
+	if err != nil {
+		t.Fatalf("day-2 service apply: %v", err)
+	}
+	if rep.MaxOut != 1 || rep.OutTogether != 0 {
+		t.Errorf("%d members out of service at once (%d samples with two or more): want one at a time", rep.MaxOut, rep.OutTogether)
+	}
+	if !slices.Equal(rep.Order, []string{"nfs1", "nfs2"}) {
+		t.Errorf("members went out in the order %v, want nfs1 then nfs2", rep.Order)
+	}
+	if id, d := rep.Longest(); d >= time.Second {
+		t.Errorf("%s was unserved for %s: longer than a failover", id, d)
+	}
+	for _, n := range []string{"nfs1", "nfs2"} {
+		var root string
+		for _, ni := range l.State.Nodes {
+			if ni.Name == n {
+				root = ni.Root
+			}
+		}
+		conf, err := os.ReadFile(filepath.Join(root, "etc", "idmapd.conf"))
+		if err != nil || !strings.Contains(string(conf), "storage.example.com") {
+			t.Errorf("%s idmapd.conf after the day-2 apply (%v):\n%s", n, err, conf)
+		}
+	}
+	if changes, err := tf.Plan(ctx, vars...); err != nil || changes {
+		t.Fatalf("plan after the day-2 service apply: changes %v, err %v", changes, err)
+	}
+	cib, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "pacemaker-nfsha", "cib.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(cib, []byte(pacemaker.MaintenanceLockPrefix)) || bytes.Contains(cib, []byte(`name="standby" value="on"`)) {
+		t.Errorf("a lock or a standby is left in the CIB after the day-2 service apply")
+	}
+}

@@ -267,6 +267,7 @@ func nodeServiceSchema(what string, attrs map[string]schema.Attribute) map[strin
 	attrs["ssh"] = sshResourceAttribute()
 	attrs["id"] = nodeIDAttribute("`host/owner`, the owner being the agent owner of this resource's items.")
 	attrs["drift"] = nodeDriftAttribute()
+	attrs["failure_domain"] = nodeDomainSchema()
 	return attrs
 }
 
@@ -359,6 +360,9 @@ type NodeService struct {
 	Host  types.String `tfsdk:"host"`
 	SSH   types.Object `tfsdk:"ssh"`
 	Drift types.Map    `tfsdk:"drift"`
+	// FailureDomain runs a change on a live cluster member inside its
+	// domain's sequence (node_service_domain.go).
+	FailureDomain *nodeDomainModel `tfsdk:"failure_domain"`
 }
 
 func (b *NodeService) base() *NodeService { return b }
@@ -421,6 +425,7 @@ type nodeService[M any, P interface {
 	nodeModel
 }] struct {
 	nodes *nodeAccess
+	data  *providerData
 	// name follows the provider's type name ("_beegfs_client").
 	name string
 	// kind names the product in errors ("BeeGFS").
@@ -441,7 +446,7 @@ func (r *nodeService[M, P]) Schema(_ context.Context, _ resource.SchemaRequest, 
 
 func (r *nodeService[M, P]) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
+		r.nodes, r.data = d.Nodes, d
 	}
 }
 
@@ -537,6 +542,7 @@ func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	p.base().Drift = drift
+	readDomainPending(ctx, r.nodes, p.base(), &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, p)...)
 }
 
@@ -554,7 +560,7 @@ func (r *nodeService[M, P]) Update(ctx context.Context, req resource.UpdateReque
 	// The previous secret is not known (state keeps its hash), so a
 	// rollback restores everything but the secret file's content.
 	previous, pok := r.renderItems(q, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
-	if !ok || !pok || !nodeRunFor(r.nodes, p).converge(ctx, items, previous, &resp.Diagnostics) {
+	if !ok || !pok || !nodeRunFor(r.nodes, p).convergeInDomain(ctx, r.nodes, p, r.data, items, previous, &resp.Diagnostics) {
 		return
 	}
 	applied(p, auth)
@@ -655,7 +661,10 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 	} else {
 		items = r.withRecord(items, p, req.Plan.Raw)
 	}
-	nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
+	res, ok := nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
+	if ok && !req.State.Raw.IsNull() {
+		planDomain(ctx, r.nodes, p.base(), s.base(), res, startupItems(p), &resp.Diagnostics)
+	}
 }
 
 // nodeHasSecret runs the resource's items with the configured secret

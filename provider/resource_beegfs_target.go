@@ -102,7 +102,8 @@ func beegfsTargetSchema() schema.Schema {
 			"fstype": schema.StringAttribute{Computed: true, MarkdownDescription: "`ext4` or `xfs`."},
 			"mkfs_command": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The mkfs argv run (once) on the node."},
-			"drift": nodeDriftAttribute(),
+			"drift":          nodeDriftAttribute(),
+			"failure_domain": nodeDomainSchema(),
 		},
 	}
 }

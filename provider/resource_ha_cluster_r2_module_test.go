@@ -87,8 +87,12 @@ func TestR2ModuleExample(t *testing.T) {
 	// in standby while it is away, so the group only ever fails over.
 	r2RollingBIOSChange(t, tf, ri, cfg, l, labDir)
 
+	// Day 2, a setting nfs-idmapd reads only when the cluster starts the
+	// group: each server takes it in standby, nfs1 then nfs2.
+	r2RollingServiceChange(t, tf, ri, cfg, l, labDir)
+
 	// Day 2: nfs1 in standby, the group moves to nfs2.
-	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware)); err != nil {
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)); err != nil {
 		t.Fatalf("standby apply: %v", err)
 	}
 	outs, err = tf.Output(ctx)
@@ -115,7 +119,7 @@ func TestR2ModuleExample(t *testing.T) {
 	if err := bmc.SetBiosByHand("LogicalProc", "Enabled"); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Out("bios.plan"))
+	plan, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2), tfexec.Out("bios.plan"))
 	if err != nil || !plan {
 		t.Fatalf("plan after a BIOS change by hand: changes %v, err %v", plan, err)
 	}
@@ -132,17 +136,17 @@ func TestR2ModuleExample(t *testing.T) {
 	if len(updated) != 1 || !strings.Contains(updated[0], "hpcstorage_server") || !strings.Contains(updated[0], "update") {
 		t.Errorf("after LogicalProc changed by hand on nfs1, the plan changes %v, want one hpcstorage_server update", updated)
 	}
-	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware)); err != nil {
+	if err := tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)); err != nil {
 		t.Fatalf("apply putting the BIOS back: %v", err)
 	}
 	if cur, _ := bmc.BiosAttributes(); fmt.Sprint(cur["LogicalProc"]) != "Disabled" {
 		t.Errorf("LogicalProc after apply: %v, want Disabled", cur["LogicalProc"])
 	}
-	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware)); err != nil || changes {
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)); err != nil || changes {
 		t.Fatalf("plan after the BIOS was put back: changes %v, err %v", changes, err)
 	}
 
-	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware)); err != nil {
+	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(`standby=["nfs1"]`), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)); err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
 	for _, n := range []string{"nfs1", "nfs2"} {

@@ -170,6 +170,10 @@ func (m *nfsServerModel) itemPath(i int, _ string) path.Path {
 // fill leaves running_threads to readThreads: only the node knows it.
 func (m *nfsServerModel) fill() {}
 
+// startupItems: nfs-idmapd reads its domain only when the cluster starts
+// the NFS group (threads are set live, rpc.nfsd).
+func (m *nfsServerModel) startupItems() []string { return []string{"file:" + nfsd.IdmapdConf} }
+
 // invalidPath is the attribute a renderer's validation error names: the
 // text after the package's invalid sentinel starts with the field, which
 // is the attribute of the same name (else the first one given).

@@ -45,7 +45,7 @@ module "r2" {
   array           = "me4084-1"
   cluster_network = var.cluster_network
   authkey_file    = var.lab.corosync_authkey_file
-  idmap_domain    = "hpc.example.com"
+  idmap_domain    = var.idmap_domain
   floating_ip     = { ip = "10.10.0.100", cidr_netmask = 16 }
   exports = [
     { directory = "/mnt/nfs/home", client_spec = "10.10.0.0/16", fsid = 1 },

@@ -38,6 +38,12 @@ variable "standby" {
   default     = []
 }
 
+variable "idmap_domain" {
+  description = "NFSv4 ID mapping domain of both servers. Changing it on the running pair is a day-2 change: nfs-idmapd reads it when the cluster starts the NFS group, so each server takes it in standby, nfs1 then nfs2."
+  type        = string
+  default     = "hpc.example.com"
+}
+
 variable "bios_attributes" {
   description = "BIOS of both NFS servers; null keeps the module's HPC profile. Changing it on the running pair is a day-2 change: nfs1 then nfs2, each in standby while it reboots."
   type        = map(string)

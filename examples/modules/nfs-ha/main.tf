@@ -110,11 +110,21 @@ resource "hpcstorage_ha_lvm" "this" {
   create             = each.key == local.first
 }
 
+# nfsd reads its settings when the cluster starts it: a later change (the
+# thread count) lands on one server at a time while it is in standby, and
+# the failback starts the NFS group there again with the new settings.
 resource "hpcstorage_nfs_server" "this" {
   for_each     = local.by_name
   host         = each.value.host
   threads      = var.nfsd_threads
   idmap_domain = var.idmap_domain
+  failure_domain = {
+    name       = var.cluster_name
+    kind       = "pacemaker"
+    node       = each.key
+    admin_host = [for s in var.servers : s.host if s.name != each.key][0]
+    timeout    = var.maintenance_timeout
+  }
 }
 
 # --- The cluster. ------------------------------------------------------------
