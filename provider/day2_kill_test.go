@@ -22,7 +22,9 @@ import (
 // standby; nfs2 holding the lock, rebooting. After each kill one plain
 // apply finishes the change, the next plan is empty, no member is left in
 // standby and no lock is left; the probe never sees both servers out of
-// service.
+// service. Then the same for a service change (nfs-idmapd's domain, rolled
+// through the NFS servers' failure_domain): nfs1 holding the lock, nfs1 in
+// standby, nfs2 in standby.
 func TestR2RollingChangeKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs R2 applies")
@@ -117,6 +119,53 @@ func TestR2RollingChangeKilled(t *testing.T) {
 		}
 		if rep.MaxOut > 1 {
 			t.Errorf("kill %d (%s): both servers out of service at once (%d samples)", i+1, p.name, rep.OutTogether)
+		}
+	}
+
+	// The same for a service change (the NFS servers' failure_domain):
+	// the BIOS stays as the last kill left it, the ID mapping domain
+	// changes each time.
+	last := values[(len(points)-1)%2]
+	bios := strings.Replace(subNumaOff, `SubNumaCluster="Disabled"`, `SubNumaCluster="`+last+`"`, 1)
+	if err := os.WriteFile(filepath.Join(cfg, "day2.auto.tfvars"), []byte(bios+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	services := []point{
+		{"nfs1 holds the lock for the service change", func(map[string]int) bool { return holds("nfs1") }},
+		{"nfs1 in standby for the service change", func(map[string]int) bool { return standby("nfs1") }},
+		{"nfs2 in standby for the service change", func(map[string]int) bool { return standby("nfs2") }},
+	}
+	for i, p := range services {
+		domain := fmt.Sprintf("day2-%d.example.com", i)
+		change := "-var=idmap_domain=" + domain
+		pr, err := lab.StartProbe(labDir, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := killWhen(t, cli, change, func() bool { return p.at(nil) })
+		again, code := cli.run("apply", "-auto-approve", change)
+		rep := pr.Stop()["nfsha"]
+		if code != 0 {
+			t.Fatalf("service kill %d (%s): the next apply failed (exit %d):\n%s\nkilled run:\n%s", i+1, p.name, code, again, out)
+		}
+		t.Logf("service kill %d at %q: re-apply resumed: %v; %d out at most", i+1, p.name,
+			strings.Contains(again, "Resumes Its Maintenance"), rep.MaxOut)
+		if plan, code := cli.run("plan", "-detailed-exitcode", change); code != 0 {
+			t.Fatalf("service kill %d (%s): the plan after the re-apply is not empty (exit %d):\n%s", i+1, p.name, code, plan)
+		}
+		if c := cib(); strings.Contains(c, pacemaker.MaintenanceLockPrefix) || standby("nfs1") || standby("nfs2") {
+			t.Fatalf("service kill %d (%s): a lock or a standby is left:\n%s", i+1, p.name, c)
+		}
+		for _, ni := range l.State.Nodes {
+			if ni.Name != "nfs1" && ni.Name != "nfs2" {
+				continue
+			}
+			if conf, err := os.ReadFile(filepath.Join(ni.Root, "etc", "idmapd.conf")); err != nil || !strings.Contains(string(conf), domain) {
+				t.Errorf("service kill %d (%s): %s idmapd.conf does not hold %s (%v)", i+1, p.name, ni.Name, domain, err)
+			}
+		}
+		if rep.MaxOut > 1 {
+			t.Errorf("service kill %d (%s): both servers out of service at once (%d samples)", i+1, p.name, rep.OutTogether)
 		}
 	}
 }

@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +19,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/runner"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/santricity"
 )
 
@@ -42,7 +46,10 @@ func TestR3ModuleExample(t *testing.T) {
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r3", Clients: 1, Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t)})
+	// Power transitions of half a second: the day-2 step reboots every
+	// file node.
+	l, err := lab.Up(lab.Config{Design: "r3", Clients: 1, Dir: filepath.Join(dir, "lab"), Simulator: simtest.Binary(t),
+		PowerDelay: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,6 +288,8 @@ func TestR3ModuleExample(t *testing.T) {
 		t.Errorf("bmc_summary: want the six file nodes powered on:\n%s", bmcs)
 	}
 
+	r3RollingBIOSChange(t, tf, ri, l, filepath.Join(dir, "lab"))
+
 	if err := tf.Destroy(ctx, tfexec.Reattach(ri)); err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
@@ -320,4 +329,80 @@ func labRoot(t *testing.T, l *lab.Lab, name string) string {
 	}
 	t.Fatalf("no lab node %s", name)
 	return ""
+}
+
+// r3RollingBIOSChange changes a BIOS value on all six file nodes of the
+// running file system: each block is one failure domain (its pacemaker
+// cluster), so in every block node1 then node2 reboots, one at a time in
+// standby, while the blocks roll side by side; no group is unserved for
+// as long as a reboot and the next plan is empty.
+func r3RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachInfo, l *lab.Lab, labDir string) {
+	t.Helper()
+	ctx := context.Background()
+	bios := tfexec.Var(`bios_attributes={ProcHyperthreading="Disabled"}`)
+	var out bytes.Buffer
+	tf.SetStdout(&out)
+	changes, err := tf.Plan(ctx, tfexec.Reattach(ri), bios)
+	tf.SetStdout(io.Discard)
+	if err != nil || !changes {
+		t.Fatalf("day-2 plan: changes %v, err %v", changes, err)
+	}
+	for b := 1; b <= 3; b++ {
+		for n := 1; n <= 2; n++ {
+			if want := fmt.Sprintf("bb%d-node%d Reboots In Failure Domain beegfs-b%02d", b, n, b); !strings.Contains(out.String(), want) {
+				t.Errorf("the day-2 plan does not say %q", want)
+			}
+		}
+	}
+	pr, err := lab.StartProbe(labDir, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = tf.Apply(ctx, tfexec.Reattach(ri), bios)
+	reps := pr.Stop()
+	if err != nil {
+		t.Fatalf("day-2 apply: %v", err)
+	}
+	for b := 1; b <= 3; b++ {
+		name := fmt.Sprintf("beegfs-b%02d", b)
+		rep, ok := reps[name]
+		if !ok {
+			t.Errorf("the probe did not see cluster %s", name)
+			continue
+		}
+		t.Logf("day-2 BIOS change, apply %s: %s", time.Since(start).Round(100*time.Millisecond), rep)
+		if rep.MaxOut != 1 || rep.OutTogether != 0 {
+			t.Errorf("%s: %d members out at once (%d samples with two): want one at a time", name, rep.MaxOut, rep.OutTogether)
+		}
+		if want := []string{fmt.Sprintf("bb%d-node1", b), fmt.Sprintf("bb%d-node2", b)}; !slices.Equal(rep.Order, want) {
+			t.Errorf("%s: members went out in the order %v, want %v", name, rep.Order, want)
+		}
+		// A failover is one scheduler transition; a reboot is two power
+		// transitions of half a second each.
+		if id, d := rep.Longest(); d >= time.Second {
+			t.Errorf("%s: %s was unserved for %s: longer than a failover", name, id, d)
+		}
+		cib, err := lab.ClusterCIB(labDir, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(cib, []byte(pacemaker.MaintenanceLockPrefix)) || bytes.Contains(cib, []byte(`name="standby" value="on"`)) {
+			t.Errorf("%s: a lock or a standby is left after the day-2 apply", name)
+		}
+	}
+	for b := 1; b <= 3; b++ {
+		for n := 1; n <= 2; n++ {
+			bmc, err := l.Mock().Design.Service(fmt.Sprintf("bb%d-node%d-bmc", b, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cur, _ := bmc.BiosAttributes(); fmt.Sprint(cur["ProcHyperthreading"]) != "Disabled" {
+				t.Errorf("bb%d-node%d ProcHyperthreading after the day-2 apply: %v", b, n, cur["ProcHyperthreading"])
+			}
+		}
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), bios); err != nil || changes {
+		t.Fatalf("plan after the day-2 apply: changes %v, err %v", changes, err)
+	}
 }

@@ -45,11 +45,30 @@ locals {
 }
 
 # The blocks' file nodes: powered on through their BMCs (inventory in
-# bmc_summary).
+# bmc_summary). Each block's two nodes are one failure domain, its
+# pacemaker cluster: a change that reboots them (bios_attributes) takes one
+# node of a block at a time, in standby while it is away; blocks go side by
+# side.
+locals {
+  file_nodes = { for s in flatten([for b, x in local.blocks : [for i, n in x.servers : {
+    name  = n.name
+    block = tonumber(b)
+    peer  = x.servers[1 - i].host
+  }]]) : s.name => s }
+}
+
 resource "hpcstorage_server" "file_node" {
-  for_each    = { for s in flatten([for b in values(local.blocks) : b.servers]) : s.name => var.lab.nodes[s.name].bmc }
-  endpoint    = each.value
-  power_state = "On"
+  for_each        = local.file_nodes
+  endpoint        = var.lab.nodes[each.key].bmc
+  power_state     = "On"
+  bios_attributes = var.bios_attributes
+  failure_domain = {
+    name       = format("beegfs-b%02d", each.value.block)
+    kind       = "pacemaker"
+    host       = var.lab.nodes[each.key].host
+    node       = each.key
+    admin_host = each.value.peer
+  }
 }
 
 # HA (default in the module): each block is a two-node pacemaker cluster

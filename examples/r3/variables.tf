@@ -52,3 +52,9 @@ variable "blocks" {
     error_message = "The first block, and only it, is base."
   }
 }
+
+variable "bios_attributes" {
+  description = "BIOS attributes of every file node (null: as the BMC has them). Changing them on a running file system is a day-2 change: in each block node1 then node2, each in standby while it reboots; the blocks roll side by side."
+  type        = map(string)
+  default     = null
+}
