@@ -407,6 +407,15 @@ func (p *hpcstorageProvider) ListResources(_ context.Context) []func() list.List
 		NewDiskGroupList,
 		NewVolumeList,
 		NewSpareDrivesList,
+		NewBeegfsClientList,
+		NewBeegfsHAServicesList,
+		NewBeegfsManagementList,
+		NewBeegfsMetadataList,
+		NewBeegfsStorageList,
+		NewBeegfsTargetList,
+		NewMultipathList,
+		NewHALVMList,
+		NewNFSServerList,
 	}
 }
 
