@@ -109,34 +109,13 @@ func firstLine(root *fsroot.Root, p string) string {
 }
 
 func osRelease(root *fsroot.Root) protocol.OSRelease {
-	var o protocol.OSRelease
 	b, err := root.ReadFile("/etc/os-release")
 	if err != nil {
-		b, err = root.ReadFile("/usr/lib/os-release")
-		if err != nil {
-			return o
+		if b, err = root.ReadFile("/usr/lib/os-release"); err != nil {
+			return protocol.OSRelease{}
 		}
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		if uq, err := strconv.Unquote(v); err == nil {
-			v = uq
-		}
-		switch k {
-		case "ID":
-			o.ID = v
-		case "VERSION_ID":
-			o.VersionID = v
-		case "PRETTY_NAME":
-			o.PrettyName = v
-		case "ID_LIKE":
-			o.IDLike = v
-		}
-	}
-	return o
+	return protocol.ParseOSRelease(b)
 }
 
 // ParseCPUList expands a kernel cpu list ("0-3,8,10-11").

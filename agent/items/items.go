@@ -41,6 +41,7 @@ type Env struct {
 	overrides  *sysctlOverrides  // lazily scanned sysctl.d and tuned files
 	sharedDone map[string]string // generated shared files known converged this run -> claim key
 	packages   *packageDB        // read once per run
+	platform   *string           // the node's release, read once per run
 	pending    *overlay          // check mode: what earlier steps would have written
 }
 

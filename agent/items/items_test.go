@@ -520,10 +520,35 @@ func TestPackageVersion(t *testing.T) {
 			}
 		})
 	}
+	// A floor is about the release its dist tag (or platforms) names: on
+	// the el8 node an el7 floor is not checked, with a warning; el8 is.
+	platforms := []struct {
+		item, err, warning string
+	}{
+		{"{name: pacemaker, min: \"1.1.19-8.el7_6.4\"}", "", "floor pacemaker >= 1.1.19-8.el7_6.4 is for el7; this node is el8: not checked"},
+		{"{name: pacemaker, min: \"1.0\", platforms: [el9, el10]}", "", "is for el9, el10; this node is el8: not checked"},
+		{"{name: pacemaker, min: \"2.0.5-9.el8\"}", "pacemaker is not installed; at least 2.0.5-9.el8 is required", ""},
+		{"{name: pacemaker, min: \"1.0\", platforms: [el8]}", "pacemaker is not installed", ""},
+	}
+	for _, tt := range platforms {
+		p, err := newNode(t, fakenode.Storage).plan(spec(t, "  - package_version: "+tt.item+"\n"), 0, true)
+		if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("%s: err = %v, want %q", tt.item, err, tt.err)
+		}
+		if got := strings.Join(p.Warnings, "; "); tt.warning != "" && !strings.Contains(got, tt.warning) {
+			t.Errorf("%s: warnings %q, want %q", tt.item, got, tt.warning)
+		}
+	}
+	// On a node outside the Red Hat family an el7 floor is not checked.
+	p, err := newNode(t, fakenode.Client).plan(spec(t, "  - package_version: {name: kernel, min: \"3.10.0-957.5.1.el7\"}\n"), 0, true)
+	if err != nil || len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "this node is not of the Red Hat family") {
+		t.Errorf("el7 floor on Ubuntu: err %v, warnings %q", err, p.Warnings)
+	}
+
 	// The running kernel counts, not only the installed package.
 	n := newNode(t, fakenode.Storage)
 	n.write(FakeRPMDB[1:], "kernel\t0:4.18.0-305.3.1.el8\tx86_64\nkernel\t0:4.18.0-348.el8\tx86_64\n")
-	_, err := n.plan(spec(t, "  - package_version: {name: kernel, min: \"4.18.0-348.el8\"}\n"), 0, true)
+	_, err = n.plan(spec(t, "  - package_version: {name: kernel, min: \"4.18.0-348.el8\"}\n"), 0, true)
 	if err == nil || !strings.Contains(err.Error(), "running kernel 4.18.0-305.3.1.el8 is below 4.18.0-348.el8") {
 		t.Errorf("running kernel: %v", err)
 	}
@@ -615,5 +640,41 @@ func TestStripeCommands(t *testing.T) {
 	bad := spec(t, "  - command: {argv: [beegfs-ctl, --no-such-mode], read_only: true}\n")
 	if _, err := n.plan(bad, 0, true); err == nil || !strings.Contains(err.Error(), "exit status 1") {
 		t.Errorf("failing query: %v", err)
+	}
+}
+
+// On a Rocky 9 node R2's RHEL 7 floors are not checked (each says so), and
+// floors written for el9 are checked against its el9 packages.
+func TestPackageFloorsOnRocky9(t *testing.T) {
+	dir := t.TempDir()
+	if err := fakenode.SeedWith(dir, fakenode.Storage, fakenode.Options{Release: fakenode.ReleaseRocky9, Simulator: simtest.Binary(t)}); err != nil {
+		t.Fatal(err)
+	}
+	root, err := fsroot.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	n := &node{t: t, root: root, dir: dir}
+	cases := []struct{ item, err, warning string }{
+		{`{name: kernel, min: "3.10.0-957.5.1.el7"}`, "", "is for el7; this node is el9: not checked"},
+		{`{name: resource-agents, min: "4.1.1-12.el7_6.4"}`, "", "is for el7; this node is el9: not checked"},
+		{`{name: kernel, min: "5.14.0-427.el9"}`, "", ""},
+		{`{name: kernel, min: "5.14.0-503.11.1.el9_5"}`, "kernel 0:5.14.0-427.13.1.el9_4 is installed; at least 5.14.0-503.11.1.el9_5 is required", ""},
+		{`{name: lvm2, min: "9:2.03.23-2.el9"}`, "", ""},
+		{`{name: beegfs-storage, min: "7.4.2", platforms: [el9]}`, "", ""},
+	}
+	for _, c := range cases {
+		p, err := n.plan(spec(t, "  - package_version: "+c.item+"\n"), 0, true)
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: err = %v, want %q", c.item, err, c.err)
+		}
+		got := strings.Join(p.Warnings, "; ")
+		if c.warning == "" && got != "" || !strings.Contains(got, c.warning) {
+			t.Errorf("%s: warnings %q, want %q", c.item, got, c.warning)
+		}
+	}
+	if err := fakenode.SeedWith(t.TempDir(), fakenode.Client, fakenode.Options{Release: fakenode.ReleaseRocky9}); err == nil {
+		t.Error("an Ubuntu profile took the Rocky 9 release")
 	}
 }

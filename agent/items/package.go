@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,8 +103,48 @@ func parseDpkgStatus(s string) []protocol.Package {
 	return out
 }
 
+// distTag finds the distribution release in an rpm version's release
+// part: "3.10.0-957.5.1.el7" and "4.1.1-12.el7_6.4" are el7.
+var distTag = regexp.MustCompile(`\.(el[0-9]+)(?:[._]|$)`)
+
+// platforms are the releases a floor is about; nil: every node.
+func floorPlatforms(p *protocol.PackageVersion) []string {
+	if len(p.Platforms) > 0 {
+		return p.Platforms
+	}
+	if m := distTag.FindStringSubmatch(p.Min); m != nil {
+		return []string{m[1]}
+	}
+	return nil
+}
+
+// nodePlatform reads the root's release once per run ("el9"; "" when it
+// is not of the Red Hat family or has no os-release).
+func nodePlatform(env *Env) string {
+	if env.platform == nil {
+		b, err := env.fs().ReadFile("/etc/os-release")
+		if err != nil {
+			b, _ = env.fs().ReadFile("/usr/lib/os-release")
+		}
+		p := protocol.ParseOSRelease(b).Platform()
+		env.platform = &p
+	}
+	return *env.platform
+}
+
 func (i *packageItem) Plan(ctx context.Context, env *Env) (Plan, error) {
 	var plan Plan
+	// An el7 floor says nothing about an el9 package: its versions are
+	// another line of builds. The node is told, not refused.
+	if want := floorPlatforms(i.p); len(want) > 0 && !slices.Contains(want, nodePlatform(env)) {
+		node := nodePlatform(env)
+		if node == "" {
+			node = "not of the Red Hat family"
+		}
+		plan.Warnings = append(plan.Warnings, fmt.Sprintf("floor %s >= %s is for %s; this node is %s: not checked",
+			i.p.Name, i.p.Min, strings.Join(want, ", "), node))
+		return plan, nil
+	}
 	if env.packages == nil {
 		mgr, pkgs, err := InstalledPackages(ctx, env.fs(), env.Run)
 		if err != nil {

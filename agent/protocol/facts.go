@@ -1,5 +1,10 @@
 package protocol
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Facts is what `hpcstorage-agent facts` prints.
 type Facts struct {
 	APIVersion    string        `json:"apiVersion"`
@@ -34,6 +39,57 @@ type OSRelease struct {
 	VersionID  string `json:"version_id"`
 	PrettyName string `json:"pretty_name"`
 	IDLike     string `json:"id_like,omitempty"`
+	// PlatformID is "platform:el9" on RHEL 8 and later and their rebuilds.
+	PlatformID string `json:"platform_id,omitempty"`
+}
+
+// ParseOSRelease reads an os-release file (os-release(5)).
+func ParseOSRelease(b []byte) OSRelease {
+	var o OSRelease
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
+		if !ok {
+			continue
+		}
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		} else {
+			v = strings.Trim(v, "'")
+		}
+		switch k {
+		case "ID":
+			o.ID = v
+		case "VERSION_ID":
+			o.VersionID = v
+		case "PRETTY_NAME":
+			o.PrettyName = v
+		case "ID_LIKE":
+			o.IDLike = v
+		case "PLATFORM_ID":
+			o.PlatformID = v
+		}
+	}
+	return o
+}
+
+// Platform is the node's distribution release as rpm's dist tag names it
+// ("el7", "el9"): PLATFORM_ID where the release has one, else the major
+// VERSION_ID of a Red Hat family release (RHEL 7 has no PLATFORM_ID); ""
+// for other distributions.
+func (o OSRelease) Platform() string {
+	if p, ok := strings.CutPrefix(o.PlatformID, "platform:"); ok && p != "" {
+		return p
+	}
+	family := " " + o.ID + " " + o.IDLike + " "
+	for _, id := range []string{" rhel ", " centos ", " rocky ", " almalinux "} {
+		if strings.Contains(family, id) {
+			major, _, _ := strings.Cut(o.VersionID, ".")
+			if major != "" {
+				return "el" + major
+			}
+		}
+	}
+	return ""
 }
 
 // NUMANode is one NUMA zone and its CPUs.

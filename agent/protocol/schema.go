@@ -21,6 +21,7 @@ var (
 	schemaPatterns = map[string]pattern{
 		".owner": reOwner, "file.mode": {reMode, 3, 5}, "mount.fstype": reFSType, "block_queue.scheduler": reSchedulerName,
 		"kernel_module.name": reModule, "package_version.min": reVersion,
+		"package_version.platforms": rePlatform,
 	}
 )
 

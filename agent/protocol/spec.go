@@ -296,4 +296,9 @@ type PackageVersion struct {
 	// Why is what goes wrong below the floor, added to the refusal (one
 	// line, so an administrator knows why the floor is there).
 	Why string `json:"why,omitempty"`
+	// Platforms are the distribution releases the floor is about, as
+	// rpm's dist tags name them ("el7", "el9"); on a node of another
+	// release it is not checked (a warning says so). Empty: the release
+	// of Min's dist tag when it has one (".el7_6" is el7), else every node.
+	Platforms []string `json:"platforms,omitempty"`
 }

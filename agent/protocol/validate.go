@@ -35,6 +35,7 @@ var (
 	reSchedulerName = pattern{regexp.MustCompile(`^[a-z0-9+_-]*$`), 1, 32}
 	reHex           = pattern{regexp.MustCompile(`^[0-9a-fA-F]*$`), 16, 32}
 	reVersion       = pattern{regexp.MustCompile(`^[A-Za-z0-9.+~:_-]*$`), 1, 128}
+	rePlatform      = pattern{regexp.MustCompile(`^[a-z]+[0-9]+$`), 2, 16}
 )
 
 // pattern is a regexp without counted repetition, and the length bounds
@@ -274,6 +275,11 @@ func validateItem(e *SpecError, p string, it Item) {
 		}
 		if len(v.Why) > 512 || strings.ContainsAny(v.Why, "\n\r") {
 			e.add(p+".why", "want one line of at most 512 characters")
+		}
+		for i, pl := range v.Platforms {
+			if !rePlatform.MatchString(pl) {
+				e.add(fmt.Sprintf("%s.platforms[%d]", p, i), "%q: want a distribution release as rpm's dist tag names it, like el9", pl)
+			}
 		}
 	}
 }

@@ -91,7 +91,7 @@ var presets = []Preset{
 		Conf:        "/etc/nfs.conf.d/hpcstorage-nfsd.conf",
 		ConfSection: "nfsd",
 		Settings: []Setting{
-			{"package:kernel", "3.10.0-957.5.1.el7", "R2", "3.10.0-957.el7 hangs NFS shares (kworker at 100 % CPU). Drop this floor on distributions without an rpm `kernel` package"},
+			{"package:kernel", "3.10.0-957.5.1.el7", "R2", "3.10.0-957.el7 hangs NFS shares (kworker at 100 % CPU). An el7 floor: on nodes of another release (el9, Debian) the agent says it is not checked"},
 			{"package:resource-agents", "4.1.1-12.el7_6.4", "R2", "older: nfs-idmapd fails to start, so the nfsserver cluster resource fails"},
 			{"package:lvm2", "2.02.180-10.el7_6.2", "R2", "older: corrupts the first 128 KiB of a physical volume's allocatable space"},
 			{"block_queue:scheduler", "mq-deadline", "R2", "R2 says deadline: its name on blk-mq kernels (see conflict scheduler-names)"},

@@ -65,6 +65,55 @@ type Options struct {
 	// SharedDir is the folder the simulators of one lab's nodes share for
 	// cluster-wide state (sim.SharedLink); empty keeps it per node.
 	SharedDir string
+	// Release is the distribution of a Red Hat family profile: "" is the
+	// profile's RHEL 8.4, ReleaseRocky9 Rocky Linux 9.4 with el9 packages.
+	Release string
+}
+
+// Releases a Red Hat family profile can take (Options.Release).
+const ReleaseRocky9 = "rocky9"
+
+const rocky9OSRelease = `NAME="Rocky Linux"
+VERSION="9.4 (Blue Onyx)"
+ID="rocky"
+ID_LIKE="rhel centos fedora"
+VERSION_ID="9.4"
+PLATFORM_ID="platform:el9"
+PRETTY_NAME="Rocky Linux 9.4 (Blue Onyx)"
+`
+
+// el9Packages are the versions Rocky 9.4 ships of the packages the
+// profiles hold (BeeGFS 7.2 has no el9 build: 7.4 does).
+var el9Packages = map[string]string{
+	"kernel": "0:5.14.0-427.13.1.el9_4", "lvm2": "9:2.03.23-2.el9", "device-mapper-multipath": "0:0.8.7-27.el9",
+	"pacemaker": "0:2.1.7-5.el9_4", "corosync": "0:3.1.8-1.el9", "resource-agents": "0:4.10.0-52.el9_4",
+	"tuned": "0:2.22.1-1.el9", "systemd": "0:252-32.el9_4", "xfsprogs": "0:6.3.0-1.el9", "rdma-core": "0:48.0-1.el9",
+	"nfs-utils": "1:2.5.4-25.el9",
+}
+
+// release turns a Red Hat family node into release r.
+func (n *node) release(r string) error {
+	switch {
+	case r == "":
+		return nil
+	case r != ReleaseRocky9:
+		return fmt.Errorf("release %q: want %q or empty", r, ReleaseRocky9)
+	case !n.rpm:
+		return fmt.Errorf("release %q: the profile is not of the Red Hat family", r)
+	}
+	n.osRelease, n.kernel = rocky9OSRelease, "5.14.0-427.13.1.el9_4.x86_64"
+	pkgs := make([][2]string, 0, len(n.packages))
+	for _, p := range n.packages {
+		switch v, ok := el9Packages[p[0]]; {
+		case ok:
+			p[1] = v
+		case strings.HasPrefix(p[0], "beegfs") || p[0] == "libbeegfs-ib":
+			p[1] = "0:7.4.4-el9"
+		}
+		pkgs = append(pkgs, p)
+	}
+	n.packages = pkgs
+	return nil
 }
 
 // Disk is a block device to "cable" to a node.
@@ -207,6 +256,9 @@ func SeedWith(dir string, p Profile, o Options) error {
 		o.Hostname = string(p) + "01"
 	}
 	n := profileNode(p, o.Hostname)
+	if err := n.release(o.Release); err != nil {
+		return err
+	}
 	w := &writer{root: dir}
 	w.procSys(n)
 	w.cpus(n)
