@@ -582,34 +582,6 @@ func (r *nodeConfigResource) runErr(ctx context.Context, m *nodeConfigModel, cfg
 	return res, true, nil
 }
 
-// addNodeError explains a transport failure, naming the host.
-func addNodeError(diags *diag.Diagnostics, host string, err error) {
-	summary, advice := "Node Unreachable", "Check that the host is up and reachable over SSH from where Terraform runs, and the ssh settings."
-	switch {
-	case errors.Is(err, transport.ErrHostKeyMismatch), errors.Is(err, transport.ErrHostKeyRevoked):
-		summary = "SSH Host Key Changed"
-		advice = "The node presented a different host key than known_hosts (or host_keys) records, so the connection was " +
-			"refused: this is what a man-in-the-middle looks like. If the node was reinstalled, verify its new key out of " +
-			"band and update known_hosts."
-	case errors.Is(err, transport.ErrUnknownHost):
-		summary = "SSH Host Key Unknown"
-		advice = "Add the node's key to known_hosts (ssh-keyscan, verified out of band) or pin it in ssh.host_keys."
-	case errors.Is(err, transport.ErrAuth), errors.Is(err, transport.ErrPassphraseMissing), errors.Is(err, transport.ErrBadPassphrase):
-		summary = "SSH Authentication Failed"
-		advice = "Check the user, private key, passphrase or ssh-agent in the ssh block."
-	case errors.Is(err, transport.ErrSudoPassword), errors.Is(err, transport.ErrSudoDenied):
-		summary = "Sudo Refused"
-		advice = "Grant the user passwordless sudo for the agent, or connect as root."
-	case errors.Is(err, transport.ErrSpecInvalid):
-		summary = "Agent Rejected The Spec"
-		advice = "The agent on the node refused the items; its message follows."
-	case errors.Is(err, transport.ErrConfig):
-		summary = "Invalid SSH Settings"
-		advice = "Fix the provider's or the resource's ssh block."
-	}
-	diags.AddError(summary, fmt.Sprintf("Host %s: %s\n\nOriginal Error: %v", host, advice, err))
-}
-
 func (m *nodeConfigModel) items() map[string]attr.Value {
 	return map[string]attr.Value{
 		nodeconfig.AttrPackageFloors: m.PackageFloors, nodeconfig.AttrSysctl: m.Sysctl, nodeconfig.AttrTHP: m.THP,
@@ -911,33 +883,4 @@ func isItemField(attrName, name string) bool {
 	}
 	_, ok = nested[name]
 	return ok
-}
-
-func failedItems(res *protocol.Result) string {
-	if res == nil {
-		return ""
-	}
-	var out []string
-	for _, ir := range res.Items {
-		if ir.Error != "" {
-			out = append(out, ir.ID+": "+ir.Error)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-func driftMap(m map[string]string) types.Map {
-	elems := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-func backtickList(l []string) string {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = "`" + s + "`"
-	}
-	return strings.Join(q, ", ")
 }
