@@ -1,7 +1,7 @@
 package provider
 
 // Lab nodes for the node configuration tests: in-process SSH servers
-// (internal/labnode) running a fresh build of ./agent against fake node
+// (internal/lab/labnode) running a fresh build of ./agent against fake node
 // roots, and a provider factory that makes a new provider per terraform
 // command, as a real run starts a new plugin process.
 
