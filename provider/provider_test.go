@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // protoV6ProviderFactories serves the provider in-process to the real terraform CLI.
@@ -47,7 +48,7 @@ func terraformCLI(tb testing.TB) string {
 	}
 	p, err := exec.LookPath("terraform")
 	if err != nil {
-		tb.Skip("no terraform CLI: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
+		testenv.Missing(tb, "no terraform CLI: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
 	}
 	return p
 }

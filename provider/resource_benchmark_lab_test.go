@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // benchTF adds the R1 validation runs to the R1 example: fio (for real in
@@ -83,9 +83,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	}
 	// Parallel: a lab of its own, the provider served with its own env.
 	t.Parallel()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
+	testenv.NeedTool(t, "fio", "fio") // the lab's fio is the real fio
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -291,9 +289,7 @@ func findResource(st *tfjson.State, addr string) *tfjson.StateResource {
 // TestBenchmarkUnmountedDirectory: a directory on the clients' root file
 // system fails the apply before anything runs.
 func TestBenchmarkUnmountedDirectory(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
+	testenv.NeedTool(t, "fio", "fio")
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
@@ -327,9 +323,7 @@ resource "hpcstorage_benchmark" "b" {
 // anything is built on it); once the device carries a file system the
 // benchmark is refused at plan, before anything runs.
 func TestBenchmarkRawDrive(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
+	testenv.NeedTool(t, "fio", "fio")
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
@@ -397,9 +391,7 @@ resource "hpcstorage_benchmark" "raw" {
 // stops the run before fio runs again; a mount other than BeeGFS (a
 // tmpfs) is refused at plan.
 func TestBenchmarkRemount(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
+	testenv.NeedTool(t, "fio", "fio")
 	needAgent(t)
 	dir := t.TempDir()
 	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})

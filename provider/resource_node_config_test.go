@@ -56,6 +56,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -76,6 +77,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// resource.Test skips every acceptance test without TF_ACC: under CI
+	// that would pass an empty run, so it fails instead.
+	if testenv.CI() && os.Getenv("TF_ACC") == "" {
+		fmt.Fprintln(os.Stderr, "CI=true but TF_ACC is not set: the acceptance tests would all skip (make test sets it)")
+		os.Exit(1)
+	}
 	code := m.Run()
 	sshPools.Range(func(_, v any) bool { v.(*transport.Pool).Close(); return true })
 	if agentDir != "" {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 func sample(t *testing.T, name string) []byte {
@@ -25,9 +27,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a)
 // TestFioReal runs the real fio (tiny files in a temp dir) with the argv
 // Steps builds and parses what it printed.
 func TestFioReal(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (apt-get install fio)")
-	}
+	testenv.NeedTool(t, "fio", "fio")
 	dir := t.TempDir()
 	p := Params{Tool: Fio, Phases: []string{RandRead, Write, Read, RandWrite}, Threads: []int{2}, BlockSize: 4 << 10,
 		FileSize: 4 << 20, IODepth: 4, Direct: true, Repeat: 1}
