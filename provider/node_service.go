@@ -445,10 +445,11 @@ func (r *nodeService[M, P]) Configure(_ context.Context, req resource.ConfigureR
 	}
 }
 
-// invalidSetting reports a renderer's validation error on at; kind names
-// the product ("BeeGFS").
+// invalidSetting reports a renderer's validation errors on the attributes
+// they are located at (internal/located), else on at; kind names the
+// product ("BeeGFS").
 func invalidSetting(diags *diag.Diagnostics, kind string, at path.Path, err error) {
-	addError(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
+	addLocated(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
 }
 
 // renderItems renders m's items and, from rec (m's value as a request

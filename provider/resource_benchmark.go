@@ -519,31 +519,10 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 		p.Devices = listStrings(m.Devices)
 	}
 	if err := p.Validate(0); err != nil {
-		addError(diags, benchmarkErrorPath(err), "Invalid Benchmark Parameter", "Fix the value in the configuration.", err)
+		addLocated(diags, path.Empty(), "Invalid Benchmark Parameter", "Fix the value in the configuration.", err)
 		return p, nil, false
 	}
 	return p, exp, true
-}
-
-// benchmarkErrorPath maps "threads[1]: ..." to its attribute.
-func benchmarkErrorPath(err error) path.Path {
-	msg := strings.TrimPrefix(err.Error(), benchmark.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ":")
-	name, idx, hasIdx := field, 0, false
-	if i := strings.Index(field, "["); i > 0 {
-		if _, err := fmt.Sscanf(field[i:], "[%d]", &idx); err == nil {
-			name, hasIdx = field[:i], true
-		}
-	}
-	switch name {
-	case "tool", "phases", "threads", "block_size_bytes", "file_size_bytes", "iodepth", "files", "files_per_directory",
-		"file_bytes", "runtime", "repeat", "extra_args", "devices", "remount":
-		if hasIdx {
-			return path.Root(name).AtListIndex(idx)
-		}
-		return path.Root(name)
-	}
-	return path.Empty()
 }
 
 func listStrings(l types.List) []string {
@@ -705,7 +684,7 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 		return nil, false
 	}
 	if err := p.Validate(cpus * 4); err != nil {
-		addError(diags, benchmarkErrorPath(err), "Too Many Benchmark Threads", fmt.Sprintf("The %d clients have %d CPUs in "+
+		addLocated(diags, path.Root("threads"), "Too Many Benchmark Threads", fmt.Sprintf("The %d clients have %d CPUs in "+
 			"all (from their facts); lower the thread counts or add clients.", len(run.clients), cpus), err)
 		return nil, false
 	}

@@ -331,7 +331,15 @@ func TestR2NodesBadInput(t *testing.T) {
   segment_size_bytes = 524288
   data_drives        = 6
   create             = true
-}`, nfs2), `(?s)segment_size_bytes.*LVM stripes must be a power of two`},
+}`, nfs2), `(?s)Attribute segment_size_bytes:.*LVM stripes must be a power of two`},
+		{"bad logical volume name", fmt.Sprintf(`resource "hpcstorage_ha_lvm" "x" {
+  host               = %q
+  volume_group       = "vg_nfs"
+  logical_volume     = "-lv"
+  devices            = ["/dev/mapper/nfs_vol1", "/dev/mapper/a b"]
+  segment_size_bytes = 524288
+  data_drives        = 8
+}`, nfs2), `(?s)Attribute logical_volume:.*"-lv": want an LVM name.*Attribute devices\[1\]:.*"/dev/mapper/a b": want a device path`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{

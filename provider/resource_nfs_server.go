@@ -141,7 +141,7 @@ func (m *nfsServerModel) items(secretInput) ([]protocol.Item, path.Path, error) 
 	s := nfsd.Server{Threads: intOr(m.Threads, nfsd.DefaultThreads), IdmapDomain: m.IdmapDomain.ValueString()}
 	items, err := s.Items()
 	if err != nil {
-		return nil, invalidPath(err, nfsd.ErrInvalid, "threads", "idmap_domain"), err
+		return nil, path.Root("threads"), err // located at its attribute
 	}
 	if m.floors() {
 		items = append(nfsd.FloorItems(), items...)
@@ -169,17 +169,3 @@ func (m *nfsServerModel) itemPath(i int, _ string) path.Path {
 
 // fill leaves running_threads to readThreads: only the node knows it.
 func (m *nfsServerModel) fill() {}
-
-// invalidPath is the attribute a renderer's validation error names: the
-// text after the package's invalid sentinel starts with the field, which
-// is the attribute of the same name (else the first one given).
-func invalidPath(err, invalid error, attrs ...string) path.Path {
-	msg := strings.TrimPrefix(err.Error(), invalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ":")
-	for _, a := range attrs {
-		if field == a {
-			return path.Root(a)
-		}
-	}
-	return path.Root(attrs[0])
-}

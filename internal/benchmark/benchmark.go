@@ -13,8 +13,8 @@ import (
 	"strconv"
 )
 
-// ErrInvalid wraps every parameter error; the message starts with the
-// parameter's name.
+// ErrInvalid wraps every parameter error; each is located
+// (internal/located) at the parameter's attribute.
 var ErrInvalid = errors.New("invalid benchmark parameter")
 
 // ErrParse wraps every output the parsers cannot read.
