@@ -15,7 +15,6 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -36,6 +35,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
@@ -670,25 +670,46 @@ func authkeyFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnosti
 }
 
 // invalidCluster reports each of the renderer's errors on its attribute.
+// The renderer locates them in the Cluster's terms, which are the
+// resource's but for two: its nodes[i] and fence_devices[i] are elements
+// of the nodes map (a fence device under its node's fence).
 func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
+	all := located.All(err)
+	if len(all) == 0 {
+		addError(diags, path.Empty(), "Invalid Cluster Setting", "Fix the value in the configuration.", err)
+		return
 	}
-	for _, e := range errs {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			h.invalidCluster(diags, errors.Join(j.Unwrap()...))
-			continue
-		}
-		at := h.errorPath(e)
-		var re *pacemaker.RuleError
-		if errors.As(e, &re) {
-			at = attrPath(re.Attr)
-		}
-		addError(diags, at, "Invalid Cluster Setting", "Fix the value in the configuration.", e)
+	mapped := make([]error, len(all))
+	for i, le := range all {
+		mapped[i] = &located.Error{Path: h.attrOf(le.Path), Err: le.Err, Warning: le.Warning}
 	}
+	addLocated(diags, path.Empty(), "Invalid Cluster Setting", "Fix the value in the configuration.", errors.Join(mapped...))
+}
+
+// attrOf maps a location in the Cluster to the resource's attribute; a
+// location the schema does not have is the resource as a whole.
+func (h haCluster) attrOf(p located.Path) located.Path {
+	if len(p) == 0 {
+		return nil
+	}
+	switch kind := p[0].Name; kind {
+	case "nodes", "fence_devices":
+		if len(p) >= 2 && p[1].IsKey() {
+			return p // the rules already name the node
+		}
+		if len(p) < 2 || p[1].Name != "" || p[1].Index >= len(h.names) {
+			return located.At("nodes")
+		}
+		at := located.At("nodes").Key(h.fenceNode(kind, p[1].Index))
+		if kind == "fence_devices" {
+			at = at.Name("fence")
+		}
+		return append(at, p[2:]...)
+	case "name", "two_node", "transport", "pacemaker_version", "networks", "properties", "resource_defaults", "groups",
+		"primitives", "locations", "colocations", "orders", "authkey":
+		return p
+	}
+	return nil
 }
 
 // fenceSystems reads the host name each fence device's system reports on
@@ -729,51 +750,6 @@ func (h haCluster) brokenRules(diags *diag.Diagnostics) {
 	if errs := h.c.Rules(h.c.Fences); len(errs) > 0 {
 		h.invalidCluster(diags, errors.Join(errs...))
 	}
-}
-
-var reField = regexp.MustCompile(`^([a-z_]+)(?:\[(\d+)\])?$`)
-
-// errorPath maps the renderer's field ("groups[0].members[2].ops[1]",
-// "fence_devices[1]", "nodes[0]") to the attribute.
-func (h haCluster) errorPath(err error) path.Path {
-	msg := strings.TrimPrefix(err.Error(), pacemaker.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ": ")
-	p := path.Empty()
-	for i, seg := range strings.Split(field, ".") {
-		mm := reField.FindStringSubmatch(seg)
-		if mm == nil {
-			return p
-		}
-		idx := -1
-		if mm[2] != "" {
-			idx, _ = strconv.Atoi(mm[2])
-		}
-		name := mm[1]
-		if i == 0 {
-			switch name {
-			case "nodes", "fence_devices":
-				p = path.Root("nodes")
-				if idx >= 0 && idx < len(h.names) {
-					p = p.AtMapKey(h.fenceNode(name, idx))
-					if name == "fence_devices" {
-						p = p.AtName("fence")
-					}
-				}
-				continue
-			case "name", "two_node", "transport", "pacemaker_version", "networks", "properties", "resource_defaults", "groups", "primitives",
-				"locations", "colocations", "orders", "authkey":
-				p = path.Root(name)
-			default:
-				return path.Empty()
-			}
-		} else {
-			p = p.AtName(name)
-		}
-		if idx >= 0 {
-			p = p.AtListIndex(idx)
-		}
-	}
-	return p
 }
 
 // fenceNode is the node of nodes[i] or fence_devices[i].
@@ -1087,8 +1063,11 @@ func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h ha
 		diags.AddError("Cluster Configuration Unreadable", err.Error())
 		return false
 	} else if err := pacemaker.CheckRunning(h.c.Version, dc); err != nil {
-		addError(diags, path.Root("pacemaker_version"), "Pacemaker Version Mismatch", strings.TrimPrefix(err.Error(),
-			pacemaker.ErrInvalid.Error()+": pacemaker_version: ")+". Nothing was changed in the CIB.", nil)
+		at := path.Root("pacemaker_version")
+		if le, ok := located.Find(err); ok {
+			at, err = locatedPath(le.Path), le.Err
+		}
+		addError(diags, at, "Pacemaker Version Mismatch", err.Error()+". Nothing was changed in the CIB.", nil)
 		return false
 	}
 	d, err := pacemaker.ConfigDiff(live, want)

@@ -339,6 +339,7 @@ func TestR2NodesBadInput(t *testing.T) {
   devices            = ["/dev/mapper/nfs_vol1", "/dev/mapper/a b"]
   segment_size_bytes = 524288
   data_drives        = 8
+  create             = false
 }`, nfs2), `(?s)Attribute logical_volume:.*"-lv": want an LVM name.*Attribute devices\[1\]:.*"/dev/mapper/a b": want a device path`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
