@@ -14,6 +14,11 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
+// errReported stands for a failure a runner adapter (pacemaker.Runner,
+// benchmark.Clients) already reported as a diagnostic, so the sequence's
+// caller does not report it twice.
+var errReported = errors.New("already reported")
+
 // addNodeError explains a transport failure, naming the host.
 func addNodeError(diags *diag.Diagnostics, host string, err error) {
 	summary, advice := "Node Unreachable", "Check that the host is up and reachable over SSH from where Terraform runs, and the ssh settings."

@@ -15,6 +15,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -43,6 +44,9 @@ type nodeRun struct {
 	// at maps a failed item (index, agent message) to the attribute it
 	// comes from.
 	at func(i int, msg string) path.Path
+	// timeout, when set, bounds each agent run instead of the provider's
+	// run_timeout (a benchmark's long commands).
+	timeout time.Duration
 }
 
 // exec sends items to the node. Item failures are returned in the result;
@@ -66,7 +70,11 @@ func (b nodeRun) execDiff(ctx context.Context, items []protocol.Item, check, dif
 		diags.AddError("Internal Error", "Encoding the agent spec: "+err.Error())
 		return nil, false
 	}
-	resp, err := b.nodes.pool.Apply(ctx, b.nodes.options(b.host, b.ssh, diags), transport.Request{Spec: spec, Check: check, Diff: diff})
+	opts := b.nodes.options(b.host, b.ssh, diags)
+	if b.timeout > 0 {
+		opts.RunTimeout = b.timeout
+	}
+	resp, err := b.nodes.pool.Apply(ctx, opts, transport.Request{Spec: spec, Check: check, Diff: diff})
 	res, err := agentResult(b.host, resp, err, diags)
 	if err != nil {
 		return nil, false

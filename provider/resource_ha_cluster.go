@@ -1033,8 +1033,6 @@ type haRunner struct {
 	diags *diag.Diagnostics
 }
 
-var errReported = errors.New("already reported")
-
 func (a haRunner) Run(ctx context.Context, owner string, items []protocol.Item, check bool) (*protocol.Result, error) {
 	res, ok := a.r.run(a.m, a.h, a.node, owner).exec(ctx, items, check, a.diags)
 	if !ok {
