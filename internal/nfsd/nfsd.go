@@ -18,7 +18,6 @@ import (
 
 // ErrInvalid is wrapped by every validation error, each located
 // (internal/located) at the attribute it is about.
-// starts with the field at fault.
 var ErrInvalid = errors.New("invalid NFS server setting")
 
 // Files and units.

@@ -31,8 +31,10 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it
-// starts with the field at fault ("fence_devices[1]", "groups[0].members[2]").
+// ErrInvalid is every validation error (errors.Is); each is located
+// (internal/located) at the field at fault in the Cluster's terms
+// (fence_devices[1], groups[0].members[2]) or, for the rules, the
+// resource's (nodes["nfs2"].addrs[0]).
 var ErrInvalid = errors.New("invalid cluster")
 
 // Node is a cluster member: its name (uname, as corosync and fencing know
