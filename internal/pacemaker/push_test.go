@@ -1,12 +1,10 @@
 package pacemaker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -42,7 +40,9 @@ func newFileNode(t *testing.T, cib string) *fileNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fileNode{root: root, tools: fileTools{dir: dir, cib: cib}}
+	t.Setenv("CIB_file", cib)
+	t.Setenv("PATH", "/usr/sbin:/sbin:"+os.Getenv("PATH"))
+	return &fileNode{root: root, tools: fileTools{dir: dir}}
 }
 
 func (n *fileNode) Run(ctx context.Context, owner string, items []protocol.Item, check bool) (*protocol.Result, error) {
@@ -52,42 +52,25 @@ func (n *fileNode) Run(ctx context.Context, owner string, items []protocol.Item,
 	return &res, err
 }
 
-// fileTools runs the node's commands on this machine (runner.Runner).
-type fileTools struct{ dir, cib string }
+// fileTools runs the node's commands on this machine (runner.Exec, with
+// CIB_file in the test's environment) with the node's state paths moved
+// into the root.
+type fileTools struct{ dir string }
 
-func (f fileTools) cmd(ctx context.Context, argv []string) *exec.Cmd {
-	moved := make([]string, len(argv))
+func (f fileTools) moved(argv []string) []string {
+	out := make([]string, len(argv))
 	for i, a := range argv {
-		moved[i] = strings.ReplaceAll(a, "/var/lib/hpcstorage/", f.dir+"/var/lib/hpcstorage/")
+		out[i] = strings.ReplaceAll(a, "/var/lib/hpcstorage/", f.dir+"/var/lib/hpcstorage/")
 	}
-	cmd := exec.CommandContext(ctx, moved[0], moved[1:]...)
-	cmd.Env = append(os.Environ(), "CIB_file="+f.cib, "LC_ALL=C", "PATH=/usr/sbin:/usr/bin:/sbin:/bin")
-	return cmd
+	return out
 }
 
 func (f fileTools) Run(ctx context.Context, argv ...string) error {
-	var out bytes.Buffer
-	cmd := f.cmd(ctx, argv)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%w: %s: %v: %s", runner.ErrCommand, runner.Quote(argv), err, out.String())
-	}
-	return nil
+	return runner.Exec{}.Run(ctx, f.moved(argv)...)
 }
 
 func (f fileTools) Query(ctx context.Context, argv ...string) (string, int, error) {
-	var out, errb bytes.Buffer
-	cmd := f.cmd(ctx, argv)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return out.String(), ee.ExitCode(), nil
-	}
-	if err != nil {
-		return "", -1, err
-	}
-	return out.String(), 0, nil
+	return runner.Exec{}.Query(ctx, f.moved(argv)...)
 }
 
 // TestPushOnFileCIB: Push on a started R2 CIB with pacemaker's tools. The
