@@ -803,16 +803,7 @@ func sameSpec(a, b nodeconfig.Config) bool {
 }
 
 // locPath is the attribute an item came from.
-func locPath(l nodeconfig.Locator) path.Path {
-	p := path.Root(l.Attr)
-	switch {
-	case l.Key != "":
-		return p.AtMapKey(l.Key)
-	case l.Index >= 0:
-		return p.AtListIndex(l.Index)
-	}
-	return p
-}
+func locPath(l nodeconfig.Locator) path.Path { return locatedPath(l.Path()) }
 
 var reSpecPath = regexp.MustCompile(`^items\[(\d+)\]\.[a-z_]+(?:\.(.*))?$`)
 
