@@ -624,3 +624,16 @@ func loose(phrase string) string {
 	}
 	return strings.Join(words, `\s+`)
 }
+
+// upR1 starts the R1 lab with clients and nothing provisioned.
+func upR1(t *testing.T, clients int) *r1Lab {
+	t.Helper()
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: clients, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return &r1Lab{Lab: l, dir: dir}
+}

@@ -290,14 +290,7 @@ func findResource(st *tfjson.State, addr string) *tfjson.StateResource {
 // system fails the apply before anything runs.
 func TestBenchmarkUnmountedDirectory(t *testing.T) {
 	testenv.NeedTool(t, "fio", "fio")
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	r := upR1(t, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -324,19 +317,12 @@ resource "hpcstorage_benchmark" "b" {
 // benchmark is refused at plan, before anything runs.
 func TestBenchmarkRawDrive(t *testing.T) {
 	testenv.NeedTool(t, "fio", "fio")
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	r := upR1(t, 0)
 	var drives []string
 	for d := 0; d < 10; d++ {
 		drives = append(drives, fmt.Sprintf("0.%d", d))
 	}
-	wwn, err := l.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: "raw", RAID: "RAID6", Drives: drives, Volume: "raw",
+	wwn, err := r.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: "raw", RAID: "RAID6", Drives: drives, Volume: "raw",
 		SegmentBytes: 512 << 10, Hosts: []string{"stor1"}, LUN: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -392,14 +378,7 @@ resource "hpcstorage_benchmark" "raw" {
 // tmpfs) is refused at plan.
 func TestBenchmarkRemount(t *testing.T) {
 	testenv.NeedTool(t, "fio", "fio")
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	r := upR1(t, 1)
 	root := r.node("client01").Root
 	write := func(p, s string) {
 		t.Helper()

@@ -6,23 +6,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
 // TestBenchmarkPlanRefusals: bad parameters are refused while planning,
 // before any run: a block size of 0, an unknown preset (with the nearest
 // name), more threads than the clients' CPUs × 4 (from their facts).
 func TestBenchmarkPlanRefusals(t *testing.T) {
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 2, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	r := upR1(t, 2)
 	conf := func(body string) string {
 		return r.providerBlock() + fmt.Sprintf(`
 resource "hpcstorage_benchmark" "b" {
