@@ -2,9 +2,10 @@ package provider
 
 // The shell of every node service resource: a model renders its attributes
 // into agent items (a renderer package in internal/) for one owner on one
-// host, and this file runs them through the provider's SSH pool the way
-// hpcstorage_node_config does: read-only check first, apply, verify, and
-// roll back to the previous items when anything fails. A new node service
+// host, and this file runs them through the provider's SSH pool:
+// read-only check first, apply, verify, and roll back to the previous
+// items when anything fails (nodeRun, which hpcstorage_node_config, the HA
+// cluster and the benchmark use as well). A new node service
 // is a renderer plus a thin type file: its model, its schema and a
 // nodeService value naming them.
 
