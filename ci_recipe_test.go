@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 var (
@@ -39,7 +41,7 @@ func needAgentDist(t *testing.T) {
 	t.Helper()
 	for _, a := range []string{"amd64", "arm64"} {
 		if _, err := os.Stat("internal/agentbin/dist/hpcstorage-agent-linux-" + a); err != nil {
-			t.Skip("agent builds missing: run make agent-dist (make test does)")
+			testenv.Missing(t, "agent builds missing: run make agent-dist (make test does)")
 		}
 	}
 }
@@ -245,9 +247,7 @@ func TestCIRecipeBMCOnly(t *testing.T) {
 	if testing.Short() || runtime.GOOS != "linux" {
 		t.Skip("runs the R2 mock and terraform apply")
 	}
-	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("no jq")
-	}
+	testenv.NeedTool(t, "jq", "jq")
 	env := ciEnv(t)
 	repo := recipeDir(t)
 	out, err := runStep(t, repo, env, "./bmc-only/run.sh")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // These tests try the product the way a site does: the provider binary as
@@ -37,7 +39,7 @@ func terraformPath(t *testing.T) string {
 	if p, err := exec.LookPath("terraform"); err == nil {
 		return p
 	}
-	t.Skip("no terraform: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
+	testenv.Missing(t, "no terraform: set TF_ACC_TERRAFORM_PATH or put terraform on PATH (make test does)")
 	return ""
 }
 

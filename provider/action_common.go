@@ -46,7 +46,7 @@ func actionServersSchema(what string) schema.ListNestedAttribute {
 				Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The domain's name.",
 						Validators: []validator.String{stringvalidator.RegexMatches(pacemaker.ValidDomain, "must start with a letter; letters, digits, _ . - only, at most 63")}},
-					"kind": schema.StringAttribute{Required: true, MarkdownDescription: "What the domain is: " + enumDoc(day2.Kinds) + ".",
+					"kind": schema.StringAttribute{Required: true, MarkdownDescription: "What the domain is: " + backtickList(day2.Kinds) + ".",
 						Validators: []validator.String{stringvalidator.OneOf(day2.Kinds...)}},
 					"host":       schema.StringAttribute{Required: true, MarkdownDescription: "SSH host of the server's operating system."},
 					"node":       schema.StringAttribute{Required: true, MarkdownDescription: "The server's name in the cluster."},

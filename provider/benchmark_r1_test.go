@@ -21,6 +21,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // buildBenchProviders builds the provider (and the packages in more, each
@@ -78,7 +79,7 @@ func useDevProviders(b *testing.B, dir, bin string) {
 func BenchmarkR1Module(b *testing.B) {
 	tfPath := terraformCLI(b)
 	if _, _, err := agentbin.For(runtime.GOARCH); err != nil {
-		b.Skipf("the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
+		testenv.Missing(b, "the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
 	}
 	ctx := context.Background()
 	dir := b.TempDir()

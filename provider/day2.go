@@ -66,7 +66,7 @@ func failureDomainSchema() schema.SingleNestedAttribute {
 			},
 			"kind": schema.StringAttribute{
 				Required: true,
-				MarkdownDescription: "What the domain is: " + enumDoc(day2.Kinds) + ": a pacemaker/corosync cluster (standby), " +
+				MarkdownDescription: "What the domain is: " + backtickList(day2.Kinds) + ": a pacemaker/corosync cluster (standby), " +
 					"a Storage Scale cluster (mmshutdown, quorum and NSD servers kept), Ceph OSD hosts (noout, PGs clean) or " +
 					"BeeGFS buddy-mirrored servers (groups Good before and after).",
 				Validators: []validator.String{stringvalidator.OneOf(day2.Kinds...)},

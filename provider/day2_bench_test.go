@@ -13,6 +13,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // BenchmarkR2RollingChange measures the R2 rolling BIOS change against its
@@ -24,7 +25,7 @@ import (
 func BenchmarkR2RollingChange(b *testing.B) {
 	tfPath := terraformCLI(b)
 	if _, _, err := agentbin.For(runtime.GOARCH); err != nil {
-		b.Skipf("the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
+		testenv.Missing(b, "the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
 	}
 	ctx := context.Background()
 	dir := b.TempDir()

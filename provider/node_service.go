@@ -2,9 +2,10 @@ package provider
 
 // The shell of every node service resource: a model renders its attributes
 // into agent items (a renderer package in internal/) for one owner on one
-// host, and this file runs them through the provider's SSH pool the way
-// hpcstorage_node_config does: read-only check first, apply, verify, and
-// roll back to the previous items when anything fails. A new node service
+// host, and this file runs them through the provider's SSH pool:
+// read-only check first, apply, verify, and roll back to the previous
+// items when anything fails (nodeRun, which hpcstorage_node_config, the HA
+// cluster and the benchmark use as well). A new node service
 // is a renderer plus a thin type file: its model, its schema and a
 // nodeService value naming them.
 
@@ -15,6 +16,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -43,6 +45,9 @@ type nodeRun struct {
 	// at maps a failed item (index, agent message) to the attribute it
 	// comes from.
 	at func(i int, msg string) path.Path
+	// timeout, when set, bounds each agent run instead of the provider's
+	// run_timeout (a benchmark's long commands).
+	timeout time.Duration
 }
 
 // exec sends items to the node. Item failures are returned in the result;
@@ -66,7 +71,11 @@ func (b nodeRun) execDiff(ctx context.Context, items []protocol.Item, check, dif
 		diags.AddError("Internal Error", "Encoding the agent spec: "+err.Error())
 		return nil, false
 	}
-	resp, err := b.nodes.pool.Apply(ctx, b.nodes.options(b.host, b.ssh, diags), transport.Request{Spec: spec, Check: check, Diff: diff})
+	opts := b.nodes.options(b.host, b.ssh, diags)
+	if b.timeout > 0 {
+		opts.RunTimeout = b.timeout
+	}
+	resp, err := b.nodes.pool.Apply(ctx, opts, transport.Request{Spec: spec, Check: check, Diff: diff})
 	res, err := agentResult(b.host, resp, err, diags)
 	if err != nil {
 		return nil, false
@@ -450,10 +459,11 @@ func (r *nodeService[M, P]) Configure(_ context.Context, req resource.ConfigureR
 	}
 }
 
-// invalidSetting reports a renderer's validation error on at; kind names
-// the product ("BeeGFS").
+// invalidSetting reports a renderer's validation errors on the attributes
+// they are located at (internal/located), else on at; kind names the
+// product ("BeeGFS").
 func invalidSetting(diags *diag.Diagnostics, kind string, at path.Path, err error) {
-	addError(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
+	addLocated(diags, at, "Invalid "+kind+" Setting", "Fix the value in the configuration.", err)
 }
 
 // renderItems renders m's items and, from rec (m's value as a request

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +33,6 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/benchmark/report"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
 var (
@@ -519,31 +517,10 @@ func (m *benchmarkModel) resolve(diags *diag.Diagnostics) (benchmark.Params, map
 		p.Devices = listStrings(m.Devices)
 	}
 	if err := p.Validate(0); err != nil {
-		addError(diags, benchmarkErrorPath(err), "Invalid Benchmark Parameter", "Fix the value in the configuration.", err)
+		addLocated(diags, path.Empty(), "Invalid Benchmark Parameter", "Fix the value in the configuration.", err)
 		return p, nil, false
 	}
 	return p, exp, true
-}
-
-// benchmarkErrorPath maps "threads[1]: ..." to its attribute.
-func benchmarkErrorPath(err error) path.Path {
-	msg := strings.TrimPrefix(err.Error(), benchmark.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ":")
-	name, idx, hasIdx := field, 0, false
-	if i := strings.Index(field, "["); i > 0 {
-		if _, err := fmt.Sscanf(field[i:], "[%d]", &idx); err == nil {
-			name, hasIdx = field[:i], true
-		}
-	}
-	switch name {
-	case "tool", "phases", "threads", "block_size_bytes", "file_size_bytes", "iodepth", "files", "files_per_directory",
-		"file_bytes", "runtime", "repeat", "extra_args", "devices", "remount":
-		if hasIdx {
-			return path.Root(name).AtListIndex(idx)
-		}
-		return path.Root(name)
-	}
-	return path.Empty()
 }
 
 func listStrings(l types.List) []string {
@@ -633,18 +610,19 @@ func benchmarkTitle(settings types.Map) string {
 // benchmarkRun is a run ready to start: parameters, clients and what the
 // agent told about them.
 type benchmarkRun struct {
-	nodes    *nodeAccess
 	params   benchmark.Params
 	expected map[string]benchmark.Figure
 	title    string
 	dir      string
 	clients  []string
-	opts     []transport.Options
-	hosts    []string // host names as the clients know each other
+	runs     []nodeRun // one per client, through the shared node runner
+	hosts    []string  // host names as the clients know each other
 	// mounts holds each client's mount of dir (checked at apply), for
 	// remounting between phases.
 	mounts []protocol.MountEntry
 	mkdir  bool
+	// diags collects the node runner's reports while the sweep runs.
+	diags *diag.Diagnostics
 }
 
 // prepare resolves the parameters and reads every client's facts: the
@@ -660,7 +638,7 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 	if !ok {
 		return nil, false
 	}
-	run := &benchmarkRun{nodes: r.nodes, params: p, expected: exp, dir: filepath.Clean(m.Directory.ValueString()),
+	run := &benchmarkRun{params: p, expected: exp, dir: filepath.Clean(m.Directory.ValueString()),
 		clients: listStrings(m.Clients), title: benchmarkTitle(settingsOf(p, m.Preset.ValueString())),
 		mkdir: m.CreateDirectory.ValueBool()}
 	if len(p.Devices) > 0 {
@@ -672,26 +650,13 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 			timeout = d
 		}
 	}
-	facts := make([]*protocol.Facts, len(run.clients))
-	errs := make([]error, len(run.clients))
-	var wg sync.WaitGroup
-	for i, c := range run.clients {
-		o := r.nodes.options(c, m.SSH, diags)
-		o.RunTimeout = timeout
-		run.opts = append(run.opts, o)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fo := o
-			fo.RunTimeout = 0 // facts take the default
-			facts[i], errs[i] = r.nodes.pool.Facts(ctx, fo, "")
-		}()
+	for _, c := range run.clients {
+		run.runs = append(run.runs, nodeRun{nodes: r.nodes, host: c, ssh: m.SSH, owner: benchmarkOwner, timeout: timeout})
 	}
-	wg.Wait()
+	facts := run.facts(ctx, diags)
 	cpus := 0
-	for i, err := range errs {
-		if err != nil {
-			addNodeError(diags, run.clients[i], err)
+	for i := range run.clients {
+		if facts[i] == nil {
 			continue
 		}
 		cpus += facts[i].CPUs
@@ -705,7 +670,7 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 		return nil, false
 	}
 	if err := p.Validate(cpus * 4); err != nil {
-		addError(diags, benchmarkErrorPath(err), "Too Many Benchmark Threads", fmt.Sprintf("The %d clients have %d CPUs in "+
+		addLocated(diags, path.Root("threads"), "Too Many Benchmark Threads", fmt.Sprintf("The %d clients have %d CPUs in "+
 			"all (from their facts); lower the thread counts or add clients.", len(run.clients), cpus), err)
 		return nil, false
 	}
@@ -750,11 +715,16 @@ func (r *benchmarkResource) prepare(ctx context.Context, m *benchmarkModel, stri
 	if run.mkdir {
 		check = []string{"mkdir", "-p", run.dir}
 	}
-	for i, out := range run.all(ctx, func(int) []string { return check }, diags) {
-		if out.err != nil {
+	run.diags = diags
+	all := make([][]string, len(run.runs))
+	for i := range all {
+		all[i] = check
+	}
+	for i, out := range run.Run(ctx, all) {
+		if out.Err != nil && !errors.Is(out.Err, errReported) {
 			addError(diags, path.Root("directory"), "Benchmark Directory Missing", fmt.Sprintf("Client %s: %v Nothing was run; "+
 				"create the directory (hpcstorage_beegfs_stripe_pattern creates one with the paper's stripe pattern).",
-				run.clients[i], out.err), nil)
+				run.clients[i], out.Err), nil)
 		}
 	}
 	return run, !diags.HasError()
@@ -803,167 +773,134 @@ func mountFor(mounts []protocol.MountEntry, p string) *protocol.MountEntry {
 	return best
 }
 
-// clientOutput is one client's answer to one command.
-type clientOutput struct {
-	out string
-	err error
+// facts reads every client's facts at once (nil where it failed, which
+// diags reports).
+func (b *benchmarkRun) facts(ctx context.Context, diags *diag.Diagnostics) []*protocol.Facts {
+	out := make([]*protocol.Facts, len(b.runs))
+	ds := make([]diag.Diagnostics, len(b.runs))
+	var wg sync.WaitGroup
+	for i, run := range b.runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], _ = run.facts(ctx, &ds[i])
+		}()
+	}
+	wg.Wait()
+	for _, d := range ds {
+		diags.Append(d...)
+	}
+	return out
 }
 
-// all runs one read-only command per client (argv(i) nil: none there)
-// in parallel and returns each client's stdout (stderr folded in).
-func (b *benchmarkRun) all(ctx context.Context, argv func(i int) []string, diags *diag.Diagnostics) []clientOutput {
-	outs := make([]clientOutput, len(b.clients))
-	var targets []transport.Target
-	var idx []int
-	for i := range b.clients {
-		a := argv(i)
-		if a == nil {
+// Run is benchmark.Clients: one read-only command per client (nil: none
+// there), the clients at once; stderr is folded into stdout so a failing
+// tool's message reaches the error. A client the agent could not run on
+// is reported in diags and comes back as errReported.
+func (b *benchmarkRun) Run(ctx context.Context, argv [][]string) []benchmark.Output {
+	outs := make([]benchmark.Output, len(b.runs))
+	ds := make([]diag.Diagnostics, len(b.runs))
+	var wg sync.WaitGroup
+	for i, run := range b.runs {
+		if i >= len(argv) || argv[i] == nil {
 			continue
 		}
-		// stderr joins stdout so a failing tool's message reaches the error.
-		wrapped := append([]string{"sh", "-c", `exec "$@" 2>&1`, "sh"}, a...)
-		spec, err := json.Marshal(protocol.Spec{APIVersion: protocol.APIVersion, Owner: benchmarkOwner,
-			Items: []protocol.Item{{Command: &protocol.Command{Name: "benchmark", Argv: wrapped, ReadOnly: true}}}})
-		if err != nil {
-			outs[i].err = err
-			continue
-		}
-		targets = append(targets, transport.Target{Options: b.opts[i], Request: transport.Request{Spec: spec}})
-		idx = append(idx, i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wrapped := append([]string{"sh", "-c", `exec "$@" 2>&1`, "sh"}, argv[i]...)
+			item := protocol.Item{Command: &protocol.Command{Name: "benchmark", Argv: wrapped, ReadOnly: true}}
+			res, ok := run.execDiff(ctx, []protocol.Item{item}, false, false, &ds[i])
+			switch {
+			case !ok:
+				outs[i].Err = errReported
+			case len(res.Items) == 0:
+				outs[i].Err = errors.New("the agent printed no result")
+			default:
+				outs[i].Out = res.Items[0].Output
+				if res.Items[0].Error != "" {
+					outs[i].Err = errors.New(res.Items[0].Error)
+				}
+			}
+		}()
 	}
-	for k, o := range b.nodes.pool.ApplyAll(ctx, targets) {
-		i := idx[k]
-		var res *protocol.Result
-		if o.Response != nil {
-			res = o.Response.Result
-		}
-		switch {
-		case o.Err != nil && !(errors.Is(o.Err, transport.ErrItemFailed) && res != nil):
-			addNodeError(diags, b.clients[i], o.Err)
-			outs[i].err = o.Err
-		case res == nil || len(res.Items) == 0:
-			outs[i].err = fmt.Errorf("the agent printed no result")
-		case res.Items[0].Error != "":
-			outs[i].err = errors.New(res.Items[0].Error)
-			outs[i].out = res.Items[0].Output
-		default:
-			outs[i].out = res.Items[0].Output
-		}
+	wg.Wait()
+	for _, d := range ds {
+		b.diags.Append(d...)
 	}
 	return outs
 }
 
-// execute runs the sweep: for each thread count, each step (after
-// dropping the caches when asked), Repeat times for the tools without
-// their own iterations; the clients' measurements of a step add up.
-func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]benchmark.Point, []string, bool) {
-	p := b.params
-	var points []benchmark.Point
-	var commands []string
-	repeats := p.Repeat
-	if p.Tool == benchmark.IOR || p.Tool == benchmark.Mdtest {
-		repeats = 1 // their -i averages
+// Remount is benchmark.Clients: see remount.
+func (b *benchmarkRun) Remount(ctx context.Context) error {
+	if !b.remount(ctx, b.diags) {
+		return errReported
 	}
-	for _, threads := range p.Threads {
-		for _, step := range p.Steps(threads, b.dir, b.hosts) {
-			// Rounds: a client's k-th invocation runs beside the other
-			// clients' k-th (one per client, except raw devices: one per
-			// device, in turn).
-			var rounds []map[int][]string
-			seen := map[int]int{}
-			for _, inv := range step.Invocations {
-				k := seen[inv.Client]
-				seen[inv.Client]++
-				if k == len(rounds) {
-					rounds = append(rounds, map[int][]string{})
-				}
-				rounds[k][inv.Client] = inv.Argv
-				commands = append(commands, fmt.Sprintf("%s: %s", b.clients[inv.Client], shellQuote(inv.Argv)))
-			}
-			var runs [][]benchmark.Measurement
-			for rep := 0; rep < repeats; rep++ {
-				if p.Remount && !b.remount(ctx, diags) {
-					return nil, nil, false
-				}
-				if p.DropCaches {
-					for i, o := range b.all(ctx, func(int) []string { return benchmark.DropCaches() }, diags) {
-						if o.err != nil {
-							addError(diags, path.Root("drop_caches"), "Dropping Caches Failed", fmt.Sprintf("Client %s: %v",
-								b.clients[i], o.err), nil)
-						}
-					}
-					if diags.HasError() {
-						return nil, nil, false
-					}
-				}
-				var ms [][]benchmark.Measurement // per client and round
-				for _, round := range rounds {
-					for i, o := range b.all(ctx, func(i int) []string { return round[i] }, diags) {
-						if _, ran := round[i]; !ran {
-							continue
-						}
-						if o.err != nil {
-							diags.AddError("Benchmark Failed", fmt.Sprintf("Client %s, %s at %d threads: %v\n%s", b.clients[i],
-								strings.Join(step.Phases, "+"), threads, o.err, tailLines(o.out, 10)))
-							continue
-						}
-						got, err := benchmark.Parse(p.Tool, step.Phases, p.BlockSize, []byte(o.out))
-						if err != nil {
-							addError(diags, path.Empty(), "Benchmark Output Unreadable", fmt.Sprintf("Client %s, %s at %d threads.",
-								b.clients[i], strings.Join(step.Phases, "+"), threads), err)
-							continue
-						}
-						ms = append(ms, got)
-					}
-					if diags.HasError() {
-						return nil, nil, false
-					}
-				}
-				combined := make([]benchmark.Measurement, len(step.Phases))
-				for k := range step.Phases {
-					per := make([]benchmark.Measurement, 0, len(ms))
-					for _, c := range ms {
-						per = append(per, c[k])
-					}
-					// Clients running at once add up; devices taken in
-					// turn give a per-device mean.
-					if len(p.Devices) > 0 {
-						combined[k] = benchmark.PerDevice(per)
-					} else {
-						combined[k] = benchmark.Combine(per)
-					}
-				}
-				runs = append(runs, combined)
-			}
-			for k := range step.Phases {
-				points = append(points, benchmark.Point{Threads: threads, Measurement: meanOf(runs, k)})
-			}
+	return nil
+}
+
+// execute runs the sweep (benchmark.Run) on the clients and reports how
+// a failed one ended.
+func (b *benchmarkRun) execute(ctx context.Context, diags *diag.Diagnostics) ([]benchmark.Point, []string, bool) {
+	b.diags = diags
+	sweep, err := benchmark.Run(ctx, b.params, b.dir, b.clients, b.hosts, b)
+	for _, e := range joined(err) {
+		var ce *benchmark.ClientError
+		switch {
+		case errors.Is(e, errReported):
+		case !errors.As(e, &ce):
+			diags.AddError("Benchmark Failed", e.Error())
+		case ce.Stage == benchmark.StageDropCaches:
+			addError(diags, path.Root("drop_caches"), "Dropping Caches Failed", fmt.Sprintf("Client %s: %v", b.clients[ce.Client], ce.Err), nil)
+		case ce.Stage == benchmark.StageParse:
+			addError(diags, path.Empty(), "Benchmark Output Unreadable", fmt.Sprintf("Client %s, %s at %d threads.",
+				b.clients[ce.Client], strings.Join(ce.Phases, "+"), ce.Threads), ce.Err)
+		default:
+			diags.AddError("Benchmark Failed", fmt.Sprintf("Client %s, %s at %d threads: %v\n%s", b.clients[ce.Client],
+				strings.Join(ce.Phases, "+"), ce.Threads, ce.Err, tailLines(ce.Output, 10)))
 		}
 	}
-	return points, commands, true
+	if err != nil || diags.HasError() {
+		return nil, nil, false
+	}
+	return sweep.Points, sweep.Commands, true
+}
+
+// joined lists the errors of an errors.Join (err itself otherwise).
+func joined(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // remount unmounts and mounts each client's file system, then reads the
 // clients' facts to see the mount back before anything runs on it.
 func (b *benchmarkRun) remount(ctx context.Context, diags *diag.Diagnostics) bool {
 	for step := range 2 { // stop, then start
-		outs := b.all(ctx, func(i int) []string { return remountStep(b.mounts[i], step) }, diags)
-		for i, o := range outs {
-			if o.err != nil {
+		argv := make([][]string, len(b.mounts))
+		for i, m := range b.mounts {
+			argv[i] = remountStep(m, step)
+		}
+		for i, o := range b.Run(ctx, argv) {
+			if errors.Is(o.Err, errReported) {
+				continue
+			}
+			if o.Err != nil {
 				addError(diags, path.Root("remount"), "Remount Failed", fmt.Sprintf("Client %s, %s (%s): %v\n%s\nThe "+
 					"run stops here; the file system may be left unmounted on that client.", b.clients[i], b.mounts[i].Path,
-					strings.Join(remountStep(b.mounts[i], step), " "), o.err, tailLines(o.out, 10)), nil)
+					strings.Join(remountStep(b.mounts[i], step), " "), o.Err, tailLines(o.Out, 10)), nil)
 			}
 		}
 		if diags.HasError() {
 			return false
 		}
 	}
-	for i, o := range b.opts {
-		o.RunTimeout = 0
-		f, err := b.nodes.pool.Facts(ctx, o, "")
-		if err != nil {
-			addNodeError(diags, b.clients[i], err)
+	for i, f := range b.facts(ctx, diags) {
+		if f == nil {
 			continue
 		}
 		if mnt := mountFor(f.Mounts, b.dir); mnt == nil || mnt.Path != b.mounts[i].Path {
@@ -981,40 +918,12 @@ func remountStep(m protocol.MountEntry, step int) []string {
 	return c[step]
 }
 
-// meanOf averages phase k over the repeated runs.
-func meanOf(runs [][]benchmark.Measurement, k int) benchmark.Measurement {
-	var m benchmark.Measurement
-	n := float64(len(runs))
-	for _, r := range runs {
-		x := r[k]
-		m.Phase = x.Phase
-		m.BandwidthBps += x.BandwidthBps / n
-		m.IOPS += x.IOPS / n
-		m.OpsPerSec += x.OpsPerSec / n
-		m.MeanLatencyNs += x.MeanLatencyNs / n
-		m.P9999LatencyNs += x.P9999LatencyNs / n
-	}
-	return m
-}
-
 func tailLines(s string, n int) string {
 	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(l) > n {
 		l = l[len(l)-n:]
 	}
 	return strings.Join(l, "\n")
-}
-
-func shellQuote(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"$`\\|&;()<>*?[]{}!#~") {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
 
 // setResults stores the points, peaks, ratios and table.

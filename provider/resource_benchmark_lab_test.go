@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // benchTF adds the R1 validation runs to the R1 example: fio (for real in
@@ -83,9 +83,7 @@ func TestR1ModuleBenchmark(t *testing.T) {
 	}
 	// Parallel: a lab of its own, the provider served with its own env.
 	t.Parallel()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
+	testenv.NeedTool(t, "fio", "fio") // the lab's fio is the real fio
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
@@ -291,17 +289,8 @@ func findResource(st *tfjson.State, addr string) *tfjson.StateResource {
 // TestBenchmarkUnmountedDirectory: a directory on the clients' root file
 // system fails the apply before anything runs.
 func TestBenchmarkUnmountedDirectory(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	testenv.NeedTool(t, "fio", "fio")
+	r := upR1(t, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: protoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -327,22 +316,13 @@ resource "hpcstorage_benchmark" "b" {
 // anything is built on it); once the device carries a file system the
 // benchmark is refused at plan, before anything runs.
 func TestBenchmarkRawDrive(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	testenv.NeedTool(t, "fio", "fio")
+	r := upR1(t, 0)
 	var drives []string
 	for d := 0; d < 10; d++ {
 		drives = append(drives, fmt.Sprintf("0.%d", d))
 	}
-	wwn, err := l.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: "raw", RAID: "RAID6", Drives: drives, Volume: "raw",
+	wwn, err := r.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: "raw", RAID: "RAID6", Drives: drives, Volume: "raw",
 		SegmentBytes: 512 << 10, Hosts: []string{"stor1"}, LUN: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -397,17 +377,8 @@ resource "hpcstorage_benchmark" "raw" {
 // stops the run before fio runs again; a mount other than BeeGFS (a
 // tmpfs) is refused at plan.
 func TestBenchmarkRemount(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's fio is the real fio: apt-get install fio")
-	}
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: dir, Clients: 1, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r1Lab{Lab: l, dir: dir}
+	testenv.NeedTool(t, "fio", "fio")
+	r := upR1(t, 1)
 	root := r.node("client01").Root
 	write := func(p, s string) {
 		t.Helper()

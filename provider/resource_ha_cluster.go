@@ -15,7 +15,6 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -36,6 +35,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/redfish"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
@@ -670,25 +670,46 @@ func authkeyFrom(ctx context.Context, config tfsdk.Config, diags *diag.Diagnosti
 }
 
 // invalidCluster reports each of the renderer's errors on its attribute.
+// The renderer locates them in the Cluster's terms, which are the
+// resource's but for two: its nodes[i] and fence_devices[i] are elements
+// of the nodes map (a fence device under its node's fence).
 func (h haCluster) invalidCluster(diags *diag.Diagnostics, err error) {
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
+	all := located.All(err)
+	if len(all) == 0 {
+		addError(diags, path.Empty(), "Invalid Cluster Setting", "Fix the value in the configuration.", err)
+		return
 	}
-	for _, e := range errs {
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			h.invalidCluster(diags, errors.Join(j.Unwrap()...))
-			continue
-		}
-		at := h.errorPath(e)
-		var re *pacemaker.RuleError
-		if errors.As(e, &re) {
-			at = attrPath(re.Attr)
-		}
-		addError(diags, at, "Invalid Cluster Setting", "Fix the value in the configuration.", e)
+	mapped := make([]error, len(all))
+	for i, le := range all {
+		mapped[i] = &located.Error{Path: h.attrOf(le.Path), Err: le.Err, Warning: le.Warning}
 	}
+	addLocated(diags, path.Empty(), "Invalid Cluster Setting", "Fix the value in the configuration.", errors.Join(mapped...))
+}
+
+// attrOf maps a location in the Cluster to the resource's attribute; a
+// location the schema does not have is the resource as a whole.
+func (h haCluster) attrOf(p located.Path) located.Path {
+	if len(p) == 0 {
+		return nil
+	}
+	switch kind := p[0].Name; kind {
+	case "nodes", "fence_devices":
+		if len(p) >= 2 && p[1].IsKey() {
+			return p // the rules already name the node
+		}
+		if len(p) < 2 || p[1].Name != "" || p[1].Index >= len(h.names) {
+			return located.At("nodes")
+		}
+		at := located.At("nodes").Key(h.fenceNode(kind, p[1].Index))
+		if kind == "fence_devices" {
+			at = at.Name("fence")
+		}
+		return append(at, p[2:]...)
+	case "name", "two_node", "transport", "pacemaker_version", "networks", "properties", "resource_defaults", "groups",
+		"primitives", "locations", "colocations", "orders", "authkey":
+		return p
+	}
+	return nil
 }
 
 // fenceSystems reads the host name each fence device's system reports on
@@ -731,51 +752,6 @@ func (h haCluster) brokenRules(diags *diag.Diagnostics) {
 	}
 }
 
-var reField = regexp.MustCompile(`^([a-z_]+)(?:\[(\d+)\])?$`)
-
-// errorPath maps the renderer's field ("groups[0].members[2].ops[1]",
-// "fence_devices[1]", "nodes[0]") to the attribute.
-func (h haCluster) errorPath(err error) path.Path {
-	msg := strings.TrimPrefix(err.Error(), pacemaker.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ": ")
-	p := path.Empty()
-	for i, seg := range strings.Split(field, ".") {
-		mm := reField.FindStringSubmatch(seg)
-		if mm == nil {
-			return p
-		}
-		idx := -1
-		if mm[2] != "" {
-			idx, _ = strconv.Atoi(mm[2])
-		}
-		name := mm[1]
-		if i == 0 {
-			switch name {
-			case "nodes", "fence_devices":
-				p = path.Root("nodes")
-				if idx >= 0 && idx < len(h.names) {
-					p = p.AtMapKey(h.fenceNode(name, idx))
-					if name == "fence_devices" {
-						p = p.AtName("fence")
-					}
-				}
-				continue
-			case "name", "two_node", "transport", "pacemaker_version", "networks", "properties", "resource_defaults", "groups", "primitives",
-				"locations", "colocations", "orders", "authkey":
-				p = path.Root(name)
-			default:
-				return path.Empty()
-			}
-		} else {
-			p = p.AtName(name)
-		}
-		if idx >= 0 {
-			p = p.AtListIndex(idx)
-		}
-	}
-	return p
-}
-
 // fenceNode is the node of nodes[i] or fence_devices[i].
 func (h haCluster) fenceNode(kind string, i int) string {
 	if kind == "nodes" {
@@ -788,8 +764,7 @@ func (h haCluster) fenceNode(kind string, i int) string {
 }
 
 // owner of the node items; the push node's CIB documents have their own.
-func haOwner(cluster string) string    { return "ha-cluster-" + cluster }
-func haCIBOwner(cluster string) string { return "ha-cluster-" + cluster + "-cib" }
+func haOwner(cluster string) string { return "ha-cluster-" + cluster }
 
 func (r *haClusterResource) nodes() *nodeAccess {
 	if r.data == nil {
@@ -1047,83 +1022,52 @@ func (r *haClusterResource) apply(ctx context.Context, plan, prior *haClusterMod
 	plan.FencePasswordHash = types.StringValue(passwordsHash(pw))
 }
 
-// liveConfiguration reads the CIB's configuration on the push node.
-func (r *haClusterResource) liveConfiguration(ctx context.Context, m *haClusterModel, h haCluster, diags *diag.Diagnostics) ([]byte, bool) {
-	pn, _ := h.c.PushNode()
-	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
-	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryConfigurationItem()}, true, diags)
+// haRunner is pacemaker.Runner on one node of the cluster through the
+// node shell; a node it cannot reach is reported in diags at once and
+// comes back as errReported.
+type haRunner struct {
+	r     *haClusterResource
+	m     *haClusterModel
+	h     haCluster
+	node  string
+	diags *diag.Diagnostics
+}
+
+func (a haRunner) Run(ctx context.Context, owner string, items []protocol.Item, check bool) (*protocol.Result, error) {
+	res, ok := a.r.run(a.m, a.h, a.node, owner).exec(ctx, items, check, a.diags)
 	if !ok {
-		return nil, false
+		return nil, errReported
 	}
-	return configurationOf(run.host, pn.Name, res, diags)
+	return res, nil
 }
 
-// configurationOf takes the CIB configuration from the first result of a
-// query that starts with QueryConfigurationItem.
-func configurationOf(host, node string, res *protocol.Result, diags *diag.Diagnostics) ([]byte, bool) {
-	if len(res.Items) == 0 || res.Items[0].Error != "" || res.Items[0].Skipped {
-		diags.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): cibadmin --query failed: %s", host, node, failedItems(res)))
-		return nil, false
-	}
-	out := res.Items[0].Output
-	if len(out) >= protocol.MaxOutput {
-		diags.AddError("Cluster Configuration Too Large", fmt.Sprintf("Host %s: the CIB configuration is larger than the %d bytes "+
-			"the agent returns.", host, protocol.MaxOutput))
-		return nil, false
-	}
-	return []byte(out), true
-}
-
-// pushCIB patches the live configuration into want from the push node,
-// when they differ, and checks the result.
+// pushCIB runs pacemaker's push (read, version check, diff, patch, verify)
+// from the push node and reports how it ended.
 func (r *haClusterResource) pushCIB(ctx context.Context, m *haClusterModel, h haCluster, want []byte, diags *diag.Diagnostics) bool {
-	live, ok := r.liveConfiguration(ctx, m, h, diags)
-	if !ok {
-		return false
-	}
-	// The CIB follows the cluster's version: never push one rendered for
-	// another pacemaker than the one running.
-	if dc, err := pacemaker.RunningVersion(live); err != nil {
-		diags.AddError("Cluster Configuration Unreadable", err.Error())
-		return false
-	} else if err := pacemaker.CheckRunning(h.c.Version, dc); err != nil {
-		addError(diags, path.Root("pacemaker_version"), "Pacemaker Version Mismatch", strings.TrimPrefix(err.Error(),
-			pacemaker.ErrInvalid.Error()+": pacemaker_version: ")+". Nothing was changed in the CIB.", nil)
-		return false
-	}
-	d, err := pacemaker.ConfigDiff(live, want)
-	if err != nil {
-		diags.AddError("Cluster Configuration Unreadable", err.Error())
-		return false
-	}
-	if d == "" {
-		return true
-	}
-	orig, next, err := pacemaker.PatchDocuments(live, want)
-	if err != nil {
-		diags.AddError("Cluster Configuration Unreadable", err.Error())
-		return false
-	}
 	pn, _ := h.c.PushNode()
-	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name))
-	res, ok := run.exec(ctx, pacemaker.PushItems(h.c.Name, orig, next), false, diags)
-	if !ok {
-		return false
+	run := r.run(m, h, pn.Name, pacemaker.CIBOwner(h.c.Name))
+	_, err := h.c.Push(ctx, haRunner{r: r, m: m, h: h, node: pn.Name, diags: diags}, want)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, errReported):
+	case errors.Is(err, pacemaker.ErrInvalid): // the running pacemaker is not the one rendered for
+		at := path.Root("pacemaker_version")
+		if le, ok := located.Find(err); ok {
+			at, err = locatedPath(le.Path), le.Err
+		}
+		addError(diags, at, "Pacemaker Version Mismatch", err.Error()+". Nothing was changed in the CIB.", nil)
+	case errors.Is(err, pacemaker.ErrRefused):
+		diags.AddError("CIB Patch Refused", fmt.Sprintf("Host %s (node %s): %v\nNothing else was changed in the CIB; fix "+
+			"the cause and run terraform apply again.", run.host, pn.Name, err))
+	case errors.Is(err, pacemaker.ErrNotVerified):
+		diags.AddError("CIB Change Not Verified", fmt.Sprintf("Host %s: %v", run.host, err))
+	case errors.Is(err, pacemaker.ErrTooLarge):
+		diags.AddError("Cluster Configuration Too Large", fmt.Sprintf("Host %s: %v.", run.host, err))
+	default:
+		diags.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): %v", run.host, pn.Name, err))
 	}
-	if res.Failed {
-		diags.AddError("CIB Patch Refused", fmt.Sprintf("Host %s (node %s): the cluster refused the change: %s\nNothing else was "+
-			"changed in the CIB; fix the cause and run terraform apply again.", run.host, pn.Name, failedItems(res)))
-		return false
-	}
-	live, ok = r.liveConfiguration(ctx, m, h, diags)
-	if !ok {
-		return false
-	}
-	if d, err := pacemaker.ConfigDiff(live, want); err != nil || d != "" {
-		diags.AddError("CIB Change Not Verified", fmt.Sprintf("Host %s: after the patch the configuration still differs:\n%s%v", run.host, d, err))
-		return false
-	}
-	return true
+	return false
 }
 
 // placement reads where resources run; after an apply (settled) it first
@@ -1138,7 +1082,7 @@ func (r *haClusterResource) placement(ctx context.Context, m *haClusterModel, h 
 // warning) when the cluster did not answer.
 func (r *haClusterResource) status(ctx context.Context, m *haClusterModel, h haCluster, settled bool, diags *diag.Diagnostics) (map[string]string, pacemaker.Status, bool) {
 	pn, _ := h.c.PushNode()
-	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
+	run := r.run(m, h, pn.Name, pacemaker.QueryOwner(h.c.Name))
 	var quiet diag.Diagnostics
 	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryStatusItem(settled)}, true, &quiet)
 	if !ok || res.Failed || len(res.Items) != 1 {
@@ -1170,7 +1114,7 @@ func (r *haClusterResource) afterFailover(ctx context.Context, m *haClusterModel
 	_, failures := drift[driftFailedActions]
 	_, fenced := drift[driftFenceHistory]
 	pn, _ := h.c.PushNode()
-	run := r.run(m, h, pn.Name, haCIBOwner(h.c.Name)+"-cleanup")
+	run := r.run(m, h, pn.Name, pacemaker.CIBOwner(h.c.Name)+"-cleanup")
 	if items := pacemaker.CleanupItems(failures, fenced); len(items) > 0 {
 		res, ok := run.exec(ctx, items, false, diags)
 		if !ok {
@@ -1265,12 +1209,16 @@ func (r *haClusterResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	// The configuration and the status in one request to the push node.
 	pn, _ := h.c.PushNode()
-	run := r.run(&state, h, pn.Name, haCIBOwner(h.c.Name)+"-query")
+	run := r.run(&state, h, pn.Name, pacemaker.QueryOwner(h.c.Name))
 	var quiet diag.Diagnostics
 	res, ok := run.exec(ctx, []protocol.Item{pacemaker.QueryConfigurationItem(), pacemaker.QueryStatusItem(false)}, true, &quiet)
 	var live []byte
 	if ok {
-		live, ok = configurationOf(run.host, pn.Name, res, &quiet)
+		var err error
+		if live, err = pacemaker.ConfigurationOf(res); err != nil {
+			quiet.AddError("Cluster Configuration Unreadable", fmt.Sprintf("Host %s (node %s): %v", run.host, pn.Name, err))
+			ok = false
+		}
 	}
 	if !ok {
 		drift["cib"] = "error: " + diagText(quiet)
@@ -1344,7 +1292,7 @@ func (r *haClusterResource) Delete(ctx context.Context, req resource.DeleteReque
 		}
 	}
 	pn, _ := h.c.PushNode()
-	r.run(&state, h, pn.Name, haCIBOwner(h.c.Name)).remove(ctx, &resp.Diagnostics)
+	r.run(&state, h, pn.Name, pacemaker.CIBOwner(h.c.Name)).remove(ctx, &resp.Diagnostics)
 	for _, n := range h.byID() {
 		r.run(&state, h, n.Name, haOwner(h.c.Name)).remove(ctx, &resp.Diagnostics)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,6 +26,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/secret"
 )
@@ -592,5 +596,48 @@ resource "hpcstorage_ha_cluster" "c" {
 				Steps:                    []resource.TestStep{{Config: s.config, PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(s.want, " ", `\s+`))}},
 			})
 		})
+	}
+}
+
+// TestHAClusterErrorsOnTheirAttribute: the renderer's locations, in the
+// Cluster's terms, land on the resource's attributes: nodes[i] and
+// fence_devices[i] on the nodes map (a fence device under its node's
+// fence), the rules' node keys as they are, the rest unchanged, and what
+// the schema does not have on the resource.
+func TestHAClusterErrorsOnTheirAttribute(t *testing.T) {
+	h := haCluster{
+		c: pacemaker.Cluster{Nodes: []pacemaker.Node{{Name: "nfs2", ID: 2}, {Name: "nfs1", ID: 1}},
+			Fencing: []pacemaker.FenceDevice{{ID: "fence-nfs1", Node: "nfs1"}, {ID: "fence-nfs2", Node: "nfs2"}}},
+		names: []string{"nfs1", "nfs2"},
+	}
+	err := errors.Join(
+		located.Errorf(located.At("nodes").Index(0), "name"),
+		located.Errorf(located.At("fence_devices").Index(1).Name("params"), "ipport"),
+		located.Errorf(located.At("nodes").Key("nfs1").Name("addrs").Index(0), "ring"),
+		located.Errorf(located.At("groups").Index(0).Name("members").Index(2).Name("ops").Index(1), "op"),
+		located.Errorf(located.At("fence_devices"), "no fencing"),
+		located.Errorf(located.At("exports").Index(0), "not an attribute"),
+	)
+	var diags diag.Diagnostics
+	h.invalidCluster(&diags, err)
+	want := []path.Path{
+		path.Root("nodes").AtMapKey("nfs2"),
+		path.Root("nodes").AtMapKey("nfs2").AtName("fence").AtName("params"),
+		path.Root("nodes").AtMapKey("nfs1").AtName("addrs").AtListIndex(0),
+		path.Root("groups").AtListIndex(0).AtName("members").AtListIndex(2).AtName("ops").AtListIndex(1),
+		path.Root("nodes"),
+		path.Empty(),
+	}
+	if len(diags) != len(want) {
+		t.Fatalf("%d diagnostics, want %d: %v", len(diags), len(want), diags)
+	}
+	for i, d := range diags {
+		got := path.Empty()
+		if a, ok := d.(diag.DiagnosticWithPath); ok {
+			got = a.Path()
+		}
+		if !got.Equal(want[i]) || d.Summary() != "Invalid Cluster Setting" {
+			t.Errorf("diagnostic %d on %s (%s), want %s", i, got, d.Summary(), want[i])
+		}
 	}
 }

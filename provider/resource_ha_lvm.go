@@ -143,7 +143,7 @@ func (m *haLVMModel) floors() bool { return m.PackageFloors.IsNull() || m.Packag
 func (m *haLVMModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 	v := m.vg()
 	if err := v.Validate(); err != nil {
-		return nil, vgErrorPath(err), err
+		return nil, path.Root("volume_group"), err // located at its attribute
 	}
 	var items []protocol.Item
 	if m.floors() {
@@ -156,35 +156,17 @@ func (m *haLVMModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 		}
 		create, err := v.CreateItem()
 		if err != nil {
-			return nil, vgErrorPath(err), err
+			return nil, path.Root("volume_group"), err // located at its attribute
 		}
 		items = append(items, create)
 	}
 	return items, path.Empty(), nil
 }
 
-// vgErrorPath maps the renderer's fields to attributes.
-func vgErrorPath(err error) path.Path {
-	msg := strings.TrimPrefix(err.Error(), halvm.ErrInvalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ":")
-	var i int
-	switch {
-	case field == "logical_volume", field == "data_drives", field == "devices":
-		return path.Root(field)
-	case field == "segment_size":
-		return path.Root("segment_size_bytes")
-	case strings.HasPrefix(field, "devices["):
-		if _, err := fmt.Sscanf(field, "devices[%d]", &i); err == nil {
-			return path.Root("devices").AtListIndex(i)
-		}
-		return path.Root("devices")
-	}
-	return path.Root("volume_group")
-}
-
-// itemPath: the floor is the host's, a used device is for wipe, the rest
-// the volume group's.
-func (m *haLVMModel) itemPath(i int, msg string) path.Path {
+// itemPath: the floor and lvmlocal.conf are the host's; the probe that
+// refuses used devices (there without wipe) points at wipe; the creation
+// at the devices.
+func (m *haLVMModel) itemPath(i int, _ string) path.Path {
 	if m.floors() {
 		if i == 0 {
 			return path.Root("host")
@@ -194,7 +176,7 @@ func (m *haLVMModel) itemPath(i int, msg string) path.Path {
 	switch {
 	case i == 0:
 		return path.Root("host")
-	case strings.Contains(msg, "signature"):
+	case i == 1 && !m.Wipe.ValueBool():
 		return path.Root("wipe")
 	}
 	return path.Root("devices")

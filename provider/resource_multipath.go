@@ -1,9 +1,7 @@
 package provider
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -74,14 +72,7 @@ func (m *multipathModel) items(secretInput) ([]protocol.Item, path.Path, error) 
 	aliases := m.aliases()
 	items, err := multipath.Config{Devices: []multipath.Device{multipath.ME4}, Aliases: aliases}.Items()
 	if err != nil {
-		at := path.Root("volumes")
-		// "aliases[i]: ..." names a volume: point at its key.
-		msg := strings.TrimPrefix(err.Error(), multipath.ErrInvalid.Error()+": ")
-		var i int
-		if n, _ := fmt.Sscanf(msg, "aliases[%d]", &i); n == 1 && i >= 0 && i < len(aliases) {
-			at = at.AtMapKey(aliases[i].Name)
-		}
-		return nil, at, err
+		return nil, path.Root("volumes"), err // a volume's error is located at its key
 	}
 	return items, path.Empty(), nil
 }

@@ -15,65 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
-
-// r2Lab is the R2 design in the lab with the ME4084 carved as the paper
-// says: 8 RAID6 8+2 volumes with a 512 KiB segment, each mapped to both
-// NFS servers (and seen twice by each, through its two SAS cards).
-type r2Lab struct {
-	*r1Lab // the same lab helpers (node, read, providerBlock)
-	vols   map[string]string
-}
-
-func startR2Lab(t *testing.T) *r2Lab {
-	t.Helper()
-	needAgent(t)
-	dir := t.TempDir()
-	l, err := lab.Up(lab.Config{Design: "r2", Dir: dir, Simulator: simtest.Binary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	r := &r2Lab{r1Lab: &r1Lab{Lab: l, dir: dir}, vols: map[string]string{}}
-	for g := 0; g < 8; g++ {
-		var drives []string
-		for d := 0; d < 10; d++ {
-			drives = append(drives, fmt.Sprintf("0.%d", 10*g+d))
-		}
-		r.provision(t, g+1, "RAID6", drives, []string{"nfs1", "nfs2"}, "")
-	}
-	return r
-}
-
-// provision carves drives into volume nfs_vol<n> mapped to hosts; only
-// volumes mapped to both servers are R2's (vols).
-func (r *r2Lab) provision(t *testing.T, n int, raid string, drives, hosts []string, fstype string) string {
-	t.Helper()
-	alias := fmt.Sprintf("nfs_vol%d", n)
-	w, err := r.ProvisionVolume(lab.VolumeRequest{Array: "me4084-1", Pool: fmt.Sprintf("dg%02d", n), RAID: raid, Drives: drives,
-		Volume: alias, SegmentBytes: 512 << 10, Hosts: hosts, LUN: n, FSType: fstype})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if errs := r.Errors(); len(errs) > 0 {
-		t.Fatalf("cabling: %v", errs)
-	}
-	if len(hosts) == 2 {
-		r.vols[alias] = w
-	}
-	return w
-}
-
-func (r *r2Lab) hosts() string {
-	return fmt.Sprintf(`locals {
-  hosts = [%q, %q]
-  vols  = jsondecode(%q)
-}
-`, r.node("nfs1").Host, r.node("nfs2").Host, mustJSON(r.vols))
-}
 
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
@@ -105,16 +47,6 @@ resource "hpcstorage_nfs_server" "nfs" {
   idmap_domain = "hpc.example.com"
 }
 ` + extra
-}
-
-// sharedLVM is the lab's LVM metadata (the volumes' on-disk labels).
-func (r *r2Lab) sharedLVM(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(r.dir, lab.SharedDir, "lvm", "lvm.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestR2NodesEndToEnd applies R2's node side to the lab: an empty plan
@@ -331,7 +263,16 @@ func TestR2NodesBadInput(t *testing.T) {
   segment_size_bytes = 524288
   data_drives        = 6
   create             = true
-}`, nfs2), `(?s)segment_size_bytes.*LVM stripes must be a power of two`},
+}`, nfs2), `(?s)Attribute segment_size_bytes:.*LVM stripes must be a power of two`},
+		{"bad logical volume name", fmt.Sprintf(`resource "hpcstorage_ha_lvm" "x" {
+  host               = %q
+  volume_group       = "vg_nfs"
+  logical_volume     = "-lv"
+  devices            = ["/dev/mapper/nfs_vol1", "/dev/mapper/a b"]
+  segment_size_bytes = 524288
+  data_drives        = 8
+  create             = false
+}`, nfs2), `(?s)Attribute logical_volume:.*"-lv": want an LVM name.*Attribute devices\[1\]:.*"/dev/mapper/a b": want a device path`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{

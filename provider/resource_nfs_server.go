@@ -141,7 +141,7 @@ func (m *nfsServerModel) items(secretInput) ([]protocol.Item, path.Path, error) 
 	s := nfsd.Server{Threads: intOr(m.Threads, nfsd.DefaultThreads), IdmapDomain: m.IdmapDomain.ValueString()}
 	items, err := s.Items()
 	if err != nil {
-		return nil, invalidPath(err, nfsd.ErrInvalid, "threads", "idmap_domain"), err
+		return nil, path.Root("threads"), err // located at its attribute
 	}
 	if m.floors() {
 		items = append(nfsd.FloorItems(), items...)
@@ -173,17 +173,3 @@ func (m *nfsServerModel) fill() {}
 // startupItems: nfs-idmapd reads its domain only when the cluster starts
 // the NFS group (threads are set live, rpc.nfsd).
 func (m *nfsServerModel) startupItems() []string { return []string{"file:" + nfsd.IdmapdConf} }
-
-// invalidPath is the attribute a renderer's validation error names: the
-// text after the package's invalid sentinel starts with the field, which
-// is the attribute of the same name (else the first one given).
-func invalidPath(err, invalid error, attrs ...string) path.Path {
-	msg := strings.TrimPrefix(err.Error(), invalid.Error()+": ")
-	field, _, _ := strings.Cut(msg, ":")
-	for _, a := range attrs {
-		if field == a {
-			return path.Root(a)
-		}
-	}
-	return path.Root(attrs[0])
-}

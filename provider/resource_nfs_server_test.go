@@ -15,15 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// loose matches a phrase as Terraform prints it (wrapped at any space).
-func loose(phrase string) string {
-	words := strings.Fields(phrase)
-	for i, w := range words {
-		words[i] = regexp.QuoteMeta(w)
-	}
-	return strings.Join(words, `\s+`)
-}
-
 // TestR2PackageFloors: a node below one of the paper's floors fails the
 // plan naming the package, both versions and the reason, and nothing is
 // written to it.

@@ -28,7 +28,6 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
 var (
@@ -145,7 +144,8 @@ func (r *nodeConfigResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	imported := cfg.Empty() && state.Drift.IsNull()
-	res, ok := r.run(ctx, &state, cfg, true, nil, &resp.Diagnostics)
+	items, _ := cfg.Items()
+	res, ok := r.runner(&state, nil).exec(ctx, items, true, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -290,7 +290,7 @@ func (r *nodeConfigResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.run(ctx, &plan, cfg, true, locs, &resp.Diagnostics)
+	r.runner(&plan, locs).check(ctx, items, &resp.Diagnostics)
 }
 
 // ValidateConfig runs the agent's own spec validation on the typed items,
@@ -478,136 +478,34 @@ func (r *nodeConfigResource) config(m *nodeConfigModel, diags *diag.Diagnostics)
 	return cfg, true
 }
 
-// converge applies cfg, verifies it with a check and, if either fails,
-// applies rollback (the state before) so nothing is left half applied.
+// converge runs cfg through the node shell's loop (check, apply, verify,
+// and on failure put back rollback, the state before).
 func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, diags *diag.Diagnostics) bool {
-	_, locs := cfg.Items()
-	var applyDiags diag.Diagnostics
-	res, ok, applyErr := r.runErr(ctx, m, cfg, false, locs, &applyDiags)
-	if ok && res.Failed {
-		ok = false
+	items, locs := cfg.Items()
+	previous, _ := rollback.Items()
+	if !r.runner(m, locs).converge(ctx, items, previous, diags) {
+		return false
 	}
-	if ok {
-		check, cok := r.run(ctx, m, cfg, true, locs, &applyDiags)
-		if cok {
-			if _, drift := nodeconfig.Observe(cfg, check); len(drift) > 0 {
-				var lines []string
-				for id, d := range drift {
-					lines = append(lines, id+":\n"+d)
-				}
-				applyDiags.AddError("Change Not Verified", fmt.Sprintf("Host %s: after apply, a check still finds differences, "+
-					"so something on the node undoes them (tuned, another tool, a read-only value):\n%s",
-					m.Host.ValueString(), strings.Join(lines, "\n")))
-				ok = false
-			}
-		} else {
-			ok = false
-		}
-	}
-	if ok {
-		for _, ir := range res.Items {
-			for _, w := range ir.Warnings {
-				diags.AddWarning("Node Warning", fmt.Sprintf("Host %s, %s: %s", m.Host.ValueString(), ir.ID, w))
-			}
-		}
-		m.Drift = types.MapValueMust(types.StringType, map[string]attr.Value{})
-		m.ID = types.StringValue(m.Host.ValueString() + "/" + m.Owner.ValueString())
-		return true
-	}
-	diags.Append(applyDiags...)
-	// Nothing ran when the node could not be reached or the agent not
-	// started: there is nothing to roll back then.
-	var se *transport.StepError
-	notRun := res == nil && errors.As(applyErr, &se) && se.Step != transport.StepRun
-	if !notRun {
-		var rb diag.Diagnostics
-		if back, rok := r.run(ctx, m, rollback, false, nil, &rb); !rok || back.Failed {
-			diags.AddError("Rollback Failed", fmt.Sprintf("Host %s: the previous configuration of owner %q could not be "+
-				"restored either; the node may be half configured: %v %s", m.Host.ValueString(), m.Owner.ValueString(), rb, failedItems(back)))
-		} else {
-			diags.AddWarning("Rolled Back", fmt.Sprintf("Host %s: owner %q was put back as it was before this apply.",
-				m.Host.ValueString(), m.Owner.ValueString()))
-		}
-	}
-	return false
+	m.Drift = emptyDrift()
+	m.ID = types.StringValue(m.Host.ValueString() + "/" + m.Owner.ValueString())
+	return true
 }
 
-// run sends cfg to the node (check: read only, with diffs). Item failures
-// become attribute errors when locs is given; transport failures become
-// one error naming the host. ok is false when diags got an error.
-func (r *nodeConfigResource) run(ctx context.Context, m *nodeConfigModel, cfg nodeconfig.Config, check bool,
-	locs []nodeconfig.Locator, diags *diag.Diagnostics) (*protocol.Result, bool) {
-	res, ok, _ := r.runErr(ctx, m, cfg, check, locs, diags)
-	return res, ok
-}
-
-// runErr is run that also returns the transport error, if any.
-func (r *nodeConfigResource) runErr(ctx context.Context, m *nodeConfigModel, cfg nodeconfig.Config, check bool,
-	locs []nodeconfig.Locator, diags *diag.Diagnostics) (*protocol.Result, bool, error) {
-	if r.nodes == nil {
-		diags.AddError("Provider Not Configured", "The hpcstorage provider was not configured before use.")
-		return nil, false, nil
-	}
-	spec, _, err := cfg.SpecJSON(m.Owner.ValueString())
-	if err != nil {
-		diags.AddError("Internal Error", err.Error())
-		return nil, false, err
-	}
-	opts := r.nodes.options(m.Host.ValueString(), m.SSH, diags)
-	resp, err := r.nodes.pool.Apply(ctx, opts, transport.Request{Spec: spec, Check: check, Diff: true})
-	res, err := agentResult(m.Host.ValueString(), resp, err, diags)
-	if err != nil {
-		return res, false, err
-	}
-	if res != nil && res.Failed && locs != nil {
-		for i, ir := range res.Items {
-			if ir.Error == "" || ir.Skipped && strings.HasPrefix(ir.Error, "not ") {
-				continue
+// runner is the node shell's runner for m's owner on m's host; a failed
+// item is reported on the attribute element it came from (locs, in item
+// order), on its field when the agent's message starts with one.
+func (r *nodeConfigResource) runner(m *nodeConfigModel, locs []nodeconfig.Locator) nodeRun {
+	return nodeRun{nodes: r.nodes, host: m.Host.ValueString(), ssh: m.SSH, owner: m.Owner.ValueString(),
+		at: func(i int, msg string) path.Path {
+			if i >= len(locs) {
+				return path.Empty()
 			}
-			at := path.Empty()
-			if i < len(locs) {
-				at = locPath(locs[i])
-				if first, _, _ := strings.Cut(ir.Error, " "); isItemField(locs[i].Attr, first) {
-					at = at.AtName(first)
-				}
+			at := locPath(locs[i])
+			if first, _, _ := strings.Cut(msg, " "); isItemField(locs[i].Attr, first) {
+				at = at.AtName(first)
 			}
-			summary := "Node Refused Item"
-			if check {
-				summary = "Item Cannot Be Applied To This Node"
-			}
-			addError(diags, at, summary, fmt.Sprintf("Host %s, %s: %s", m.Host.ValueString(), ir.ID, ir.Error), nil)
-		}
-		return res, false, nil
-	}
-	return res, true, nil
-}
-
-// addNodeError explains a transport failure, naming the host.
-func addNodeError(diags *diag.Diagnostics, host string, err error) {
-	summary, advice := "Node Unreachable", "Check that the host is up and reachable over SSH from where Terraform runs, and the ssh settings."
-	switch {
-	case errors.Is(err, transport.ErrHostKeyMismatch), errors.Is(err, transport.ErrHostKeyRevoked):
-		summary = "SSH Host Key Changed"
-		advice = "The node presented a different host key than known_hosts (or host_keys) records, so the connection was " +
-			"refused: this is what a man-in-the-middle looks like. If the node was reinstalled, verify its new key out of " +
-			"band and update known_hosts."
-	case errors.Is(err, transport.ErrUnknownHost):
-		summary = "SSH Host Key Unknown"
-		advice = "Add the node's key to known_hosts (ssh-keyscan, verified out of band) or pin it in ssh.host_keys."
-	case errors.Is(err, transport.ErrAuth), errors.Is(err, transport.ErrPassphraseMissing), errors.Is(err, transport.ErrBadPassphrase):
-		summary = "SSH Authentication Failed"
-		advice = "Check the user, private key, passphrase or ssh-agent in the ssh block."
-	case errors.Is(err, transport.ErrSudoPassword), errors.Is(err, transport.ErrSudoDenied):
-		summary = "Sudo Refused"
-		advice = "Grant the user passwordless sudo for the agent, or connect as root."
-	case errors.Is(err, transport.ErrSpecInvalid):
-		summary = "Agent Rejected The Spec"
-		advice = "The agent on the node refused the items; its message follows."
-	case errors.Is(err, transport.ErrConfig):
-		summary = "Invalid SSH Settings"
-		advice = "Fix the provider's or the resource's ssh block."
-	}
-	diags.AddError(summary, fmt.Sprintf("Host %s: %s\n\nOriginal Error: %v", host, advice, err))
+			return at
+		}}
 }
 
 func (m *nodeConfigModel) items() map[string]attr.Value {
@@ -831,16 +729,7 @@ func sameSpec(a, b nodeconfig.Config) bool {
 }
 
 // locPath is the attribute an item came from.
-func locPath(l nodeconfig.Locator) path.Path {
-	p := path.Root(l.Attr)
-	switch {
-	case l.Key != "":
-		return p.AtMapKey(l.Key)
-	case l.Index >= 0:
-		return p.AtListIndex(l.Index)
-	}
-	return p
-}
+func locPath(l nodeconfig.Locator) path.Path { return locatedPath(l.Path()) }
 
 var reSpecPath = regexp.MustCompile(`^items\[(\d+)\]\.[a-z_]+(?:\.(.*))?$`)
 
@@ -911,33 +800,4 @@ func isItemField(attrName, name string) bool {
 	}
 	_, ok = nested[name]
 	return ok
-}
-
-func failedItems(res *protocol.Result) string {
-	if res == nil {
-		return ""
-	}
-	var out []string
-	for _, ir := range res.Items {
-		if ir.Error != "" {
-			out = append(out, ir.ID+": "+ir.Error)
-		}
-	}
-	return strings.Join(out, "; ")
-}
-
-func driftMap(m map[string]string) types.Map {
-	elems := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-func backtickList(l []string) string {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = "`" + s + "`"
-	}
-	return strings.Join(q, ", ")
 }

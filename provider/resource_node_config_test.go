@@ -1,47 +1,31 @@
 package provider
 
-// Lab nodes for the node configuration tests: in-process SSH servers
-// (internal/labnode) running a fresh build of ./agent against fake node
-// roots, and a provider factory that makes a new provider per terraform
-// command, as a real run starts a new plugin process.
+// hpcstorage_node_config on SSH lab nodes (the lab nodes and the served
+// provider are in harness_test.go).
 
 import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hashicorp/go-hclog"
-	"github.com/hashicorp/go-plugin"
 	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -52,244 +36,11 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab"
-	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/nodeconfig"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
-
-// nodeProviderFactories build a new provider (and so a new SSH pool) for
-// every terraform command.
-var nodeProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"hpcstorage": func() (tfprotov6.ProviderServer, error) {
-		return providerserver.NewProtocol6WithError(New("test")())()
-	},
-}
-
-var (
-	agentOnce sync.Once
-	agentDir  string
-	agentData []byte
-	agentSum  string
-	agentErr  error
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	sshPools.Range(func(_, v any) bool { v.(*transport.Pool).Close(); return true })
-	if agentDir != "" {
-		os.RemoveAll(agentDir)
-	}
-	os.Exit(code)
-}
-
-// needAgent builds ./agent once per test binary and makes the provider
-// ship it (the embedded builds may be absent in a plain go test).
-func needAgent(tb testing.TB) {
-	tb.Helper()
-	agentOnce.Do(func() {
-		agentDir, agentErr = os.MkdirTemp("", "provider-agent-")
-		if agentErr != nil {
-			return
-		}
-		bin := filepath.Join(agentDir, "hpcstorage-agent")
-		_, file, _, _ := runtime.Caller(0)
-		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./agent")
-		cmd.Dir = filepath.Join(filepath.Dir(file), "..")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			agentErr = fmt.Errorf("go build ./agent: %v\n%s", err, out)
-			return
-		}
-		agentData, agentErr = os.ReadFile(bin)
-		s := sha256.Sum256(agentData)
-		agentSum = hex.EncodeToString(s[:])
-		sshAgentSource = func(goarch string) ([]byte, string, error) {
-			if goarch != runtime.GOARCH {
-				return nil, "", fmt.Errorf("test agent is built for %s only, node wants %s", runtime.GOARCH, goarch)
-			}
-			return agentData, agentSum, nil
-		}
-	})
-	if agentErr != nil {
-		tb.Fatalf("agent: %v", agentErr)
-	}
-}
-
-// nodeLab is a running lab plus the files the provider block points at.
-type nodeLab struct {
-	*labnode.Lab
-	dir        string
-	keyFile    string
-	knownHosts string
-}
-
-// startNodeLab starts n storage nodes (4 ME4084-like HDD volumes each).
-func startNodeLab(tb testing.TB, n int) *nodeLab {
-	tb.Helper()
-	needAgent(tb)
-	dir := tb.TempDir()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	blk, err := ssh.MarshalPrivateKey(priv, "test")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(priv)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	l := &nodeLab{dir: dir, keyFile: filepath.Join(dir, "id_ed25519"), knownHosts: filepath.Join(dir, "known_hosts")}
-	if err := os.WriteFile(l.keyFile, pem.EncodeToMemory(blk), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	l.Lab, err = labnode.Start(labnode.Config{
-		Nodes:      n,
-		Dir:        filepath.Join(dir, "nodes"),
-		ClientKeys: []ssh.PublicKey{signer.PublicKey()},
-		Seed:       seedStorageNode(simtest.Binary(tb)),
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		l.Close()
-		for err := range l.Errors() {
-			tb.Errorf("lab: %v", err)
-		}
-	})
-	if err := l.WriteKnownHosts(l.knownHosts); err != nil {
-		tb.Fatal(err)
-	}
-	return l
-}
-
-// seedStorageNode lays out R1 storage servers with their array volumes and
-// the simulator program simBin.
-func seedStorageNode(simBin string) func(root string, i int) error {
-	return func(root string, i int) error {
-		host := fmt.Sprintf("stor%02d", i+1)
-		opts := fakenode.Options{Hostname: host, Disks: fakenode.ArrayVolumes(host, 4), Simulator: simBin}
-		if err := fakenode.SeedWith(root, fakenode.Storage, opts); err != nil {
-			return err
-		}
-		return addArpFilter(root)
-	}
-}
-
-// addArpFilter adds a key a real kernel has and the fake root does not yet.
-func addArpFilter(root string) error {
-	p := filepath.Join(root, "proc/sys/net/ipv4/conf/all/arp_filter")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(p, []byte("0\n"), 0o644)
-}
-
-// providerBlock configures the provider for the lab.
-func (l *nodeLab) providerBlock() string {
-	return fmt.Sprintf(`
-provider "hpcstorage" {
-  ssh = {
-    private_key_file  = %q
-    known_hosts_files = [%q]
-  }
-}
-`, l.keyFile, l.knownHosts)
-}
-
-// host is node i's host attribute.
-func (l *nodeLab) host(i int) string { return l.Nodes[i].Addr }
-
-func (l *nodeLab) read(tb testing.TB, i int, p string) string {
-	tb.Helper()
-	f, err := l.Nodes[i].HostFile(p)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b, err := os.ReadFile(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return strings.TrimSpace(string(b))
-}
-
-func (l *nodeLab) write(tb testing.TB, i int, p, content string) {
-	tb.Helper()
-	f, err := l.Nodes[i].HostFile(p)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-// treeHash hashes every path, mode, link target and content under node
-// i's root, except the agent's state folder (where it keeps originals and
-// its own binary).
-func (l *nodeLab) treeHash(tb testing.TB, i int) map[string]string {
-	tb.Helper()
-	root := l.Nodes[i].Root
-	out := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == protocol.StateDir {
-			return filepath.SkipDir
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		h := sha256.New()
-		fmt.Fprintf(h, "%v|", info.Mode())
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			t, _ := os.Readlink(p)
-			h.Write([]byte(t))
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			h.Write(b)
-		}
-		out[rel] = hex.EncodeToString(h.Sum(nil))
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
-// sameTree reports the paths that differ between two tree hashes.
-func sameTree(before, after map[string]string) error {
-	var diffs []string
-	for p, h := range before {
-		if a, ok := after[p]; !ok {
-			diffs = append(diffs, "removed "+p)
-		} else if a != h {
-			diffs = append(diffs, "changed "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			diffs = append(diffs, "added "+p)
-		}
-	}
-	if len(diffs) == 0 {
-		return nil
-	}
-	sort.Strings(diffs)
-	return fmt.Errorf("node root differs from before (%d paths): %s", len(diffs), strings.Join(diffs, ", "))
-}
 
 // r1Config applies the R1 storage-server profile to the first n lab nodes.
 func r1Config(l *nodeLab, n int) string {
@@ -661,13 +412,6 @@ func TestNodeConfigExample(t *testing.T) {
 	})
 }
 
-// nodeCheck is a state check that looks at the lab nodes instead.
-type nodeCheck func() error
-
-func (f nodeCheck) CheckState(_ context.Context, _ statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
-	resp.Error = f()
-}
-
 // BenchmarkNoopPlan50 measures `terraform plan` (real CLI) of the R1
 // storage profile on 50 lab nodes after it was applied: nothing to change.
 // "warm" reuses one provider process for every plan (its SSH pool keeps a
@@ -820,46 +564,6 @@ resource "hpcstorage_node_config" "storage" {
 		b.Fatal(err)
 	}
 }
-
-// serveProvider serves a new provider process in-process for terraform
-// to reattach to, as plugin-testing does.
-func serveProvider(tb testing.TB) (tfexec.ReattachInfo, func()) {
-	tb.Helper()
-	return serveProviderAt(tb, "registry.terraform.io/hashicorp/hpcstorage", New("bench")())
-}
-
-// serveProviderAt serves p in-process under addr (debug mode) and returns
-// what terraform needs to reattach to it, and the stop function.
-func serveProviderAt(tb testing.TB, addr string, p provider.Provider) (tfexec.ReattachInfo, func()) {
-	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cfgCh := make(chan *plugin.ReattachConfig, 1)
-	closeCh := make(chan struct{})
-	go func() {
-		// The logging sink keeps SDK logs off stderr unless TF_LOG asks.
-		err := tf6server.Serve(addr, providerserver.NewProtocol6(p),
-			tf6server.WithDebug(ctx, cfgCh, closeCh), tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
-			tf6server.WithLoggingSink(sinkTB{tb}))
-		if err != nil {
-			tb.Error(err)
-		}
-	}()
-	var rc *plugin.ReattachConfig
-	select {
-	case rc = <-cfgCh:
-	case <-time.After(30 * time.Second):
-		cancel()
-		tb.Fatal("provider server did not start")
-	}
-	ri := tfexec.ReattachInfo{addr: tfexec.ReattachConfig{Protocol: string(rc.Protocol), ProtocolVersion: rc.ProtocolVersion,
-		Pid: rc.Pid, Test: rc.Test, Addr: tfexec.ReattachConfigAddr{Network: rc.Addr.Network(), String: rc.Addr.String()}}}
-	return ri, func() { cancel(); <-closeCh }
-}
-
-// sinkTB adapts testing.TB to the logging sink's interface.
-type sinkTB struct{ testing.TB }
-
-func (sinkTB) Parallel() {}
 
 // Values unknown at plan time (here from terraform_data) skip the
 // plan-time node check; Terraform plans again at apply once they are

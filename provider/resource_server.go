@@ -65,8 +65,6 @@ func applyTimeout(v types.String) time.Duration {
 
 var imageURIRE = regexp.MustCompile(`^(?i)(https?|nfs|cifs|tftp)://\S+$`)
 
-func enumDoc(vals []string) string { return "`" + strings.Join(vals, "`, `") + "`" }
-
 // NewServerResource manages one server through its BMC.
 func NewServerResource() resource.Resource { return &serverResource{} }
 
@@ -137,7 +135,7 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			},
 			"power_state": schema.StringAttribute{
 				Optional: true, Computed: true,
-				MarkdownDescription: "Wanted power state: " + enumDoc(powerStates) + ". Off is a graceful shutdown, forced " +
+				MarkdownDescription: "Wanted power state: " + backtickList(powerStates) + ". Off is a graceful shutdown, forced " +
 					"after half of `apply_timeout`. Unset: not managed, the observed state is reported.",
 				Validators:    []validator.String{stringvalidator.OneOf(powerStates...)},
 				PlanModifiers: keep,
@@ -159,17 +157,17 @@ func (r *serverResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Attributes: map[string]schema.Attribute{
 					"target": schema.StringAttribute{
 						Required:            true,
-						MarkdownDescription: "Boot source: " + enumDoc(bootTargets) + " (the BMC may offer fewer).",
+						MarkdownDescription: "Boot source: " + backtickList(bootTargets) + " (the BMC may offer fewer).",
 						Validators:          []validator.String{stringvalidator.OneOf(bootTargets...)},
 					},
 					"enabled": schema.StringAttribute{
 						Required:            true,
-						MarkdownDescription: "Override mode: " + enumDoc(bootEnabledVals) + ".",
+						MarkdownDescription: "Override mode: " + backtickList(bootEnabledVals) + ".",
 						Validators:          []validator.String{stringvalidator.OneOf(bootEnabledVals...)},
 					},
 					"mode": schema.StringAttribute{
 						Optional: true, Computed: true,
-						MarkdownDescription: "Firmware boot mode: " + enumDoc(bootModes) + ". Unset: left as the BMC has it.",
+						MarkdownDescription: "Firmware boot mode: " + backtickList(bootModes) + ". Unset: left as the BMC has it.",
 						Validators:          []validator.String{stringvalidator.OneOf(bootModes...)},
 					},
 				},
@@ -572,7 +570,7 @@ func (r *serverResource) planBoot(ctx context.Context, ep *redfish.Endpoint, sys
 	}
 	if !slices.Contains(sys.BootTargets, b.Target.ValueString()) {
 		addError(&resp.Diagnostics, path.Root("boot_source_override").AtName("target"), "Boot Target Not Offered",
-			fmt.Sprintf("This BMC offers %s; choose one of them.", enumDoc(sys.BootTargets)), nil)
+			fmt.Sprintf("This BMC offers %s; choose one of them.", backtickList(sys.BootTargets)), nil)
 	}
 }
 

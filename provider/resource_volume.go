@@ -481,7 +481,7 @@ func (r *volumeResource) planMappings(ctx context.Context, ep *redfish.Endpoint,
 		host, lun := hm.Host.ValueString(), hm.LUN.ValueInt64()
 		if len(hosts) > 0 && !slices.Contains(hosts, host) {
 			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("host"), "Unknown Host",
-				fmt.Sprintf("The array knows the hosts %s; %q is not one of them.", enumDoc(hosts), host), nil)
+				fmt.Sprintf("The array knows the hosts %s; %q is not one of them.", backtickList(hosts), host), nil)
 			continue
 		}
 		if other, used := inUse[host][lun]; used && other != self {
@@ -1054,7 +1054,7 @@ func (r *volumeResource) planHostsOnArray(ctx context.Context, a arrays.Array, m
 		if !hm.Host.IsUnknown() && !slices.Contains(hosts, hm.Host.ValueString()) {
 			addError(&resp.Diagnostics, path.Root("host_mappings").AtListIndex(i).AtName("host"), "Unknown Host",
 				fmt.Sprintf("The array knows the hosts %s; %q is not one of them (define it with its initiator ports first).",
-					enumDoc(hosts), hm.Host.ValueString()), nil)
+					backtickList(hosts), hm.Host.ValueString()), nil)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 func TestQuote(t *testing.T) {
@@ -56,7 +57,7 @@ func scriptRoot(t *testing.T, tool string) (*fsroot.Root, string) {
 // status as a real tool's; a tool without a simulator is recorded only.
 func TestSimContract(t *testing.T) {
 	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh for the stand-in simulator")
+		testenv.Missing(t, "no /bin/sh for the stand-in simulator")
 	}
 	root, dir := scriptRoot(t, "systemctl")
 	s := Sim{Root: root}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 const wwn = "600C0FF0001234560000000001000000"
@@ -307,9 +308,7 @@ func TestAuthUnread(t *testing.T) {
 // and mkfs.xfs: a device with a signature is refused without wipe, wiped
 // first with it, and formatted as is when blank.
 func TestFormatGuardScript(t *testing.T) {
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
+	testenv.NeedTool(t, "sh", "dash")
 	bin := t.TempDir()
 	log := filepath.Join(bin, "log")
 	stub := func(name, body string) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/pacemaker"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // r1Storage is R1's storage pair: stor1 and stor2 share four ME4084s, each
@@ -210,10 +211,7 @@ func TestHANodeItems(t *testing.T) {
 // unmounts it after the setup: run here with stand-ins for mount, umount
 // and the setup program that log their calls.
 func TestHAInitScript(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.NeedTool(t, "sh", "dash")
 	_ = sh
 	h := r1Metadata()
 	items, err := h.NodeItems("meta1")

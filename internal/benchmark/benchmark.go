@@ -2,8 +2,8 @@
 // the papers' benchmark command lines and figures (presets), the argv of
 // each tool for one phase at one thread count, parsers of the tools'
 // machine-readable output, the comparison with the papers' figures, and
-// the report (chart and table). It is pure: running the commands on the
-// clients is the provider's job.
+// the report (chart and table), and the sweep that runs them (sweep.go)
+// over a Clients interface: the provider gives it its SSH node runner.
 package benchmark
 
 import (
@@ -13,8 +13,8 @@ import (
 	"strconv"
 )
 
-// ErrInvalid wraps every parameter error; the message starts with the
-// parameter's name.
+// ErrInvalid wraps every parameter error; each is located
+// (internal/located) at the parameter's attribute.
 var ErrInvalid = errors.New("invalid benchmark parameter")
 
 // ErrParse wraps every output the parsers cannot read.

@@ -9,6 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 func sample(t *testing.T, name string) []byte {
@@ -25,9 +29,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a)
 // TestFioReal runs the real fio (tiny files in a temp dir) with the argv
 // Steps builds and parses what it printed.
 func TestFioReal(t *testing.T) {
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("fio is not installed (apt-get install fio)")
-	}
+	testenv.NeedTool(t, "fio", "fio")
 	dir := t.TempDir()
 	p := Params{Tool: Fio, Phases: []string{RandRead, Write, Read, RandWrite}, Threads: []int{2}, BlockSize: 4 << 10,
 		FileSize: 4 << 20, IODepth: 4, Direct: true, Repeat: 1}
@@ -214,25 +216,27 @@ func TestPresets(t *testing.T) {
 func TestValidate(t *testing.T) {
 	base := Params{Tool: Fio, Phases: []string{Write}, Threads: []int{1, 8}, BlockSize: 1 << 20, FileSize: 1 << 30, IODepth: 1, Repeat: 1}
 	for _, c := range []struct {
-		mutate func(p *Params)
-		max    int
-		want   string
+		mutate   func(p *Params)
+		max      int
+		at, want string
 	}{
-		{func(p *Params) { p.BlockSize = 0 }, 0, "block_size_bytes: must be above 0"},
-		{func(p *Params) {}, 4, "threads[1]: 8 threads is more than the clients' CPUs × 4 (4)"},
-		{func(p *Params) { p.Phases = []string{Create} }, 0, `phases[0]: fio has no phase "create"`},
-		{func(p *Params) { p.Threads = nil }, 0, "threads: the sweep is empty"},
-		{func(p *Params) { p.FileSize = 4096 }, 0, "file_size_bytes:"},
-		{func(p *Params) { p.Tool = "bonnie" }, 0, `tool "bonnie"`},
-		{func(p *Params) { p.Tool, p.Phases = Mdtest, []string{Create} }, 0, "files: mdtest needs"},
-		{func(p *Params) { p.Remount, p.Devices = true, []string{"/dev/nvme0n1"} }, 0, "remount: raw devices"},
+		{func(p *Params) { p.BlockSize = 0 }, 0, "block_size_bytes", "must be above 0"},
+		{func(p *Params) {}, 4, "threads[1]", "8 threads is more than the clients' CPUs × 4 (4)"},
+		{func(p *Params) { p.Phases = []string{Create} }, 0, "phases[0]", `fio has no phase "create"`},
+		{func(p *Params) { p.Threads = nil }, 0, "threads", "the sweep is empty"},
+		{func(p *Params) { p.FileSize = 4096 }, 0, "file_size_bytes", "is smaller than one block"},
+		{func(p *Params) { p.Tool = "bonnie" }, 0, "tool", `"bonnie" is not one of`},
+		{func(p *Params) { p.Tool, p.Phases = Mdtest, []string{Create} }, 0, "files", "mdtest needs"},
+		{func(p *Params) { p.Remount, p.Devices = true, []string{"/dev/nvme0n1"} }, 0, "remount", "raw devices"},
+		{func(p *Params) { p.ExtraArgs = []string{"--x", ""} }, 0, "extra_args[1]", "empty"},
 	} {
 		p := base
 		p.Phases, p.Threads = slices.Clone(base.Phases), slices.Clone(base.Threads)
 		c.mutate(&p)
 		err := p.Validate(c.max)
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("want %q, got %v", c.want, err)
+		le, ok := located.Find(err)
+		if !errors.Is(err, ErrInvalid) || !ok || le.Path.String() != c.at || !strings.Contains(le.Err.Error(), c.want) {
+			t.Errorf("want %q at %s, got %v", c.want, c.at, err)
 		}
 	}
 	if err := base.Validate(32); err != nil {
@@ -313,13 +317,13 @@ func TestDevices(t *testing.T) {
 	}
 	q := p.Params
 	q.Tool, q.Phases = IOR, []string{Write}
-	if err := q.Validate(0); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "devices: raw devices are benchmarked with fio only") {
+	if err := q.Validate(0); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "devices: invalid benchmark parameter: raw devices are benchmarked with fio only") {
 		t.Errorf("ior on devices: %v", err)
 	}
 	q = p.Params
 	q.Devices = []string{"/mnt/x"}
-	if err := q.Validate(0); err == nil || !strings.Contains(err.Error(), "devices[0]") {
-		t.Errorf("not a device: %v", err)
+	if le, ok := located.Find(q.Validate(0)); !ok || le.Path.String() != "devices[0]" {
+		t.Errorf("not a device: %v", le)
 	}
 	m := PerDevice([]Measurement{{Phase: RandRead, IOPS: 100, MeanLatencyNs: 10, P9999LatencyNs: 9},
 		{Phase: RandRead, IOPS: 300, MeanLatencyNs: 20, P9999LatencyNs: 30}})
@@ -338,7 +342,7 @@ func TestRemount(t *testing.T) {
 		t.Errorf("beegfs: %q %v", got, err)
 	}
 	if got, err := Remount("nfs4", "/mnt/nfs"); !errors.Is(err, ErrInvalid) || got != nil ||
-		!strings.Contains(err.Error(), "remount: /mnt/nfs is a nfs4 mount") {
+		!strings.Contains(err.Error(), "remount: invalid benchmark parameter: /mnt/nfs is a nfs4 mount") {
 		t.Errorf("nfs4: %q %v", got, err)
 	}
 }

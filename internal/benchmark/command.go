@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Invocation is one command of a step, run on one client.
@@ -279,6 +281,6 @@ func Remount(fstype, mountPoint string) ([][]string, error) {
 	if fstype == "beegfs" {
 		return [][]string{{"systemctl", "stop", "beegfs-client"}, {"systemctl", "start", "beegfs-client"}}, nil
 	}
-	return nil, fmt.Errorf("%w: remount: %s is a %s mount; remounting between phases is done for BeeGFS mounts "+
-		"(a stop and start of beegfs-client)", ErrInvalid, mountPoint, fstype)
+	return nil, invalid(located.At("remount"), "%s is a %s mount; remounting between phases is done for BeeGFS mounts "+
+		"(a stop and start of beegfs-client)", mountPoint, fstype)
 }

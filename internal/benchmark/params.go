@@ -1,13 +1,14 @@
 package benchmark
 
 import (
-	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// Params are one run's settings. Field errors start with the resource
-// attribute's name, so the provider can point at it.
+// Params are one run's settings. Field errors are located
+// (internal/located) at the resource attribute of the same name.
 type Params struct {
 	Tool    Tool
 	Phases  []string
@@ -71,86 +72,86 @@ func (p Params) SizeFor(threads int) int64 {
 // clients can take (their CPUs × 4; 0 when unknown).
 func (p Params) Validate(maxThreads int) error {
 	if !slices.Contains(Tools, p.Tool) {
-		return fmt.Errorf("%w: tool %q is not one of %s", ErrInvalid, p.Tool, toolList())
+		return invalid(located.At("tool"), "%q is not one of %s", p.Tool, toolList())
 	}
 	if len(p.Phases) == 0 {
-		return fmt.Errorf("%w: phases: none selected (%s runs %s)", ErrInvalid, p.Tool, strings.Join(PhasesOf(p.Tool), ", "))
+		return invalid(located.At("phases"), "none selected (%s runs %s)", p.Tool, strings.Join(PhasesOf(p.Tool), ", "))
 	}
 	seen := map[string]bool{}
 	for i, ph := range p.Phases {
 		if !slices.Contains(toolPhases[p.Tool], ph) {
-			return fmt.Errorf("%w: phases[%d]: %s has no phase %q (it runs %s)", ErrInvalid, i, p.Tool, ph,
+			return invalid(located.At("phases").Index(i), "%s has no phase %q (it runs %s)", p.Tool, ph,
 				strings.Join(PhasesOf(p.Tool), ", "))
 		}
 		if seen[ph] {
-			return fmt.Errorf("%w: phases[%d]: %q is listed twice", ErrInvalid, i, ph)
+			return invalid(located.At("phases").Index(i), "%q is listed twice", ph)
 		}
 		seen[ph] = true
 	}
 	if len(p.Threads) == 0 {
-		return fmt.Errorf("%w: threads: the sweep is empty", ErrInvalid)
+		return invalid(located.At("threads"), "the sweep is empty")
 	}
 	for i, t := range p.Threads {
 		if t < 1 {
-			return fmt.Errorf("%w: threads[%d]: %d is not a thread count (at least 1)", ErrInvalid, i, t)
+			return invalid(located.At("threads").Index(i), "%d is not a thread count (at least 1)", t)
 		}
 		if maxThreads > 0 && t > maxThreads {
-			return fmt.Errorf("%w: threads[%d]: %d threads is more than the clients' CPUs × 4 (%d): the run would "+
-				"measure the clients' scheduler, not the storage", ErrInvalid, i, t, maxThreads)
+			return invalid(located.At("threads").Index(i), "%d threads is more than the clients' CPUs × 4 (%d): the run would "+
+				"measure the clients' scheduler, not the storage", t, maxThreads)
 		}
 	}
 	if p.Tool == Mdtest {
 		if p.Files < 1 {
-			return fmt.Errorf("%w: files: mdtest needs at least one file", ErrInvalid)
+			return invalid(located.At("files"), "mdtest needs at least one file")
 		}
 		if p.FilesPerDir < 1 {
-			return fmt.Errorf("%w: files_per_directory: must be at least 1", ErrInvalid)
+			return invalid(located.At("files_per_directory"), "must be at least 1")
 		}
 		if p.FileBytes < 0 {
-			return fmt.Errorf("%w: file_bytes: must not be negative", ErrInvalid)
+			return invalid(located.At("file_bytes"), "must not be negative")
 		}
 		for i, t := range p.Threads {
 			if p.Files/t < 1 {
-				return fmt.Errorf("%w: threads[%d]: %d processes share %d files: fewer than one each", ErrInvalid, i, t, p.Files)
+				return invalid(located.At("threads").Index(i), "%d processes share %d files: fewer than one each", t, p.Files)
 			}
 		}
 	} else {
 		if p.BlockSize <= 0 {
-			return fmt.Errorf("%w: block_size_bytes: must be above 0 (the bytes of one I/O, e.g. 1048576 or 4096)", ErrInvalid)
+			return invalid(located.At("block_size_bytes"), "must be above 0 (the bytes of one I/O, e.g. 1048576 or 4096)")
 		}
 		for i, t := range p.Threads {
 			if s := p.SizeFor(t); s < p.BlockSize {
-				return fmt.Errorf("%w: file_size_bytes: %s per thread at threads[%d] = %d is smaller than one block (%s)",
-					ErrInvalid, FormatSize(s), i, t, FormatSize(p.BlockSize))
+				return invalid(located.At("file_size_bytes"), "%s per thread at threads[%d] = %d is smaller than one block (%s)",
+					FormatSize(s), i, t, FormatSize(p.BlockSize))
 			}
 		}
 	}
 	if p.IODepth < 1 {
-		return fmt.Errorf("%w: iodepth: must be at least 1", ErrInvalid)
+		return invalid(located.At("iodepth"), "must be at least 1")
 	}
 	if p.RuntimeSeconds < 0 {
-		return fmt.Errorf("%w: runtime: must not be negative", ErrInvalid)
+		return invalid(located.At("runtime"), "must not be negative")
 	}
 	if p.Repeat < 1 {
-		return fmt.Errorf("%w: repeat: must be at least 1", ErrInvalid)
+		return invalid(located.At("repeat"), "must be at least 1")
 	}
 	if p.Remount && len(p.Devices) > 0 {
-		return fmt.Errorf("%w: remount: raw devices have no file system to remount", ErrInvalid)
+		return invalid(located.At("remount"), "raw devices have no file system to remount")
 	}
 	if len(p.Devices) > 0 && p.Tool != Fio {
-		return fmt.Errorf("%w: devices: raw devices are benchmarked with fio only, not %s", ErrInvalid, p.Tool)
+		return invalid(located.At("devices"), "raw devices are benchmarked with fio only, not %s", p.Tool)
 	}
 	for i, d := range p.Devices {
 		if !strings.HasPrefix(d, "/dev/") || strings.ContainsAny(d, " \t\n\x00") {
-			return fmt.Errorf("%w: devices[%d]: %q is not a block device path (/dev/...)", ErrInvalid, i, d)
+			return invalid(located.At("devices").Index(i), "%q is not a block device path (/dev/...)", d)
 		}
 		if slices.Contains(p.Devices[:i], d) {
-			return fmt.Errorf("%w: devices[%d]: %s is listed twice", ErrInvalid, i, d)
+			return invalid(located.At("devices").Index(i), "%s is listed twice", d)
 		}
 	}
 	for i, a := range p.ExtraArgs {
 		if a == "" || strings.ContainsRune(a, 0) {
-			return fmt.Errorf("%w: extra_args[%d]: empty or holds a NUL byte", ErrInvalid, i)
+			return invalid(located.At("extra_args").Index(i), "empty or holds a NUL byte")
 		}
 	}
 	return nil
@@ -171,4 +172,10 @@ func ToolNames() []string {
 		s[i] = string(t)
 	}
 	return s
+}
+
+// invalid is a parameter error located at the attribute of the same name
+// (hpcstorage_benchmark's attributes are named after the parameters).
+func invalid(at located.Path, format string, args ...any) error {
+	return located.Errorf(at, "%w: "+format, append([]any{ErrInvalid}, args...)...)
 }

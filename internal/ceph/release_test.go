@@ -2,10 +2,11 @@ package ceph
 
 import (
 	"encoding/json"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // TestValidateRelease: the release names, a version of another release,
@@ -86,9 +87,7 @@ const tentacleClasses = "testdata/ceph-tentacle"
 // export against). The classes are Tentacle's: they accept the
 // `actuators` filter, which Pacific's refuse.
 func TestSpecsValidByTentacle(t *testing.T) {
-	if _, err := exec.LookPath(cephPython); err != nil {
-		t.Skip("no python3")
-	}
+	testenv.NeedTool(t, cephPython, "python3")
 	specs := []ServiceSpec{
 		{ServiceType: TypeMon, Placement: Placement{Count: 3, Label: "mon"}},
 		{ServiceType: TypeMon, Placement: Placement{Hosts: []string{"mon1", "mon2", "mon3"}}},

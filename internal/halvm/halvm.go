@@ -15,10 +15,11 @@ import (
 	"strconv"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it
-// starts with the field at fault.
+// ErrInvalid is wrapped by every validation error, each located
+// (internal/located) at the hpcstorage_ha_lvm attribute it is about.
 var ErrInvalid = errors.New("invalid HA-LVM setting")
 
 // LocalConf is LVM's per-host config, read after lvm.conf (LVM 2.02.117
@@ -83,37 +84,37 @@ func (v VolumeGroup) DevicePath() string { return "/dev/" + v.Name + "/" + v.Log
 // Validate checks the volume group.
 func (v VolumeGroup) Validate() error {
 	var errs []error
-	bad := func(field, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...)))
+	bad := func(at located.Path, format string, args ...any) {
+		errs = append(errs, located.Errorf(at, "%w: %s", ErrInvalid, fmt.Sprintf(format, args...)))
 	}
 	if !reName.MatchString(v.Name) {
-		bad("volume_group", "%q: want an LVM name", v.Name)
+		bad(located.At("volume_group"), "%q: want an LVM name", v.Name)
 	}
 	if !reName.MatchString(v.LogicalVolume) {
-		bad("logical_volume", "%q: want an LVM name", v.LogicalVolume)
+		bad(located.At("logical_volume"), "%q: want an LVM name", v.LogicalVolume)
 	}
 	if len(v.Devices) == 0 {
-		bad("devices", "want the multipathed volumes (/dev/mapper/<alias>)")
+		bad(located.At("devices"), "want the multipathed volumes (/dev/mapper/<alias>)")
 	}
 	seen := map[string]int{}
 	for i, d := range v.Devices {
 		if !reDev.MatchString(d) || path.Clean(d) != d {
-			bad(fmt.Sprintf("devices[%d]", i), "%q: want a device path", d)
+			bad(located.At("devices").Index(i), "%q: want a device path", d)
 		}
 		if j, ok := seen[d]; ok {
-			bad(fmt.Sprintf("devices[%d]", i), "%s is also devices[%d]", d, j)
+			bad(located.At("devices").Index(i), "%s is also devices[%d]", d, j)
 		}
 		seen[d] = i
 	}
 	if v.DataDrives < 1 || v.DataDrives > 64 {
-		bad("data_drives", "%d: want 1 to 64", v.DataDrives)
+		bad(located.At("data_drives"), "%d: want 1 to 64", v.DataDrives)
 	}
 	s := v.StripeBytes()
 	switch {
 	case v.SegmentBytes < 512 || v.SegmentBytes%512 != 0:
-		bad("segment_size", "%d: want a multiple of 512 bytes", v.SegmentBytes)
+		bad(located.At("segment_size_bytes"), "%d: want a multiple of 512 bytes", v.SegmentBytes)
 	case v.DataDrives >= 1 && (s < minStripe || s > maxStripe || s&(s-1) != 0):
-		bad("segment_size", "a full stripe of %d bytes (%d × %d data drives): LVM stripes must be a power of two from "+
+		bad(located.At("segment_size_bytes"), "a full stripe of %d bytes (%d × %d data drives): LVM stripes must be a power of two from "+
 			"4 KiB to 512 MiB; this RAID set cannot align a striped volume", s, v.SegmentBytes, v.DataDrives)
 	}
 	return errors.Join(errs...)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // r2 is R2's volume group: 8 RAID6 8+2 volumes with 512 KiB segments.
@@ -209,21 +210,24 @@ func TestCreateScript(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		change func(v *VolumeGroup)
-		want   string
+		change   func(v *VolumeGroup)
+		at, want string
 	}{
-		{func(v *VolumeGroup) { v.Devices = nil }, "devices: want the multipathed volumes"},
-		{func(v *VolumeGroup) { v.Devices[1] = v.Devices[0] }, "devices[1]: /dev/mapper/nfs_vol1 is also devices[0]"},
-		{func(v *VolumeGroup) { v.Devices[0] = "/dev/mapper/a b" }, `devices[0]: "/dev/mapper/a b"`},
-		{func(v *VolumeGroup) { v.Name = "vg nfs" }, `volume_group: "vg nfs"`},
-		{func(v *VolumeGroup) { v.DataDrives = 10 }, "segment_size: a full stripe of 5242880 bytes"},
-		{func(v *VolumeGroup) { v.SegmentBytes = 1000 }, "segment_size: 1000"},
-		{func(v *VolumeGroup) { v.DataDrives = 0 }, "data_drives: 0"},
+		{func(v *VolumeGroup) { v.Devices = nil }, "devices", "want the multipathed volumes"},
+		{func(v *VolumeGroup) { v.Devices[1] = v.Devices[0] }, "devices[1]", "/dev/mapper/nfs_vol1 is also devices[0]"},
+		{func(v *VolumeGroup) { v.Devices[0] = "/dev/mapper/a b" }, "devices[0]", `"/dev/mapper/a b"`},
+		{func(v *VolumeGroup) { v.Name = "vg nfs" }, "volume_group", `"vg nfs"`},
+		{func(v *VolumeGroup) { v.LogicalVolume = "-lv" }, "logical_volume", `"-lv"`},
+		{func(v *VolumeGroup) { v.DataDrives = 10 }, "segment_size_bytes", "a full stripe of 5242880 bytes"},
+		{func(v *VolumeGroup) { v.SegmentBytes = 1000 }, "segment_size_bytes", "1000: want a multiple of 512"},
+		{func(v *VolumeGroup) { v.DataDrives = 0 }, "data_drives", "0: want 1 to 64"},
 	} {
 		v := r2()
 		tc.change(&v)
-		if _, err := v.CreateItem(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v, want %q", err, tc.want)
+		_, err := v.CreateItem()
+		le, ok := located.Find(err)
+		if !errors.Is(err, ErrInvalid) || !ok || le.Path.String() != tc.at || !strings.Contains(le.Err.Error(), tc.want) {
+			t.Errorf("%v, want %q at %s", err, tc.want, tc.at)
 		}
 	}
 }

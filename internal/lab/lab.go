@@ -1,10 +1,11 @@
 // Package lab runs a whole reference design on this machine: the mock BMCs
-// and arrays of the design (internal/redfishmock), one in-process SSH node
-// per server and client (internal/labnode) with its own fake root, and the
-// cabling between them: a volume mapped to a server appears in that node's
-// root as a block device with its WWN. It writes one Terraform variable,
-// lab (TFVarsFile), and the endpoints' passwords in the provider's
-// environment names (EnvFile), so examples run against it unchanged.
+// and arrays of the design (internal/lab/redfishmock, santricitymock), one
+// in-process SSH node per server and client (internal/lab/labnode) with its
+// own fake root, and the cabling between them: a volume mapped to a server
+// appears in that node's root as a block device with its WWN. It writes one
+// Terraform variable, lab (TFVarsFile), and the endpoints' passwords in the
+// provider's environment names (EnvFile), so examples run against it
+// unchanged.
 package lab
 
 import (

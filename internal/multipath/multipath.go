@@ -12,10 +12,11 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it
-// starts with the field at fault.
+// ErrInvalid is wrapped by every validation error; one about a volume is
+// located (internal/located) at its key of hpcstorage_multipath.volumes.
 var ErrInvalid = errors.New("invalid multipath setting")
 
 // Where multipath keeps its config, and its daemon.
@@ -86,23 +87,25 @@ func (c Config) Validate() error {
 		}
 	}
 	if len(c.Aliases) == 0 {
-		errs = append(errs, fmt.Errorf("%w: aliases: name at least one volume", ErrInvalid))
+		errs = append(errs, located.Errorf(located.At("volumes"), "%w: name at least one volume", ErrInvalid))
 	}
 	names, wwns := map[string]int{}, map[string]int{}
 	for i, a := range c.Aliases {
+		// An alias is an element of the volumes map, keyed by its name.
+		at := located.At("volumes").Key(a.Name)
 		w := NormWWN(a.WWN)
 		switch j, dup := wwns[w]; {
 		case !reWWN.MatchString(w):
-			errs = append(errs, fmt.Errorf("%w: aliases[%d]: wwn %q: want the volume's NAA WWN (16 or 32 hex digits)", ErrInvalid, i, a.WWN))
+			errs = append(errs, located.Errorf(at, "%w: wwn %q: want the volume's NAA WWN (16 or 32 hex digits)", ErrInvalid, a.WWN))
 		case dup:
-			errs = append(errs, fmt.Errorf("%w: aliases[%d]: wwn %s is also aliased by aliases[%d]", ErrInvalid, i, w, j))
+			errs = append(errs, located.Errorf(at, "%w: wwn %s is also aliased by %q", ErrInvalid, w, c.Aliases[j].Name))
 		}
 		wwns[w] = i
-		switch j, dup := names[a.Name]; {
+		switch _, dup := names[a.Name]; {
 		case !reAlias.MatchString(a.Name):
-			errs = append(errs, fmt.Errorf("%w: aliases[%d]: name %q: want 1-64 of A-Z a-z 0-9 _ -", ErrInvalid, i, a.Name))
+			errs = append(errs, located.Errorf(at, "%w: name %q: want 1-64 of A-Z a-z 0-9 _ -", ErrInvalid, a.Name))
 		case dup:
-			errs = append(errs, fmt.Errorf("%w: aliases[%d]: name %q is also used by aliases[%d]", ErrInvalid, i, a.Name, j))
+			errs = append(errs, located.Errorf(at, "%w: name %q is used twice", ErrInvalid, a.Name))
 		}
 		names[a.Name] = i
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // r2 is R2's ME4084: 8 RAID6 volumes, each seen twice by each server.
@@ -82,22 +83,28 @@ func TestItemsAreAValidSpec(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		change func(c *Config)
-		want   string
+		name     string
+		change   func(c *Config)
+		at, want string
 	}{
-		{"no volumes", func(c *Config) { c.Aliases = nil }, "aliases: name at least one volume"},
-		{"bad wwn", func(c *Config) { c.Aliases[2].WWN = "600c0ff0" }, `aliases[2]: wwn "600c0ff0"`},
-		{"wwn twice", func(c *Config) { c.Aliases[3].WWN = strings.ToLower(c.Aliases[0].WWN) }, "aliases[3]: wwn 600c0ff0001234560000000000000008 is also aliased by aliases[0]"},
-		{"alias twice", func(c *Config) { c.Aliases[1].Name = "nfs_vol8" }, `aliases[1]: name "nfs_vol8" is also used by aliases[0]`},
-		{"bad alias", func(c *Config) { c.Aliases[0].Name = "vol 1" }, `aliases[0]: name "vol 1"`},
-		{"bad vendor", func(c *Config) { c.Devices = []Device{{Vendor: `Dell"EMC`, Product: "ME4"}} }, "devices[0]: vendor"},
+		{"no volumes", func(c *Config) { c.Aliases = nil }, "volumes", "name at least one volume"},
+		{"bad wwn", func(c *Config) { c.Aliases[2].WWN = "600c0ff0" }, `volumes["nfs_vol6"]`, `wwn "600c0ff0"`},
+		{"wwn twice", func(c *Config) { c.Aliases[3].WWN = strings.ToLower(c.Aliases[0].WWN) }, `volumes["nfs_vol5"]`,
+			`wwn 600c0ff0001234560000000000000008 is also aliased by "nfs_vol8"`},
+		{"alias twice", func(c *Config) { c.Aliases[1].Name = "nfs_vol8" }, `volumes["nfs_vol8"]`, `name "nfs_vol8" is used twice`},
+		{"bad alias", func(c *Config) { c.Aliases[0].Name = "vol 1" }, `volumes["vol 1"]`, `name "vol 1"`},
+		// The device table is the provider's, not an attribute.
+		{"bad vendor", func(c *Config) { c.Devices = []Device{{Vendor: `Dell"EMC`, Product: "ME4"}} }, "", "devices[0]: vendor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := r2()
 			tc.change(&c)
-			if _, err := c.Render(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			_, err := c.Render()
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if le, ok := located.Find(err); tc.at != "" && (!ok || le.Path.String() != tc.at) || tc.at == "" && ok {
+				t.Fatalf("error %v located at %v, want %q", err, le, tc.at)
 			}
 			if _, err := c.Items(); err == nil {
 				t.Fatal("items render for a refused config")

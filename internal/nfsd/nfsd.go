@@ -13,10 +13,11 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it
-// starts with the field at fault.
+// ErrInvalid is wrapped by every validation error, each located
+// (internal/located) at the attribute it is about.
 var ErrInvalid = errors.New("invalid NFS server setting")
 
 // Files and units.
@@ -48,10 +49,10 @@ var reDomain = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9
 func (s Server) Validate() error {
 	var errs []error
 	if s.Threads < MinThreads || s.Threads > MaxThreads {
-		errs = append(errs, fmt.Errorf("%w: threads: %d: want %d to %d", ErrInvalid, s.Threads, MinThreads, MaxThreads))
+		errs = append(errs, located.Errorf(located.At("threads"), "%w: %d: want %d to %d", ErrInvalid, s.Threads, MinThreads, MaxThreads))
 	}
 	if s.IdmapDomain != "" && !reDomain.MatchString(s.IdmapDomain) {
-		errs = append(errs, fmt.Errorf("%w: idmap_domain: %q: want a DNS domain", ErrInvalid, s.IdmapDomain))
+		errs = append(errs, located.Errorf(located.At("idmap_domain"), "%w: %q: want a DNS domain", ErrInvalid, s.IdmapDomain))
 	}
 	return errors.Join(errs...)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 func TestR2Items(t *testing.T) {
@@ -43,15 +44,17 @@ func TestR2Items(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		s    Server
-		want string
+		s        Server
+		at, want string
 	}{
-		{Server{Threads: 0}, "threads: 0: want 1 to 8192"},
-		{Server{Threads: 8193}, "threads: 8193: want 1 to 8192"},
-		{Server{Threads: 256, IdmapDomain: "hpc example"}, `idmap_domain: "hpc example"`},
+		{Server{Threads: 0}, "threads", "0: want 1 to 8192"},
+		{Server{Threads: 8193}, "threads", "8193: want 1 to 8192"},
+		{Server{Threads: 256, IdmapDomain: "hpc example"}, "idmap_domain", `"hpc example"`},
 	} {
-		if _, err := tc.s.Items(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.s, err, tc.want)
+		_, err := tc.s.Items()
+		le, ok := located.Find(err)
+		if !errors.Is(err, ErrInvalid) || !ok || le.Path.String() != tc.at || !strings.Contains(le.Err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q at %s", tc.s, err, tc.want, tc.at)
 		}
 	}
 }

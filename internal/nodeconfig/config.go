@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Config is one owner's desired (or observed) state of one node.
@@ -115,6 +116,18 @@ type Locator struct {
 	Attr  string
 	Key   string
 	Index int // -1 when not a list element
+}
+
+// Path is the attribute element as a location (internal/located).
+func (l Locator) Path() located.Path {
+	p := located.At(l.Attr)
+	switch {
+	case l.Key != "":
+		return p.Key(l.Key)
+	case l.Index >= 0:
+		return p.Index(l.Index)
+	}
+	return p
 }
 
 // Empty reports whether the config manages nothing.

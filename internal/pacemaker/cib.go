@@ -27,10 +27,14 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/suggest"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it
-// starts with the field at fault ("fence_devices[1]", "groups[0].members[2]").
+// ErrInvalid is every validation error (errors.Is); each is located
+// (internal/located) at the field at fault in the Cluster's terms
+// (fence_devices[1], groups[0].members[2]) or, for the rules, the
+// resource's (nodes["nfs2"].addrs[0]).
 var ErrInvalid = errors.New("invalid cluster")
 
 // Node is a cluster member: its name (uname, as corosync and fencing know
@@ -153,9 +157,18 @@ var (
 // Properties the renderer owns: fencing is always on.
 const stonithEnabled = "stonith-enabled"
 
-func invalid(field, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, args...))
+// invalid locates a validation error at field, in the Cluster's own
+// terms (nodes[1], groups[0].members[2].ops[1]); the resource maps them to
+// its attributes.
+func invalid(field located.Path, format string, args ...any) error {
+	return located.Wrap(field, invalidErr(fmt.Sprintf(format, args...)))
 }
+
+// invalidErr is a validation message; it is ErrInvalid (errors.Is).
+type invalidErr string
+
+func (e invalidErr) Error() string        { return string(e) }
+func (e invalidErr) Is(target error) bool { return target == ErrInvalid }
 
 // Validate checks the cluster; the error joins one error per mistake.
 func (c Cluster) Validate() error {
@@ -166,12 +179,12 @@ func (c Cluster) Validate() error {
 		}
 	}
 	if !reName.MatchString(c.Name) {
-		add(invalid("name", "%q: want 1-64 of a-z A-Z 0-9 _ . -, starting with a letter or digit", c.Name))
+		add(invalid(located.At("name"), "%q: want 1-64 of a-z A-Z 0-9 _ . -, starting with a letter or digit", c.Name))
 	}
 	add(c.validateNodes())
 	errs = append(errs, c.checkVersion()...)
-	ids := map[string]string{}
-	claim := func(field, id string) {
+	ids := map[string]located.Path{}
+	claim := func(field located.Path, id string) {
 		if !reID.MatchString(id) {
 			add(invalid(field, "id %q: want an XML id (a letter or _, then letters, digits, _ . -)", id))
 			return
@@ -189,22 +202,22 @@ func (c Cluster) Validate() error {
 	for k, v := range c.Properties {
 		switch {
 		case !reName.MatchString(k) || !reValue.MatchString(v):
-			add(invalid("properties", "%q = %q: want a property name and a one-line value", k, v))
+			add(invalid(located.At("properties"), "%q = %q: want a property name and a one-line value", k, v))
 		case k == "cluster-name" && v != c.Name:
-			add(invalid("properties", "cluster-name = %q: the cluster's name is %q (set by name)", v, c.Name))
+			add(invalid(located.At("properties"), "cluster-name = %q: the cluster's name is %q (set by name)", v, c.Name))
 		case k == stonithEnabled && v != "true":
-			add(invalid("properties", "%s = %q: a cluster without fencing is refused (a node that stops answering could "+
+			add(invalid(located.At("properties"), "%s = %q: a cluster without fencing is refused (a node that stops answering could "+
 				"still write to the shared storage)", k, v))
 		}
 	}
 	if len(c.Fencing) == 0 {
-		add(invalid("fence_devices", "a cluster without fencing is refused: give every node a fence device (fence_redfish "+
+		add(invalid(located.At("fence_devices"), "a cluster without fencing is refused: give every node a fence device (fence_redfish "+
 			"through its BMC)"))
 	}
 	fenced := map[string]string{}
 	resources := map[string]bool{}
 	for i, f := range c.Fencing {
-		field := fmt.Sprintf("fence_devices[%d]", i)
+		field := located.At("fence_devices").Index(i)
 		claim(field, f.ID)
 		resources[f.ID] = true
 		if !nodes[f.Node] {
@@ -218,17 +231,17 @@ func (c Cluster) Validate() error {
 	}
 	for _, n := range c.Nodes {
 		if _, ok := fenced[n.Name]; !ok && len(c.Fencing) > 0 {
-			add(invalid("fence_devices", "node %q has no fence device: a node that cannot be fenced stops the cluster from recovering", n.Name))
+			add(invalid(located.At("fence_devices"), "node %q has no fence device: a node that cannot be fenced stops the cluster from recovering", n.Name))
 		}
 	}
 	for i, p := range c.Primitives {
-		field := fmt.Sprintf("primitives[%d]", i)
+		field := located.At("primitives").Index(i)
 		claim(field, p.ID)
 		resources[p.ID] = true
 		add(checkPrimitive(field, p))
 	}
 	for i, g := range c.Groups {
-		field := fmt.Sprintf("groups[%d]", i)
+		field := located.At("groups").Index(i)
 		claim(field, g.ID)
 		resources[g.ID] = true
 		if len(g.Members) == 0 {
@@ -236,15 +249,15 @@ func (c Cluster) Validate() error {
 		}
 		add(checkMeta(field, g.Meta))
 		for j, p := range g.Members {
-			mf := fmt.Sprintf("%s.members[%d]", field, j)
+			mf := field.Name("members").Index(j)
 			claim(mf, p.ID)
 			resources[p.ID] = true
 			add(checkPrimitive(mf, p))
 		}
 	}
-	add(checkMeta("resource_defaults", c.ResourceDefaults))
+	add(checkMeta(located.At("resource_defaults"), c.ResourceDefaults))
 	for i, l := range c.Locations {
-		field := fmt.Sprintf("locations[%d]", i)
+		field := located.At("locations").Index(i)
 		claim(field, l.ID)
 		add(checkRef(field, "rsc", l.Rsc, resources))
 		if !nodes[l.Node] {
@@ -258,13 +271,13 @@ func (c Cluster) Validate() error {
 		}
 	}
 	for i, o := range c.Colocations {
-		field := fmt.Sprintf("colocations[%d]", i)
+		field := located.At("colocations").Index(i)
 		claim(field, o.ID)
 		add(checkRef(field, "rsc", o.Rsc, resources))
 		add(checkRef(field, "with_rsc", o.WithRsc, resources))
 	}
 	for i, o := range c.Orders {
-		field := fmt.Sprintf("orders[%d]", i)
+		field := located.At("orders").Index(i)
 		claim(field, o.ID)
 		add(checkRef(field, "first", o.First, resources))
 		add(checkRef(field, "then", o.Then, resources))
@@ -282,23 +295,23 @@ func (c Cluster) validateNodes() error {
 	var errs []error
 	switch {
 	case len(c.Nodes) == 0:
-		errs = append(errs, invalid("nodes", "a cluster needs nodes"))
+		errs = append(errs, invalid(located.At("nodes"), "a cluster needs nodes"))
 	case len(c.Nodes) == 1 && !c.TwoNode:
-		errs = append(errs, invalid("two_node", "a cluster of one node has no node to fail over to; set two_node for "+
+		errs = append(errs, invalid(located.At("two_node"), "a cluster of one node has no node to fail over to; set two_node for "+
 			"a pair whose second node joins later, or add the second node"))
 	case len(c.Nodes) == 2 && !c.TwoNode:
-		errs = append(errs, invalid("two_node", "a two-node cluster without two_node loses quorum, and so every resource, "+
+		errs = append(errs, invalid(located.At("two_node"), "a two-node cluster without two_node loses quorum, and so every resource, "+
 			"when either node fails; set two_node"))
 	case len(c.Nodes) > 2 && c.TwoNode:
-		errs = append(errs, invalid("two_node", "two_node is for clusters of two nodes, not %d", len(c.Nodes)))
+		errs = append(errs, invalid(located.At("two_node"), "two_node is for clusters of two nodes, not %d", len(c.Nodes)))
 	}
 	if !contains(Transports, c.Transport) {
-		errs = append(errs, invalid("transport", "%q: want one of %s", c.Transport, strings.Join(Transports, ", ")))
+		errs = append(errs, invalid(located.At("transport"), "%q: want one of %s", c.Transport, strings.Join(Transports, ", ")))
 	}
 	names, ids := map[string]bool{}, map[int]bool{}
 	rings := -1
 	for i, n := range c.Nodes {
-		field := fmt.Sprintf("nodes[%d]", i)
+		field := located.At("nodes").Index(i)
 		if !reName.MatchString(n.Name) {
 			errs = append(errs, invalid(field, "name %q: want a host name", n.Name))
 		}
@@ -322,14 +335,14 @@ func (c Cluster) validateNodes() error {
 	return errors.Join(errs...)
 }
 
-func checkRef(field, attr, id string, known map[string]bool) error {
+func checkRef(field located.Path, attr, id string, known map[string]bool) error {
 	if !known[id] {
 		return invalid(field, "%s %q is not a resource of the cluster", attr, id)
 	}
 	return nil
 }
 
-func checkMeta(field string, m map[string]string) error {
+func checkMeta(field located.Path, m map[string]string) error {
 	for k, v := range m {
 		if !reName.MatchString(k) || !reValue.MatchString(v) {
 			return invalid(field, "meta %q = %q: want a name and a one-line value", k, v)
@@ -338,7 +351,7 @@ func checkMeta(field string, m map[string]string) error {
 	return nil
 }
 
-func checkPrimitive(field string, p Primitive) error {
+func checkPrimitive(field located.Path, p Primitive) error {
 	var errs []error
 	if p.Class == "stonith" {
 		errs = append(errs, invalid(field, "%s: fence devices belong in fence_devices, where they get their location rules", p.ID))
@@ -357,7 +370,7 @@ func AgentSpec(class, provider, typ string) string {
 
 // checkAgent checks parameters against the agent's meta-data. systemd and
 // service resources take no parameters; other agents must be in the table.
-func checkAgent(field, class, provider, typ string, params map[string]string, ops []Operation) error {
+func checkAgent(field located.Path, class, provider, typ string, params map[string]string, ops []Operation) error {
 	spec := AgentSpec(class, provider, typ)
 	var errs []error
 	for k, v := range params {
@@ -367,7 +380,7 @@ func checkAgent(field, class, provider, typ string, params map[string]string, op
 	}
 	for i, op := range ops {
 		if op.Name == "" || (op.Interval != "" && !reDur.MatchString(op.Interval)) || (op.Timeout != "" && !reDur.MatchString(op.Timeout)) {
-			errs = append(errs, invalid(fmt.Sprintf("%s.ops[%d]", field, i), "operation %q interval %q timeout %q: want a name and "+
+			errs = append(errs, invalid(field.Name("ops").Index(i), "operation %q interval %q timeout %q: want a name and "+
 				"durations like 30s", op.Name, op.Interval, op.Timeout))
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Where corosync keeps its files.
@@ -25,7 +27,7 @@ func maxRings(transport string) int {
 
 // checkRings checks one node's ring addresses: how many, and IP
 // addresses.
-func checkRings(field, transport string, networks []string, addrs []string) error {
+func checkRings(field located.Path, transport string, networks []string, addrs []string) error {
 	var errs []error
 	if len(addrs) == 0 || len(addrs) > maxRings(transport) {
 		errs = append(errs, invalid(field, "%d ring addresses: want 1 to %d for %s", len(addrs), maxRings(transport), transport))

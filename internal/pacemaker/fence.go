@@ -5,6 +5,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // PasswordDir holds, on every cluster node, one root-only file per fence
@@ -64,7 +66,7 @@ func RedfishFence(b RedfishBMC) FenceDevice {
 // checkFenceParams holds what the agents' meta-data cannot say: no
 // password in clear, the device fences its own node, and fence_redfish
 // always names its BMC and system.
-func checkFenceParams(field string, f FenceDevice) error {
+func checkFenceParams(field located.Path, f FenceDevice) error {
 	var errs []error
 	for _, k := range []string{"password", "passwd"} {
 		if _, ok := f.Params[k]; ok {

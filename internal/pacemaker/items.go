@@ -5,11 +5,12 @@ package pacemaker
 // that reads and patches the CIB for the whole cluster.
 
 import (
-	"fmt"
 	"path"
 	"sort"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // The cluster's units, started on every node (pacemaker needs corosync).
@@ -54,7 +55,7 @@ func (c Cluster) NodeItems(s Secrets) ([]protocol.Item, error) {
 		return nil, err
 	}
 	if s.Authkey != nil && (len(s.Authkey) < MinAuthkeyBytes || len(s.Authkey) > MaxAuthkeyBytes) {
-		return nil, invalid("authkey", "%d bytes: corosync wants %d to %d", len(s.Authkey), MinAuthkeyBytes, MaxAuthkeyBytes)
+		return nil, invalid(located.At("authkey"), "%d bytes: corosync wants %d to %d", len(s.Authkey), MinAuthkeyBytes, MaxAuthkeyBytes)
 	}
 	confS := string(conf)
 	logDir := path.Dir(CorosyncLog)
@@ -80,7 +81,7 @@ func (c Cluster) NodeItems(s Secrets) ([]protocol.Item, error) {
 		if s.Passwords != nil {
 			p, ok := s.Passwords[id]
 			if !ok || p == "" {
-				return nil, invalid("fence_devices", "%s: no BMC password", id)
+				return nil, invalid(located.At("fence_devices"), "%s: no BMC password", id)
 			}
 			pw = &p
 		}
@@ -163,7 +164,7 @@ func PushItems(cluster string, orig, next []byte) []protocol.Item {
 // always the same one (the lowest node id), so two nodes never push.
 func (c Cluster) PushNode() (Node, error) {
 	if len(c.Nodes) == 0 {
-		return Node{}, fmt.Errorf("%w: nodes: a cluster needs nodes", ErrInvalid)
+		return Node{}, invalid(located.At("nodes"), "a cluster needs nodes")
 	}
 	best := c.Nodes[0]
 	for _, n := range c.Nodes[1:] {

@@ -7,6 +7,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Export is one NFS export, an exportfs resource of the NFS group.
@@ -71,30 +73,30 @@ func under(p, dir string) bool {
 func (n NFSGroup) Validate() error {
 	var errs []error
 	if !reID.MatchString(n.ID) {
-		errs = append(errs, invalid("id", "%q: want an XML id", n.ID))
+		errs = append(errs, invalid(located.At("id"), "%q: want an XML id", n.ID))
 	}
 	if !reLVM.MatchString(n.VolumeGroup) {
-		errs = append(errs, invalid("volume_group", "%q: want an LVM name", n.VolumeGroup))
+		errs = append(errs, invalid(located.At("volume_group"), "%q: want an LVM name", n.VolumeGroup))
 	}
 	if !reLVM.MatchString(n.LogicalVolume) {
-		errs = append(errs, invalid("logical_volume", "%q: want an LVM name", n.LogicalVolume))
+		errs = append(errs, invalid(located.At("logical_volume"), "%q: want an LVM name", n.LogicalVolume))
 	}
 	if !path.IsAbs(n.MountPoint) || path.Clean(n.MountPoint) == "/" {
-		errs = append(errs, invalid("mount_point", "%q: want an absolute path below /", n.MountPoint))
+		errs = append(errs, invalid(located.At("mount_point"), "%q: want an absolute path below /", n.MountPoint))
 	}
 	if n.FSType == "" {
-		errs = append(errs, invalid("fstype", "want the file system type (R2: xfs)"))
+		errs = append(errs, invalid(located.At("fstype"), "want the file system type (R2: xfs)"))
 	}
 	if !under(n.infoDir(), n.MountPoint) || path.Clean(n.infoDir()) == path.Clean(n.MountPoint) {
-		errs = append(errs, invalid("info_dir", "%q: the NFS server's state must be in a folder of the shared file system %s, "+
+		errs = append(errs, invalid(located.At("info_dir"), "%q: the NFS server's state must be in a folder of the shared file system %s, "+
 			"or clients lose their locks on failover", n.infoDir(), n.MountPoint))
 	}
 	if len(n.Exports) == 0 {
-		errs = append(errs, invalid("exports", "an NFS service needs at least one export"))
+		errs = append(errs, invalid(located.At("exports"), "an NFS service needs at least one export"))
 	}
 	fsids, dirs := map[int]int{}, map[string]int{}
 	for i, e := range n.Exports {
-		field := fmt.Sprintf("exports[%d]", i)
+		field := located.At("exports").Index(i)
 		if strings.TrimSpace(e.ClientSpec) == "" {
 			errs = append(errs, invalid(field, "no client spec: say who may mount %s (a host, a network like 10.10.0.0/16 or *)", e.Directory))
 		} else if strings.ContainsAny(e.ClientSpec, " \t(") {
@@ -120,9 +122,9 @@ func (n NFSGroup) Validate() error {
 	}
 	ip, err := netip.ParseAddr(n.FloatingIP)
 	if err != nil {
-		errs = append(errs, invalid("floating_ip", "%q: want an IP address", n.FloatingIP))
+		errs = append(errs, invalid(located.At("floating_ip"), "%q: want an IP address", n.FloatingIP))
 	} else if n.CIDRNetmask < 1 || n.CIDRNetmask > ip.BitLen() {
-		errs = append(errs, invalid("cidr_netmask", "%d: want 1 to %d", n.CIDRNetmask, ip.BitLen()))
+		errs = append(errs, invalid(located.At("cidr_netmask"), "%d: want 1 to %d", n.CIDRNetmask, ip.BitLen()))
 	}
 	return errors.Join(errs...)
 }

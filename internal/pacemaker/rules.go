@@ -16,25 +16,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// RuleError is one broken rule: Attr is the attribute path of the value at
+// broken is one broken rule, located at the attribute of the value at
 // fault as the resource spells it (nodes["nfs2"].addrs[0],
-// groups[0].members[3].params["fsid"]), Err what is wrong with it. It is
-// ErrInvalid (errors.Is).
-type RuleError struct {
-	Attr string
-	Err  error
-}
-
-func (e *RuleError) Error() string { return fmt.Sprintf("%v: %s: %v", ErrInvalid, e.Attr, e.Err) }
-
-func (e *RuleError) Unwrap() error { return e.Err }
-
-func (e *RuleError) Is(target error) bool { return target == ErrInvalid }
-
-func broken(attr, format string, args ...any) error {
-	return &RuleError{Attr: attr, Err: fmt.Errorf(format, args...)}
+// groups[0].members[3].params["fsid"]); it is ErrInvalid (errors.Is).
+func broken(at located.Path, format string, args ...any) error {
+	return located.Wrap(at, invalidErr(fmt.Sprintf(format, args...)))
 }
 
 // FenceTarget is what one node's fence device is aimed at, as configured:
@@ -102,19 +92,19 @@ func (c Cluster) rules(fences []FenceTarget, complete bool) []error {
 	fenceRules(c.Nodes, fences, ring, &errs)
 	for i, l := range c.Locations {
 		if l.Score != "" || complete {
-			scoreRule(fmt.Sprintf("locations[%d].score", i), l.Score, &errs)
+			scoreRule(located.At("locations").Index(i).Name("score"), l.Score, &errs)
 		}
 	}
 	for i, l := range c.Colocations {
 		if l.Score != "" || complete {
-			scoreRule(fmt.Sprintf("colocations[%d].score", i), l.Score, &errs)
+			scoreRule(located.At("colocations").Index(i).Name("score"), l.Score, &errs)
 		}
 	}
-	metaScores("resource_defaults", c.ResourceDefaults, complete, &errs)
+	metaScores(located.At("resource_defaults"), c.ResourceDefaults, complete, &errs)
 	return errs
 }
 
-func scoreRule(attr, s string, errs *[]error) {
+func scoreRule(attr located.Path, s string, errs *[]error) {
 	if err := CheckScore(s); err != nil {
 		*errs = append(*errs, broken(attr, "%v", err))
 	}
@@ -122,10 +112,10 @@ func scoreRule(attr, s string, errs *[]error) {
 
 // metaScores checks the score-valued keys of a meta attribute map (at is
 // the map's attribute path).
-func metaScores(at string, m map[string]string, complete bool, errs *[]error) {
+func metaScores(at located.Path, m map[string]string, complete bool, errs *[]error) {
 	for _, k := range scoreMeta {
 		if v, ok := m[k]; ok && (v != "" || complete) {
-			scoreRule(fmt.Sprintf("%s[%q]", at, k), v, errs)
+			scoreRule(at.Key(k), v, errs)
 		}
 	}
 }
@@ -140,7 +130,7 @@ func (c Cluster) networkRules(errs *[]error) []netip.Prefix {
 		}
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
-			*errs = append(*errs, broken(fmt.Sprintf("networks[%d]", i), "%q: want a CIDR like 10.10.0.0/24", s))
+			*errs = append(*errs, broken(located.At("networks").Index(i), "%q: want a CIDR like 10.10.0.0/24", s))
 			continue
 		}
 		out[i] = p.Masked()
@@ -158,7 +148,7 @@ func (c Cluster) ringRules(nets []netip.Prefix, errs *[]error) map[netip.Addr]st
 			if err != nil {
 				continue // the node's own check names a malformed address
 			}
-			at := fmt.Sprintf("nodes[%q].addrs[%d]", n.Name, i)
+			at := located.At("nodes").Key(n.Name).Name("addrs").Index(i)
 			if i < len(nets) && nets[i].IsValid() && !nets[i].Contains(ip) {
 				*errs = append(*errs, broken(at, "ring %d address %s is not on the cluster network %s (networks[%d])", i, a, nets[i], i))
 			}
@@ -183,8 +173,8 @@ func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string,
 	floating := map[netip.Addr]string{}
 	fsids := map[string][2]string{} // fsid -> directory, attribute path
 	exports := map[[2]string]string{}
-	each := func(at string, p Primitive) {
-		metaScores(at+".meta", p.Meta, complete, errs)
+	each := func(at located.Path, p Primitive) {
+		metaScores(at.Name("meta"), p.Meta, complete, errs)
 		if p.Class != "ocf" || p.Provider != "heartbeat" {
 			return
 		}
@@ -196,13 +186,13 @@ func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string,
 		}
 	}
 	for i, g := range c.Groups {
-		metaScores(fmt.Sprintf("groups[%d].meta", i), g.Meta, complete, errs)
+		metaScores(located.At("groups").Index(i).Name("meta"), g.Meta, complete, errs)
 		for j, p := range g.Members {
-			each(fmt.Sprintf("groups[%d].members[%d]", i, j), p)
+			each(located.At("groups").Index(i).Name("members").Index(j), p)
 		}
 	}
 	for i, p := range c.Primitives {
-		each(fmt.Sprintf("primitives[%d]", i), p)
+		each(located.At("primitives").Index(i), p)
 	}
 }
 
@@ -214,9 +204,9 @@ func (c Cluster) primitiveRules(nets []netip.Prefix, ring map[netip.Addr]string,
 // network around one (R2: 10.10.0.100/16 around 10.10.1.0/24). With nic
 // (BeeGFS HA's data network) the interface is named. The address must be
 // no network or broadcast address, no node's and no other floating one.
-func floatingRules(at string, params map[string]string, nets []netip.Prefix, ring map[netip.Addr]string, floating map[netip.Addr]string,
+func floatingRules(at located.Path, params map[string]string, nets []netip.Prefix, ring map[netip.Addr]string, floating map[netip.Addr]string,
 	complete bool, errs *[]error) {
-	ipAt, maskAt := at+`.params["ip"]`, at+`.params["cidr_netmask"]`
+	ipAt, maskAt := at.Name("params").Key("ip"), at.Name("params").Key("cidr_netmask")
 	ip, err := netip.ParseAddr(params["ip"])
 	if params["ip"] != "" && err != nil {
 		*errs = append(*errs, broken(ipAt, "%q: want an IP address (the agent's validate-all refuses anything else)", params["ip"]))
@@ -245,7 +235,7 @@ func floatingRules(at string, params map[string]string, nets []netip.Prefix, rin
 	if other, ok := floating[ip]; ok {
 		*errs = append(*errs, broken(ipAt, "floating address %s is also %s's: two resources would bring up one address", ip, other))
 	}
-	floating[ip] = at
+	floating[ip] = at.String()
 	known := len(nets) > 0
 	for _, n := range nets {
 		known = known && n.IsValid()
@@ -361,7 +351,7 @@ func FSID(s string) (string, bool) {
 // so one fsid is one directory (two directories under one fsid hand a
 // client the other's file handles after a failover); one directory is
 // exported once to each client spec.
-func exportRules(at string, params map[string]string, fsids map[string][2]string, exports map[[2]string]string, errs *[]error) {
+func exportRules(at located.Path, params map[string]string, fsids map[string][2]string, exports map[[2]string]string, errs *[]error) {
 	dir := params["directory"]
 	if dir != "" {
 		dir = path.Clean(dir)
@@ -370,21 +360,21 @@ func exportRules(at string, params map[string]string, fsids map[string][2]string
 		id, ok := FSID(f)
 		switch other, seen := fsids[id]; {
 		case !ok:
-			*errs = append(*errs, broken(at+`.params["fsid"]`, "%q: want a number from 0 to 4294967295, root or a UUID", f))
+			*errs = append(*errs, broken(at.Name("params").Key("fsid"), "%q: want a number from 0 to 4294967295, root or a UUID", f))
 		case seen && dir != "" && other[0] != "" && other[0] != dir:
-			*errs = append(*errs, broken(at+`.params["fsid"]`, "fsid %s is also %s's, which exports %s: one fsid names one "+
+			*errs = append(*errs, broken(at.Name("params").Key("fsid"), "fsid %s is also %s's, which exports %s: one fsid names one "+
 				"file system to the clients", f, other[1], other[0]))
 		case !seen:
-			fsids[id] = [2]string{dir, at}
+			fsids[id] = [2]string{dir, at.String()}
 		}
 	}
 	if cs := params["clientspec"]; dir != "" && cs != "" {
 		k := [2]string{dir, cs}
 		if other, ok := exports[k]; ok {
-			*errs = append(*errs, broken(at+`.params["clientspec"]`, "%s is already exported to %s by %s: exportfs would "+
+			*errs = append(*errs, broken(at.Name("params").Key("clientspec"), "%s is already exported to %s by %s: exportfs would "+
 				"replace one export with the other", dir, cs, other))
 		} else {
-			exports[k] = at
+			exports[k] = at.String()
 		}
 	}
 }
@@ -420,11 +410,11 @@ func (t FenceTarget) bmcKey() string {
 
 // bmcAttr is the attribute that picks the target's BMC: its endpoint
 // when it names one (ip then only overrides the address), else ip.
-func (t FenceTarget) bmcAttr() string {
+func (t FenceTarget) bmcAttr() located.Path {
 	if t.Endpoint != "" {
-		return fmt.Sprintf("nodes[%q].fence.endpoint", t.Node)
+		return located.At("nodes").Key(t.Node).Name("fence").Name("endpoint")
 	}
-	return fmt.Sprintf("nodes[%q].fence.ip", t.Node)
+	return located.At("nodes").Key(t.Node).Name("fence").Name("ip")
 }
 
 // namesNode says whether s names node as a whole word ("bmc-nfs2",
@@ -444,7 +434,7 @@ func namesNode(s, node string) bool {
 func fenceRules(nodes []Node, fences []FenceTarget, ring map[netip.Addr]string, errs *[]error) {
 	seen := map[string]string{}
 	for _, t := range fences {
-		at := fmt.Sprintf("nodes[%q].fence", t.Node)
+		at := located.At("nodes").Key(t.Node).Name("fence")
 		if key := t.bmcKey(); key != "" && t.SystemsURI != "" {
 			k := key + " " + strings.TrimSuffix(t.SystemsURI, "/")
 			if other, ok := seen[k]; ok {
@@ -469,8 +459,11 @@ func fenceRules(nodes []Node, fences []FenceTarget, ring map[netip.Addr]string, 
 			if n.Name == t.Node {
 				continue
 			}
-			for _, w := range []struct{ attr, val string }{
-				{at + ".endpoint", t.Endpoint}, {t.bmcAttr(), host}, {at + ".systems_uri", t.SystemsURI},
+			for _, w := range []struct {
+				attr located.Path
+				val  string
+			}{
+				{at.Name("endpoint"), t.Endpoint}, {t.bmcAttr(), host}, {at.Name("systems_uri"), t.SystemsURI},
 			} {
 				if w.val != "" && namesNode(w.val, n.Name) && !namesNode(w.val, t.Node) {
 					*errs = append(*errs, broken(w.attr, "%q names node %s, but this device fences node %s: aim it at %s's "+

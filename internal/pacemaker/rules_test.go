@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // r2Fences are R2's fence devices as the provider sees them: each node's
@@ -136,12 +138,12 @@ func TestRules(t *testing.T) {
 			if len(errs) != 1 {
 				t.Fatalf("%d errors, want 1: %v", len(errs), errs)
 			}
-			var re *RuleError
+			var re *located.Error
 			if !errors.As(errs[0], &re) || !errors.Is(errs[0], ErrInvalid) {
 				t.Fatalf("%v: not a located ErrInvalid", errs[0])
 			}
-			if re.Attr != tc.attr || !strings.Contains(re.Err.Error(), tc.says) {
-				t.Errorf("got %s: %v\nwant %s: ...%s...", re.Attr, re.Err, tc.attr, tc.says)
+			if re.Path.String() != tc.attr || !strings.Contains(re.Err.Error(), tc.says) {
+				t.Errorf("got %s: %v\nwant %s: ...%s...", re.Path.String(), re.Err, tc.attr, tc.says)
 			}
 		})
 	}
@@ -210,9 +212,9 @@ func TestRulesPartlyKnown(t *testing.T) {
 	c.Locations[0].Score = "inf"
 	var got []string
 	for _, err := range c.Rules(f) {
-		var re *RuleError
+		var re *located.Error
 		if errors.As(err, &re) {
-			got = append(got, re.Attr)
+			got = append(got, re.Path.String())
 		}
 	}
 	want := []string{`groups[0].members[4].params["fsid"]`, `locations[0].score`}
@@ -298,11 +300,11 @@ func TestFenceSystemRules(t *testing.T) {
 	} {
 		var got []string
 		for _, err := range FenceSystemRules(c.Nodes, f, tc.names) {
-			var re *RuleError
+			var re *located.Error
 			if !errors.As(err, &re) || !strings.Contains(re.Err.Error(), "reports host name") {
 				t.Fatalf("%v", err)
 			}
-			got = append(got, re.Attr)
+			got = append(got, re.Path.String())
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("host names %v: refused %q, want %q", tc.names, got, tc.want)

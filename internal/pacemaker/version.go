@@ -20,6 +20,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // The versions a cluster is rendered for: "2" is the papers' Pacemaker
@@ -96,7 +98,7 @@ var removed3Classes = []string{"nagios", "upstart"}
 func (c Cluster) checkVersion() []error {
 	v := versionOr(c.Version)
 	if _, ok := versions[v]; !ok {
-		return []error{invalid("pacemaker_version", "%q: want one of %s", c.Version, strings.Join(Versions, ", "))}
+		return []error{invalid(located.At("pacemaker_version"), "%q: want one of %s", c.Version, strings.Join(Versions, ", "))}
 	}
 	if v != Version3 {
 		return nil
@@ -104,40 +106,40 @@ func (c Cluster) checkVersion() []error {
 	var errs []error
 	for _, k := range sortedKeys(c.Properties) {
 		if hint, ok := removed3Properties[k]; ok {
-			errs = append(errs, invalid("properties", "%s: Pacemaker 3 removed this option (pacemaker_version = %q); %s", k, v, hint))
+			errs = append(errs, invalid(located.At("properties"), "%s: Pacemaker 3 removed this option (pacemaker_version = %q); %s", k, v, hint))
 		}
 		if k == "stonith-action" && c.Properties[k] == "poweroff" {
-			errs = append(errs, invalid("properties", `stonith-action = "poweroff": Pacemaker 3 removed this value `+
+			errs = append(errs, invalid(located.At("properties"), `stonith-action = "poweroff": Pacemaker 3 removed this value `+
 				`(pacemaker_version = %q); use "off"`, v))
 		}
 	}
-	errs = append(errs, checkMeta3("resource_defaults", c.ResourceDefaults)...)
+	errs = append(errs, checkMeta3(located.At("resource_defaults"), c.ResourceDefaults)...)
 	for i, g := range c.Groups {
-		field := fmt.Sprintf("groups[%d]", i)
-		errs = append(errs, checkMeta3(field+".meta", g.Meta)...)
+		field := located.At("groups").Index(i)
+		errs = append(errs, checkMeta3(field.Name("meta"), g.Meta)...)
 		for j, p := range g.Members {
-			errs = append(errs, checkPrimitive3(fmt.Sprintf("%s.members[%d]", field, j), p)...)
+			errs = append(errs, checkPrimitive3(field.Name("members").Index(j), p)...)
 		}
 	}
 	for i, p := range c.Primitives {
-		errs = append(errs, checkPrimitive3(fmt.Sprintf("primitives[%d]", i), p)...)
+		errs = append(errs, checkPrimitive3(located.At("primitives").Index(i), p)...)
 	}
 	for i, f := range c.Fencing {
-		errs = append(errs, checkDeprecatedParams(fmt.Sprintf("fence_devices[%d]", i), "stonith", "", f.Agent, f.Params)...)
+		errs = append(errs, checkDeprecatedParams(located.At("fence_devices").Index(i), "stonith", "", f.Agent, f.Params)...)
 	}
 	return errs
 }
 
-func checkPrimitive3(field string, p Primitive) []error {
-	errs := checkMeta3(field+".meta", p.Meta)
+func checkPrimitive3(field located.Path, p Primitive) []error {
+	errs := checkMeta3(field.Name("meta"), p.Meta)
 	if contains(removed3Classes, p.Class) {
-		errs = append(errs, invalid(field+".class", "%q: Pacemaker 3 removed the %s class (pacemaker_version = %q); "+
+		errs = append(errs, invalid(field.Name("class"), "%q: Pacemaker 3 removed the %s class (pacemaker_version = %q); "+
 			"use a systemd unit", p.Class, p.Class, Version3))
 	}
 	return errs
 }
 
-func checkMeta3(field string, meta map[string]string) []error {
+func checkMeta3(field located.Path, meta map[string]string) []error {
 	var errs []error
 	for _, k := range sortedKeys(meta) {
 		if hint, ok := removed3Meta[k]; ok {
@@ -155,7 +157,7 @@ func checkMeta3(field string, meta map[string]string) []error {
 // checkDeprecatedParams refuses the parameters the agent's meta-data marks
 // deprecated (fence_redfish's ipaddr, login, passwd), naming the one that
 // replaces each: Pacemaker 3's pcs validates options against the agent.
-func checkDeprecatedParams(field, class, provider, typ string, params map[string]string) []error {
+func checkDeprecatedParams(field located.Path, class, provider, typ string, params map[string]string) []error {
 	a, ok := agentTable[AgentSpec(class, provider, typ)]
 	if !ok {
 		return nil
@@ -214,7 +216,7 @@ func CheckRunning(version, dcVersion string) error {
 	v := versionOr(version)
 	info, ok := versions[v]
 	if !ok {
-		return invalid("pacemaker_version", "%q: want one of %s", version, strings.Join(Versions, ", "))
+		return invalid(located.At("pacemaker_version"), "%q: want one of %s", version, strings.Join(Versions, ", "))
 	}
 	m := reDCVersion.FindStringSubmatch(dcVersion)
 	if m == nil {
@@ -238,5 +240,5 @@ func CheckRunning(version, dcVersion string) error {
 	if want != "" {
 		msg += fmt.Sprintf("; set pacemaker_version = %q", want)
 	}
-	return invalid("pacemaker_version", "%s", msg)
+	return invalid(located.At("pacemaker_version"), "%s", msg)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -82,7 +83,7 @@ func moduleRoot() string {
 func needAgent(t testing.TB) {
 	t.Helper()
 	if agentErr != nil {
-		t.Skipf("the agent does not build yet, so there is nothing to deliver: %v", agentErr)
+		testenv.Missing(t, "the agent does not build, so there is nothing to deliver: %v", agentErr)
 	}
 }
 

@@ -8,14 +8,12 @@ import (
 	"testing"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // ShellQuote must survive a real POSIX shell, whatever the string.
 func TestShellQuote(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.NeedTool(t, "sh", "dash")
 	for _, s := range []string{"plain", "", "with space", "it's", `a"b`, "$HOME", "`id`", "a\nb", "semi;colon", "/var/lib/x y/'z'", "*", "back\\slash"} {
 		out, err := exec.Command(sh, "-c", "printf %s "+ShellQuote(s)).Output()
 		if err != nil || string(out) != s {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/agentbin"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/labnode"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -422,7 +423,7 @@ func TestAgentVanishesMidSession(t *testing.T) {
 func TestEmbeddedAgentBuilds(t *testing.T) {
 	data, sum, err := agentbin.For(runtime.GOARCH)
 	if errors.Is(err, agentbin.ErrNotBuilt) {
-		t.Skipf("provider built without agents (run make agent-dist): %v", err)
+		testenv.Missing(t, "provider built without agents (run make agent-dist): %v", err)
 	}
 	if err != nil {
 		t.Fatal(err)

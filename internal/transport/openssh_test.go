@@ -22,6 +22,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/transport"
 )
 
@@ -64,7 +65,7 @@ func (s *sshd) port() int { _, p, _ := net.SplitHostPort(s.addr); v, _ := strcon
 func startSSHD(t testing.TB, env string, extra ...string) *sshd {
 	t.Helper()
 	if _, err := os.Stat(sshdPath); err != nil {
-		t.Skipf("real OpenSSH test needs %s (Debian: apt-get install openssh-server): %v", sshdPath, err)
+		testenv.Missing(t, "real OpenSSH test needs %s (Debian: apt-get install openssh-server): %v", sshdPath, err)
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("real OpenSSH test runs sshd as root (it logs in as root with a key)")
@@ -325,7 +326,7 @@ func TestOpenSSHDeliveryWays(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if strings.HasSuffix(tt.config, sftpServer) {
 				if _, err := os.Stat(sftpServer); err != nil {
-					t.Skipf("%s not installed (Debian: openssh-sftp-server)", sftpServer)
+					testenv.Missing(t, "%s not installed (Debian: openssh-sftp-server)", sftpServer)
 				}
 			}
 			srv := startSSHD(t, "", tt.config)

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,15 +11,14 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/fakenode"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // benchNode is a client root with a BeeGFS mount folder, driven through
 // runner.Sim as the agent drives it.
 func benchNode(t *testing.T) *node {
 	t.Helper()
-	if _, err := exec.LookPath("fio"); err != nil {
-		t.Skip("the lab's benchmarks need the real fio (apt-get install fio)")
-	}
+	testenv.NeedTool(t, "fio", "fio") // the lab's benchmarks run the real fio
 	n := newNode(t)
 	n.write("mnt/beegfs/bench/.keep", "")
 	return n

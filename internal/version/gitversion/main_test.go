@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // gitVersion in a real repository: untagged, on a tag, after it, dirty.
 func TestGitVersion(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
+	testenv.NeedTool(t, "git", "git")
 	dir := t.TempDir()
 	t.Chdir(dir)
 	git := func(args ...string) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
 // make release's layout, built for one platform and checked the way the
@@ -19,7 +21,7 @@ func TestSnapshotLayout(t *testing.T) {
 	t.Chdir("../../..")
 	for _, a := range []string{"amd64", "arm64"} {
 		if _, err := os.Stat("internal/agentbin/dist/hpcstorage-agent-linux-" + a); err != nil {
-			t.Skip("agent builds missing: run make agent-dist (make test does)")
+			testenv.Missing(t, "agent builds missing: run make agent-dist (make test does)")
 		}
 	}
 	c, err := load(".goreleaser.yml")
@@ -106,7 +108,7 @@ func TestSnapshotLayout(t *testing.T) {
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		if tf, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("no terraform for the mirror check")
+			testenv.Missing(t, "no terraform for the mirror check: set TF_ACC_TERRAFORM_PATH")
 		}
 	}
 	mirror := filepath.Join(t.TempDir(), "mirror")
