@@ -552,7 +552,7 @@ func (r *nodeService[M, P]) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	p.base().Drift = drift
-	readDomainPending(ctx, r.nodes, p.base(), &resp.Diagnostics)
+	readDomainPending(ctx, r.nodes, p.base().FailureDomain, p.base().Host.ValueString(), &p.base().Drift, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, p)...)
 }
 
@@ -570,7 +570,7 @@ func (r *nodeService[M, P]) Update(ctx context.Context, req resource.UpdateReque
 	// The previous secret is not known (state keeps its hash), so a
 	// rollback restores everything but the secret file's content.
 	previous, pok := r.renderItems(q, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
-	if !ok || !pok || !nodeRunFor(r.nodes, p).convergeInDomain(ctx, r.nodes, p, r.data, items, previous, &resp.Diagnostics) {
+	if !ok || !pok || !nodeRunFor(r.nodes, p).convergeInDomain(ctx, p.base().FailureDomain, startupItems(p), r.data, items, previous, &resp.Diagnostics) {
 		return
 	}
 	applied(p, auth)
@@ -673,7 +673,7 @@ func (r *nodeService[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	res, ok := nodeRunFor(r.nodes, p).check(ctx, items, &resp.Diagnostics)
 	if ok && !req.State.Raw.IsNull() {
-		planDomain(ctx, r.nodes, p.base(), s.base(), res, startupItems(p), &resp.Diagnostics)
+		planDomain(ctx, r.nodes, p.base().FailureDomain, p.base().Host.ValueString(), s.base().Drift, res, startupItems(p), &resp.Diagnostics)
 	}
 }
 

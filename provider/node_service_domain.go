@@ -129,12 +129,11 @@ func disruption(res *protocol.Result, startup map[string]bool) string {
 
 // readDomainPending adds the pending entry to drift when this member
 // holds its domain's lock (a sequence stopped half-way).
-func readDomainPending(ctx context.Context, nodes *nodeAccess, b *NodeService, diags *diag.Diagnostics) {
-	f := b.FailureDomain
+func readDomainPending(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host string, drift *types.Map, diags *diag.Diagnostics) {
 	if f == nil || !f.known() || nodes == nil {
 		return
 	}
-	m := f.member(b.Host.ValueString())
+	m := f.member(host)
 	pending, err := day2.Pending(ctx, nodeRunner{nodes: nodes, owner: day2Owner(m.Domain)}, m)
 	if err != nil {
 		diags.AddAttributeWarning(path.Root("failure_domain"), "Failure Domain Not Read",
@@ -145,25 +144,24 @@ func readDomainPending(ctx context.Context, nodes *nodeAccess, b *NodeService, d
 		return
 	}
 	d := map[string]string{}
-	for k, v := range b.Drift.Elements() {
+	for k, v := range drift.Elements() {
 		if s, ok := v.(types.String); ok {
 			d[k] = s.ValueString()
 		}
 	}
 	d[pendingDriftKey] = fmt.Sprintf("%s holds the lock of domain %q: a maintenance sequence stopped half-way; the next apply resumes it", m.Node, m.Domain)
-	b.Drift = driftMap(d)
+	*drift = driftMap(d)
 }
 
 // planDomain says in the plan what a change of a domain member will do:
 // the sequence it runs in, or a refusal when the domain as built cannot
 // lose the member. res is the plan's node check (nil: none ran).
-func planDomain(ctx context.Context, nodes *nodeAccess, b *NodeService, prior *NodeService, res *protocol.Result, startup map[string]bool, diags *diag.Diagnostics) {
-	f := b.FailureDomain
-	if f == nil || !f.known() || prior == nil || nodes == nil {
+func planDomain(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host string, priorDrift types.Map, res *protocol.Result, startup map[string]bool, diags *diag.Diagnostics) {
+	if f == nil || !f.known() || nodes == nil {
 		return
 	}
-	m := f.member(b.Host.ValueString())
-	if _, ok := prior.Drift.Elements()[pendingDriftKey]; ok {
+	m := f.member(host)
+	if _, ok := priorDrift.Elements()[pendingDriftKey]; ok {
 		diags.AddAttributeWarning(path.Root("failure_domain"), fmt.Sprintf("%s Resumes Its Maintenance In %s", m.Node, m.Domain),
 			"A maintenance sequence of this member stopped half-way and it still holds the domain's lock; this apply "+
 				"resumes it:\n"+sequenceText(m, "apply what is left of the change"))
@@ -194,20 +192,19 @@ func planDomain(ctx context.Context, nodes *nodeAccess, b *NodeService, prior *N
 // convergeInDomain converges items, inside the member's sequence when the
 // node's check finds a change (or a stopped sequence waits to resume) on
 // a live cluster.
-func (b nodeRun) convergeInDomain(ctx context.Context, nodes *nodeAccess, m nodeModel, pd *providerData, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
-	f := m.base().FailureDomain
+func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, startup map[string]bool, pd *providerData, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
 	if f == nil || !f.known() {
 		return b.converge(ctx, items, previous, diags)
 	}
 	mem := f.member(b.host)
-	runner := nodeRunner{nodes: nodes, owner: day2Owner(mem.Domain)}
+	runner := nodeRunner{nodes: b.nodes, owner: day2Owner(mem.Domain)}
 	pending, perr := day2.Pending(ctx, runner, mem)
 	if !pending {
 		res, ok := b.check(ctx, items, diags)
 		if !ok {
 			return false
 		}
-		if disruption(res, startupItems(m)) == "" {
+		if disruption(res, startup) == "" {
 			return b.converge(ctx, items, previous, diags)
 		}
 	}

@@ -44,6 +44,7 @@ func NewNodeConfigResource() resource.Resource { return &nodeConfigResource{} }
 // nodeConfigResource is one owner's set of agent items on one host.
 type nodeConfigResource struct {
 	nodes *nodeAccess
+	data  *providerData
 }
 
 // nodeConfigModel is the resource's data. The item attributes stay
@@ -64,6 +65,9 @@ type nodeConfigModel struct {
 	Commands      types.List   `tfsdk:"commands"`
 	Services      types.Map    `tfsdk:"services"`
 	Drift         types.Map    `tfsdk:"drift"`
+	// FailureDomain rolls a change that takes the node out (a kernel
+	// module, a restart it notifies) through its domain's sequence.
+	FailureDomain *nodeDomainModel `tfsdk:"failure_domain"`
 }
 
 func (r *nodeConfigResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -100,6 +104,7 @@ func (r *nodeConfigResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"agent's diff. Empty after every apply; a refresh that finds changes made by hand fills it (and the attributes " +
 			"concerned show the node's values), so the plan shows them and apply puts them back.",
 	}
+	attrs["failure_domain"] = nodeDomainSchema()
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Kernel, device, file and service configuration of one node, applied by the hpcstorage agent " +
 			"over SSH. Create and update apply the items and then verify them with a read-only check (a change that does " +
@@ -112,7 +117,7 @@ func (r *nodeConfigResource) Schema(_ context.Context, _ resource.SchemaRequest,
 
 func (r *nodeConfigResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if d := configureData(req.ProviderData, &resp.Diagnostics); d != nil {
-		r.nodes = d.Nodes
+		r.nodes, r.data = d.Nodes, d
 	}
 }
 
@@ -127,7 +132,7 @@ func (r *nodeConfigResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	rollback := nodeconfig.Config{} // nothing of this owner was there before
-	if !r.converge(ctx, &plan, cfg, rollback, &resp.Diagnostics) {
+	if !r.converge(ctx, &plan, cfg, rollback, false, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -170,6 +175,7 @@ func (r *nodeConfigResource) Read(ctx context.Context, req resource.ReadRequest,
 	observed, drift := nodeconfig.Observe(cfg, res)
 	resp.Diagnostics.Append(setItems(ctx, &state, observed)...)
 	state.Drift = driftMap(drift)
+	readDomainPending(ctx, r.nodes, state.FailureDomain, state.Host.ValueString(), &state.Drift, &resp.Diagnostics)
 	if len(drift) > 0 {
 		tflog.Info(ctx, "node drifted from the last apply", map[string]any{"host": state.Host.ValueString(), "items": len(drift)})
 	}
@@ -188,7 +194,7 @@ func (r *nodeConfigResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.converge(ctx, &plan, cfg, before, &resp.Diagnostics) {
+	if !r.converge(ctx, &plan, cfg, before, true, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -290,7 +296,12 @@ func (r *nodeConfigResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.runner(&plan, locs).check(ctx, items, &resp.Diagnostics)
+	res, ok := r.runner(&plan, locs).check(ctx, items, &resp.Diagnostics)
+	if ok && !req.State.Raw.IsNull() {
+		var state nodeConfigModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		planDomain(ctx, r.nodes, plan.FailureDomain, plan.Host.ValueString(), state.Drift, res, nil, &resp.Diagnostics)
+	}
 }
 
 // ValidateConfig runs the agent's own spec validation on the typed items,
@@ -479,11 +490,19 @@ func (r *nodeConfigResource) config(m *nodeConfigModel, diags *diag.Diagnostics)
 }
 
 // converge runs cfg through the node shell's loop (check, apply, verify,
-// and on failure put back rollback, the state before).
-func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, diags *diag.Diagnostics) bool {
+// and on failure put back rollback, the state before); an update runs
+// inside the node's failure domain sequence when it takes the node out.
+func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, update bool, diags *diag.Diagnostics) bool {
 	items, locs := cfg.Items()
 	previous, _ := rollback.Items()
-	if !r.runner(m, locs).converge(ctx, items, previous, diags) {
+	run := r.runner(m, locs)
+	ok := false
+	if update {
+		ok = run.convergeInDomain(ctx, m.FailureDomain, nil, r.data, items, previous, diags)
+	} else {
+		ok = run.converge(ctx, items, previous, diags)
+	}
+	if !ok {
 		return false
 	}
 	m.Drift = emptyDrift()

@@ -1,0 +1,38 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+)
+
+// What of a node check takes a member out: notified restarts, kernel
+// modules, files its clustered daemon reads at start; not settings applied
+// live or the provider's import record.
+func TestDisruption(t *testing.T) {
+	startup := map[string]bool{"file:/etc/idmapd.conf": true}
+	item := func(id string, changed bool) protocol.ItemResult { return protocol.ItemResult{ID: id, Changed: changed} }
+	cases := []struct {
+		name string
+		res  *protocol.Result
+		want string
+	}{
+		{"nothing", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/idmapd.conf", false)}}, ""},
+		{"live setting", &protocol.Result{Items: []protocol.ItemResult{item("command:nfsd-threads-live", true), item("file:/etc/nfs.conf", true)}}, ""},
+		{"record only", &protocol.Result{Items: []protocol.ItemResult{item("file:"+recordPath("nfs-server"), true)}}, ""},
+		{"startup file", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/idmapd.conf", true)}},
+			"change file:/etc/idmapd.conf (read when the service starts)"},
+		{"kernel module", &protocol.Result{Items: []protocol.ItemResult{item("kernel_module:beegfs", true)}},
+			"change kernel_module:beegfs (read when the service starts)"},
+		{"notified restart", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/beegfs/beegfs-storage.conf", true)},
+			Handlers: []protocol.HandlerResult{{ID: "beegfs-storage", Action: "would restart"}}}, "restart beegfs-storage"},
+		{"both", &protocol.Result{Items: []protocol.ItemResult{item("kernel_module:lnet", true)},
+			Handlers: []protocol.HandlerResult{{ID: "lnet", Action: "would restart"}}}, "change kernel_module:lnet; restart lnet"},
+		{"no check", nil, ""},
+	}
+	for _, c := range cases {
+		if got := disruption(c.res, startup); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
