@@ -166,6 +166,20 @@ func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest
 // decode reads the raw attributes once known (decodedKnown).
 func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) {
 	m.decodedKnown = false
+	// The filters first: the spec is checked as soon as they are known,
+	// even while the hosts' devices are not.
+	m.DataDevices, m.DBDevices = nil, nil
+	for _, x := range []struct {
+		raw types.Object
+		out **cephDeviceFilter
+	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
+		if x.raw.IsNull() || x.raw.IsUnknown() {
+			continue
+		}
+		var f cephDeviceFilter
+		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
+		*x.out = &f
+	}
 	if m.HostsRaw.IsUnknown() || m.HostsRaw.IsNull() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
 		return
 	}
@@ -176,18 +190,6 @@ func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) 
 		}
 		diags.Append(host.DevicesRaw.ElementsAs(ctx, &host.Devices, false)...)
 		m.Hosts[h] = host
-	}
-	m.DataDevices, m.DBDevices = nil, nil
-	for _, x := range []struct {
-		raw types.Object
-		out **cephDeviceFilter
-	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
-		if x.raw.IsNull() {
-			continue
-		}
-		var f cephDeviceFilter
-		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
-		*x.out = &f
 	}
 	m.decodedKnown = !diags.HasError()
 }
@@ -292,12 +294,7 @@ func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[strin
 func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
 	s := m.spec()
 	if err := s.Validate(); err != nil {
-		at := errorField(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
-			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device", "release", "crush_device_class")
-		if at == "placement" {
-			at = "placement_label"
-		}
-		cephInvalid(diags, at, err)
+		cephInvalid(diags, err)
 		return nil
 	}
 	hosts := m.placed(held, inv, diags)
@@ -310,7 +307,7 @@ func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string
 		if errors.Is(err, ceph.ErrNoOSD) {
 			summary = "OSD Spec Selects No Device"
 		}
-		addError(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
+		addLocated(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
 			"fix data_devices, or the hosts' devices.", err)
 		return nil
 	}
@@ -356,16 +353,27 @@ func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.V
 		m.OSDsPerDevice = types.Int64Value(1)
 	}
 	// The devices are checked at plan, where the prior state says which
-	// already hold this spec's OSDs; here only the spec itself.
-	if !resp.Diagnostics.HasError() && m.known() {
-		if err := m.spec().Validate(); err != nil {
-			m.check(nil, nil, &resp.Diagnostics)
-		} else if s := m.DataDevices; s != nil && s.Size.ValueString() != "" {
-			if _, err := ceph.ParseSizeFilter(s.Size.ValueString()); err != nil {
-				cephInvalid(&resp.Diagnostics, "data_devices.size", err)
+	// already hold this spec's OSDs; here only the spec itself, as soon as
+	// its own values are known (the hosts' devices may not be).
+	if !resp.Diagnostics.HasError() && m.specKnown() {
+		cephInvalid(&resp.Diagnostics, m.spec().Validate())
+	}
+}
+
+// specKnown: the spec's own values are known (not necessarily the hosts').
+func (m *cephOSDSpecModel) specKnown() bool {
+	if m.ServiceID.IsUnknown() || m.PlacementLabel.IsUnknown() || m.PlacementHosts.IsUnknown() || m.OSDsPerDevice.IsUnknown() ||
+		m.Encrypted.IsUnknown() || m.Release.IsUnknown() || m.CrushClass.IsUnknown() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
+		return false
+	}
+	for _, x := range []types.Object{m.DataRaw, m.DBRaw} {
+		for _, v := range x.Attributes() {
+			if v.IsUnknown() {
+				return false
 			}
 		}
 	}
+	return true
 }
 
 func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

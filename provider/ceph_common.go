@@ -5,14 +5,18 @@ package provider
 // monitor) runs every ceph and rbd command through the agent.
 
 import (
+	"errors"
+
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 const cephKind = "Ceph"
@@ -33,9 +37,24 @@ func cephOn(nodes *nodeAccess, host types.String, ssh types.Object) clusterShell
 	return cephFamily.on(nodes, host.ValueString(), ssh)
 }
 
-// cephInvalid reports a renderer's validation error on an attribute.
-func cephInvalid(diags *diag.Diagnostics, at string, err error) {
-	invalidSetting(diags, cephKind, attrPath(at), err)
+// cephInvalid reports internal/ceph's located errors on their attributes
+// (an unlocated one on the resource).
+func cephInvalid(diags *diag.Diagnostics, err error) {
+	addLocated(diags, path.Empty(), "Invalid Ceph Setting", "Fix the value in the configuration.", err)
+}
+
+// relocate puts every located error of err at p instead (a mon or mgr
+// spec's problems belong to the cluster's label and count attributes).
+func relocate(p located.Path, err error) error {
+	all := located.All(err)
+	if len(all) == 0 {
+		return located.Wrap(p, err)
+	}
+	out := make([]error, len(all))
+	for i, le := range all {
+		out[i] = located.Wrap(p, le.Err)
+	}
+	return errors.Join(out...)
 }
 
 // cephReleaseAttribute is a Ceph release choice, the paper's (Pacific) by
