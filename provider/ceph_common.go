@@ -5,6 +5,7 @@ package provider
 // monitor) runs every ceph and rbd command through the agent.
 
 import (
+	"context"
 	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
@@ -63,4 +65,37 @@ func cephReleaseAttribute(desc string) schema.StringAttribute {
 	return schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(ceph.DefaultRelease),
 		Validators:          []validator.String{stringvalidator.OneOf(ceph.Releases...)},
 		MarkdownDescription: desc + " One of " + enumDoc(ceph.Releases) + "; default `" + ceph.DefaultRelease + "` (the R4 paper's)."}
+}
+
+// cephRunner is internal/ceph's Runner on the shell: failures become
+// diagnostics here (with the host and the command), and the sequence
+// sees errReported, so nothing is reported twice.
+type cephRunner struct {
+	sh      clusterShell
+	summary string
+	diags   *diag.Diagnostics
+}
+
+var errReported = errors.New("reported in the diagnostics")
+
+func (c cephRunner) Query(ctx context.Context, items ...protocol.Item) (map[string]string, error) {
+	out, ok := c.sh.query(ctx, c.diags, items...)
+	if !ok {
+		return nil, errReported
+	}
+	return out, nil
+}
+
+func (c cephRunner) Apply(ctx context.Context, owner string, items []protocol.Item) error {
+	if !c.sh.apply(ctx, owner, items, c.summary, c.diags) {
+		return errReported
+	}
+	return nil
+}
+
+// addCephErr reports a sequence's error unless the runner did already.
+func addCephErr(diags *diag.Diagnostics, fallback path.Path, summary, detail string, err error) {
+	if err != nil && !errors.Is(err, errReported) {
+		addLocated(diags, fallback, summary, detail, err)
+	}
 }

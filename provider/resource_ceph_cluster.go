@@ -425,10 +425,9 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 		cephInvalid(diags, relocate(located.At("mon_label"), err))
 		return false
 	}
+	items = append(items, ceph.SpecFile("mon-mgr", y))
 	if changed {
-		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)...)
-	} else {
-		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)[0])
+		items = append(items, ceph.SpecApply("mon-mgr", nonce))
 	}
 	items = append(items, clusterRecord(ctx, r, cephClusterOwner, m)...)
 	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, cephClusterOwner, items, "cephadm Refused A Change", diags) {

@@ -22,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
 )
 
@@ -257,27 +256,24 @@ func ours(m types.Map) map[string]map[string]bool {
 	return out
 }
 
-// placed are the hosts the spec places OSDs on, with their devices.
-func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) map[string][]ceph.Device {
-	out := map[string][]ceph.Device{}
+// placedHosts are the hosts the spec places OSDs on: placement_hosts, or
+// every host of hosts (placed by label).
+func (m *cephOSDSpecModel) placedHosts() []string {
 	names := stringsOf(m.PlacementHosts.Elements())
 	if len(names) == 0 {
 		for h := range m.Hosts {
 			names = append(names, h)
 		}
 	}
-	for _, h := range names {
-		if devs := inv[h]; len(devs) > 0 {
-			// cephadm's inventory: what DriveSelection itself is given.
-			out[h] = devs
-			continue
-		}
-		host, ok := m.Hosts[h]
-		if !ok {
-			addError(diags, path.Root("placement_hosts"), "Host Without Devices", fmt.Sprintf("Host %s is placed but not in "+
-				"hosts: add its devices (hpcstorage_node_facts) so the plan can check what it gets.", h), nil)
-			continue
-		}
+	sort.Strings(names)
+	return names
+}
+
+// facts are the hosts' devices from the configuration; held are the
+// devices that hold this spec's OSDs already (the prior state's).
+func (m *cephOSDSpecModel) facts(held map[string]map[string]bool) map[string][]ceph.Device {
+	out := map[string][]ceph.Device{}
+	for h, host := range m.Hosts {
 		devs := []ceph.Device{}
 		for _, d := range host.Devices {
 			dev := ceph.FromFacts(d.Name.ValueString(), d.SizeBytes.ValueInt64(), d.Rotational.ValueBool(),
@@ -290,28 +286,33 @@ func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[strin
 	return out
 }
 
-// check validates the spec and plans its OSDs; errors name the attribute.
+// check validates the spec and plans its OSDs on cephadm's inventory
+// (inv; the facts for a host it lacks); errors name the attribute.
 func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
 	s := m.spec()
 	if err := s.Validate(); err != nil {
 		cephInvalid(diags, err)
 		return nil
 	}
-	hosts := m.placed(held, inv, diags)
-	if diags.HasError() {
-		return nil
-	}
-	plans, err := ceph.PlanOSDs(s, hosts)
-	if err != nil {
-		summary := "Invalid Ceph Setting"
-		if errors.Is(err, ceph.ErrNoOSD) {
-			summary = "OSD Spec Selects No Device"
+	hosts, err := ceph.DevicesOf(m.placedHosts(), inv, m.facts(held))
+	if err == nil {
+		var plans []ceph.HostPlan
+		if plans, err = ceph.PlanOSDs(s, hosts); err == nil {
+			return plans
 		}
-		addLocated(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
-			"fix data_devices, or the hosts' devices.", err)
-		return nil
 	}
-	return plans
+	reportOSDPlan(diags, err)
+	return nil
+}
+
+// reportOSDPlan reports why the spec's OSDs cannot be planned.
+func reportOSDPlan(diags *diag.Diagnostics, err error) {
+	summary := "Invalid Ceph Setting"
+	if errors.Is(err, ceph.ErrNoOSD) {
+		summary = "OSD Spec Selects No Device"
+	}
+	addCephErr(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
+		"fix data_devices, or the hosts' devices.", err)
 }
 
 func (m *cephOSDSpecModel) fill(plans []ceph.HostPlan) {
@@ -388,8 +389,8 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 		plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
 		if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && state != nil {
 			var quiet diag.Diagnostics
-			if _, rejected, got, ok := r.readBack(ctx, plan, &quiet); ok {
-				inv, plan.Rejected = got, rejected
+			if rb, rejected, ok := r.readBack(ctx, plan, &quiet); ok {
+				inv, plan.Rejected = rb.Inventory, rejected
 			} else {
 				diags.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
 					"only: %v", quiet))
@@ -407,114 +408,60 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 	})
 }
 
-// readBack reads the exported spec (diff "" when it matches) and the
-// devices cephadm rejects among those the filters match.
-func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (string, types.Map, map[string][]ceph.Device, bool) {
+// runner is internal/ceph's Runner on the admin host.
+func (r *cephOSDSpecResource) runner(m *cephOSDSpecModel, diags *diag.Diagnostics) cephRunner {
+	return cephRunner{sh: cephOn(r.nodes, m.AdminHost, m.SSH), summary: "cephadm Refused The OSD Spec", diags: diags}
+}
+
+// readBack reads what cephadm holds for the spec, with the devices it
+// rejects as the rejected_devices map.
+func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (ceph.OSDReadBack, types.Map, bool) {
 	hosts := make([]string, 0, len(m.Hosts))
 	for h := range m.Hosts {
 		hosts = append(hosts, h)
 	}
-	sort.Strings(hosts)
-	queries := []protocol.Item{ceph.QueryExport}
-	for _, h := range hosts {
-		queries = append(queries, ceph.QueryDeviceLs(h))
-	}
-	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, queries...)
-	if !ok {
-		return "", types.Map{}, nil, false
-	}
-	specs, err := ceph.ParseOrchExport([]byte(out[ceph.QueryExport.Command.Name]))
+	rb, err := ceph.ReadOSDSpec(ctx, r.runner(m, diags), m.spec(), hosts)
 	if err != nil {
-		diags.AddError("Unexpected ceph Output", err.Error())
-		return "", types.Map{}, nil, false
+		addCephErr(diags, path.Empty(), "Unexpected ceph Output", "", err)
+		return rb, types.Map{}, false
 	}
-	s := m.spec()
-	diff := "not applied (ceph orch ls --export does not list " + s.ServiceName() + ")"
-	if got, ok := specs[s.ServiceName()]; ok {
-		if diff, err = ceph.SpecDiff(s, got); err != nil {
-			diags.AddError("Invalid Ceph Setting", err.Error())
-			return "", types.Map{}, nil, false
-		}
-	}
-	inv := map[string][]ceph.Device{}
-	for _, h := range hosts {
-		one, err := ceph.ParseDeviceLs([]byte(out[ceph.QueryDeviceLs(h).Command.Name]))
-		if err != nil {
-			diags.AddError("Unexpected ceph Output", err.Error())
-			return "", types.Map{}, nil, false
-		}
-		inv[h] = one[h]
-	}
-	rejected := map[string]attr.Value{}
-	for _, h := range hosts {
-		var l []attr.Value
-		for _, d := range inv[h] {
-			if d.Available || d.CephDevice {
-				continue
-			}
-			if ok, _ := s.DataDevices.Match(d); ok {
-				l = append(l, types.StringValue(d.Path+": "+strings.Join(d.Rejected, ", ")))
-			}
-		}
-		if len(l) > 0 {
-			rejected[h] = types.ListValueMust(types.StringType, l)
-		}
-	}
-	return diff, types.MapValueMust(types.ListType{ElemType: types.StringType}, rejected), inv, true
+	return rb, rejectedMap(rb.Rejected), true
 }
 
+func rejectedMap(rejected map[string][]string) types.Map {
+	out := map[string]attr.Value{}
+	for h, l := range rejected {
+		vals := make([]attr.Value, len(l))
+		for i, x := range l {
+			vals[i] = types.StringValue(x)
+		}
+		out[h] = types.ListValueMust(types.StringType, vals)
+	}
+	return types.MapValueMust(types.ListType{ElemType: types.StringType}, out)
+}
+
+// apply runs internal/ceph's OSD apply sequence and fills the state.
 func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, held map[string]map[string]bool, diags *diag.Diagnostics) bool {
-	diff, _, inv, ok := r.readBack(ctx, plan, diags)
-	if !ok {
-		return false
-	}
-	plans := plan.check(held, inv, diags)
-	if diags.HasError() {
-		return false
-	}
-	plan.fill(plans)
 	s := plan.spec()
-	y, _ := ceph.RenderYAML(s)
-	items := []protocol.Item{ceph.SpecDirItem()}
-	if diff != "" {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)...)
-	} else {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)[0])
-	}
-	if !cephOn(r.nodes, plan.AdminHost, plan.SSH).apply(ctx, "ceph-"+strings.ToLower(s.ServiceName()), items, "cephadm Refused The OSD Spec", diags) {
+	res, err := ceph.ApplyOSDSpec(ctx, r.runner(plan, diags), ceph.OSDApply{Spec: s, Owner: "ceph-" + strings.ToLower(s.ServiceName()),
+		Placed: plan.placedHosts(), Facts: plan.facts(held), Nonce: clusterNonce()})
+	switch {
+	case errors.Is(err, ceph.ErrNotVerified):
+		addCephErr(diags, path.Empty(), "Change Not Verified", "", err)
+		return false
+	case errors.Is(err, ceph.ErrNoOSDMade):
+		addCephErr(diags, path.Root("data_devices"), "OSD Spec Created No OSD", "", err)
+		return false
+	case err != nil:
+		reportOSDPlan(diags, err)
 		return false
 	}
-	diff, rejected, after, ok := r.readBack(ctx, plan, diags)
-	if !ok {
-		return false
-	}
-	if diff != "" {
-		diags.AddError("Change Not Verified", fmt.Sprintf("After ceph orch apply, the exported spec %s still differs: %s", s.ServiceName(), diff))
-		return false
-	}
-	// cephadm may still refuse what the facts showed (partitions, LVM it
-	// did not make): a placed host without any OSD device fails, with
-	// cephadm's reasons.
-	for _, p := range plans {
-		n := 0
-		for _, d := range after[p.Host] {
-			if d.CephDevice {
-				n++
-			}
-		}
-		if n == 0 && len(after[p.Host]) > 0 {
-			addError(diags, path.Root("data_devices"), "OSD Spec Created No OSD", fmt.Sprintf("Host %s: cephadm made no OSD; "+
-				"its devices: %s", p.Host, ceph.DescribeDevices(after[p.Host])), nil)
-		}
-	}
-	if diags.HasError() {
-		return false
-	}
-	for h, v := range rejected.Elements() {
+	plan.fill(res.Plans)
+	plan.Rejected = rejectedMap(res.After.Rejected)
+	for h, l := range res.After.Rejected {
 		diags.AddAttributeWarning(path.Root("data_devices"), "cephadm Rejects Devices", fmt.Sprintf("Host %s: devices the spec "+
-			"selects that cephadm will not use: %s", h, v.String()))
+			"selects that cephadm will not use: %s", h, strings.Join(l, "; ")))
 	}
-	plan.Rejected = rejected
 	return true
 }
 
@@ -534,13 +481,13 @@ func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecMod
 	if state.Release.IsNull() { // written before release existed: the paper's
 		state.Release = types.StringValue(ceph.DefaultRelease)
 	}
-	diff, rejected, _, ok := r.readBack(ctx, state, diags)
+	rb, rejected, ok := r.readBack(ctx, state, diags)
 	if !ok {
 		return true, false
 	}
 	d := map[string]string{}
-	if diff != "" {
-		d[state.spec().ServiceName()] = diff
+	if rb.Diff != "" {
+		d[state.spec().ServiceName()] = rb.Diff
 	}
 	state.Drift = driftMap(d)
 	state.Rejected = rejected

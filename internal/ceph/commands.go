@@ -197,14 +197,16 @@ func Once(name, nonce string, argv ...string) protocol.Item {
 	return runonce.Item(name, "ceph-once", runonce.Marker(SpecDir+"/.done", name, nonce), argv...)
 }
 
-// ApplySpec writes the spec file and applies it (`ceph orch apply -i`).
-func ApplySpec(serviceName, nonce string, yamlDoc []byte) []protocol.Item {
+// SpecFile writes a spec file for `ceph orch apply -i`.
+func SpecFile(serviceName string, yamlDoc []byte) protocol.Item {
 	content := string(yamlDoc)
-	file := SpecPath(serviceName)
-	return []protocol.Item{
-		{File: &protocol.File{Path: file, Content: &content, Mode: "0644"}},
-		Once("ceph-orch-apply-"+serviceName, nonce, "ceph", "orch", "apply", "-i", file),
-	}
+	return protocol.Item{File: &protocol.File{Path: SpecPath(serviceName), Content: &content, Mode: "0644"}}
+}
+
+// SpecApply applies the spec file (`ceph orch apply -i`); sent when the
+// spec cephadm exports differs.
+func SpecApply(serviceName, nonce string) protocol.Item {
+	return Once("ceph-orch-apply-"+serviceName, nonce, "ceph", "orch", "apply", "-i", SpecPath(serviceName))
 }
 
 // SpecDirItem creates the spec folder.
