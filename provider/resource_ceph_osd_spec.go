@@ -408,6 +408,9 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 	})
 }
 
+// owner holds the spec file and the record on the admin host.
+func (m *cephOSDSpecModel) owner() string { return "ceph-" + strings.ToLower(m.spec().ServiceName()) }
+
 // runner is internal/ceph's Runner on the admin host.
 func (r *cephOSDSpecResource) runner(m *cephOSDSpecModel, diags *diag.Diagnostics) cephRunner {
 	return cephRunner{sh: cephOn(r.nodes, m.AdminHost, m.SSH), summary: "cephadm Refused The OSD Spec", diags: diags}
@@ -443,8 +446,8 @@ func rejectedMap(rejected map[string][]string) types.Map {
 // apply runs internal/ceph's OSD apply sequence and fills the state.
 func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, held map[string]map[string]bool, diags *diag.Diagnostics) bool {
 	s := plan.spec()
-	res, err := ceph.ApplyOSDSpec(ctx, r.runner(plan, diags), ceph.OSDApply{Spec: s, Owner: "ceph-" + strings.ToLower(s.ServiceName()),
-		Placed: plan.placedHosts(), Facts: plan.facts(held), Nonce: clusterNonce()})
+	res, err := ceph.ApplyOSDSpec(ctx, r.runner(plan, diags), ceph.OSDApply{Spec: s, Owner: plan.owner(),
+		Placed: plan.placedHosts(), Facts: plan.facts(held), Nonce: clusterNonce(), Record: clusterRecord(ctx, r, plan.owner(), plan)})
 	switch {
 	case errors.Is(err, ceph.ErrNotVerified):
 		addCephErr(diags, path.Empty(), "Change Not Verified", "", err)
@@ -472,7 +475,14 @@ func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateReq
 }
 
 func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	clusterRead(ctx, req, resp, r.refresh)
+	// An import (data_devices, a required attribute, still null) is filled
+	// from the record the last apply left on the admin host.
+	var id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("service_id"), &id)...)
+	owner := func(string) string { return (&cephOSDSpecModel{ServiceID: id}).owner() }
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "data_devices", "admin_host", owner); ok {
+		clusterRead(ctx, req, resp, r.refresh)
+	}
 }
 
 // refresh reads the exported spec back (a difference is drift) and the
@@ -484,6 +494,13 @@ func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecMod
 	rb, rejected, ok := r.readBack(ctx, state, diags)
 	if !ok {
 		return true, false
+	}
+	if state.OSDDevices.IsNull() { // just imported: the OSDs as cephadm holds them
+		plans := state.check(nil, rb.Inventory, diags)
+		if diags.HasError() {
+			return true, false
+		}
+		state.fill(plans)
 	}
 	d := map[string]string{}
 	if rb.Diff != "" {
@@ -503,8 +520,16 @@ func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateReq
 func (r *cephOSDSpecResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	clusterDelete(ctx, req, resp, func(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) {
 		name := state.spec().ServiceName()
-		cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, "ceph-"+strings.ToLower(name), diags)
+		cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, state.owner(), diags)
 		diags.AddWarning("OSDs Kept", fmt.Sprintf("The spec file of %s is removed; cephadm keeps the service and its "+
 			"OSDs (ceph orch rm %s, then removing the OSDs, moves their data off first).", name, name))
 	})
+}
+
+// ImportState takes ADMIN_HOST/SERVICE_ID: the node holding the admin
+// keyring as SSH reaches it, then the spec's service_id; the Read that
+// follows fills the configuration from the record the last apply left.
+func (r *cephOSDSpecResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "ADMIN_HOST/SERVICE_ID: the node holding the admin keyring as SSH reaches it, then the "+
+		"spec's service_id, e.g. mon1/nvme", "admin_host", "service_id")
 }

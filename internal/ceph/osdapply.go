@@ -93,6 +93,9 @@ type OSDApply struct {
 	Facts map[string][]Device
 	// Nonce names this apply's run-once marker.
 	Nonce string
+	// Record are items the caller adds to the apply request (the
+	// resource's record, which import reads back).
+	Record []protocol.Item
 }
 
 // ErrNotVerified is wrapped when cephadm does not hold the spec after the
@@ -138,6 +141,7 @@ func ApplyOSDSpec(ctx context.Context, r Runner, a OSDApply) (OSDResult, error) 
 	if before.Diff != "" {
 		items = append(items, SpecApply(s.ServiceName(), a.Nonce))
 	}
+	items = append(items, a.Record...)
 	if err := r.Apply(ctx, a.Owner, items); err != nil {
 		return res, err
 	}
