@@ -13,7 +13,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -180,11 +179,6 @@ func stringsOf(elems []attr.Value) []string {
 		}
 	}
 	return out
-}
-
-func validIP(s string) bool {
-	_, err := netip.ParseAddr(s)
-	return err == nil
 }
 
 // getter is a plan, state or configuration.

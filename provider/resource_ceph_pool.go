@@ -192,7 +192,8 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// domains that exist and, on create, against a pool of that name made
 	// by someone else; otherwise both run at apply before the first command.
 	var fd *ceph.FailureDomains
-	if r.nodes != nil && known(plan.AdminHost) != "" && !plan.Name.IsUnknown() {
+	changed := state == nil || !plan.Size.Equal(state.Size) || !plan.MinSize.Equal(state.MinSize)
+	if changed && r.nodes != nil && known(plan.AdminHost) != "" && !plan.Name.IsUnknown() {
 		var quiet diag.Diagnostics
 		if v, ok := r.look(ctx, &plan, &quiet); ok {
 			if len(v.domains.Names) > 0 { // none yet: the OSDs come in this apply

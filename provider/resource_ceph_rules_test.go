@@ -186,7 +186,20 @@ func TestR4PlacementAndTakeoverInLab(t *testing.T) {
 	if err := r.tf.Import(ctx, "hpcstorage_rbd_images.tank", admin+"/tank", ra, tfexec.Var(`images={a="1G"}`)); err != nil {
 		t.Fatalf("import: %v", err)
 	}
-	if changes, err := r.plan(tfexec.Var(`images={a="1G", theirs="1G", later="2G"}`)); err != nil || len(changes) != 0 {
+	all := tfexec.Var(`images={a="1G", theirs="1G", later="2G"}`)
+	if changes, err := r.plan(all); err != nil || len(changes) != 0 {
 		t.Fatalf("plan after import: %v %v", changes, err)
+	}
+
+	// The OSD spec is imported from the record its apply left on mon1:
+	// the next plan is empty.
+	if err := r.tf.StateRm(ctx, "hpcstorage_ceph_osd_spec.nvme"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.tf.Import(ctx, "hpcstorage_ceph_osd_spec.nvme", admin+"/nvme", ra, all); err != nil {
+		t.Fatalf("import of the OSD spec: %v", err)
+	}
+	if changes, err := r.plan(all); err != nil || len(changes) != 0 {
+		t.Fatalf("plan after importing the OSD spec: %v %v", changes, err)
 	}
 }

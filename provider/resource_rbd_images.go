@@ -205,10 +205,15 @@ func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		// An image of someone else's with a name this set adds needs only
 		// the names: checked whenever the pool can be read, sizes known
 		// or not (otherwise at apply, before the first command).
-		if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.Pool.IsUnknown() && plan.imagesKnown {
+		prior := priorNames(state)
+		added := false
+		for name := range plan.Images {
+			added = added || !prior[name]
+		}
+		if added && r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.Pool.IsUnknown() && plan.imagesKnown {
 			var quiet diag.Diagnostics
 			if have, owned, ok := r.read(ctx, plan, &quiet); ok {
-				checkTakeover(plan, priorNames(state), have, owned, diags)
+				checkTakeover(plan, prior, have, owned, diags)
 			}
 		}
 		if diags.HasError() || !known {
