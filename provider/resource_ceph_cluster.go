@@ -450,6 +450,11 @@ func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Values the plan did not know are checked before the first command.
+	plan.check(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	plan.AdminHost = plan.Hosts[plan.BootstrapHost.ValueString()].Host
 	// Bootstrap once (the admin keyring is the guard), then read the key
 	// cephadm generated.
@@ -519,6 +524,9 @@ func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateReq
 // update converges hosts, labels and specs, then takes cephadm's key off
 // the hosts that left.
 func (r *cephClusterResource) update(ctx context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
+	if plan.check(diags); diags.HasError() {
+		return false
+	}
 	plan.SSHPublicKey, plan.AdminHost = state.SSHPublicKey, state.AdminHost
 	var gone []string
 	for _, h := range state.hostNames() {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,12 +45,22 @@ variable "other_pool" {
   default = false
 }
 
+variable "osd2_addr" {
+  type    = string
+  default = "10.40.0.12"
+}
+
+# osd2's address is known only at apply.
+resource "terraform_data" "osd2_addr" {
+  input = var.osd2_addr
+}
+
 locals {
-  osds = { osd1 = "10.40.0.11", osd2 = "10.40.0.12" }
+  osds = { osd1 = "10.40.0.11", osd2 = terraform_data.osd2_addr.output }
 }
 
 data "hpcstorage_node_facts" "osd" {
-  for_each = local.osds
+  for_each = toset(keys(local.osds))
   host     = var.lab.nodes[each.key].host
 }
 
@@ -128,9 +139,17 @@ func TestR4PlacementAndTakeoverInLab(t *testing.T) {
 	ctx := context.Background()
 	ra := tfexec.Reattach(r.ri)
 
+	// osd2's address, unknown at plan, is osd1's: refused before cephadm
+	// bootstrap runs.
+	err := r.tf.Apply(ctx, ra, tfexec.Var("osd2_addr=10.40.0.11"))
+	wantErr(t, "apply with osd2 on osd1's address", err, `hosts["osd2"].addr`, "10.40.0.11 is also host osd1's address")
+	if _, err := os.Stat(filepath.Join(r.roots["mon1"], "etc/ceph/ceph.client.admin.keyring")); err == nil {
+		t.Fatal("cephadm bootstrap ran although a host's address was refused")
+	}
+
 	// The OSDs are made in this apply: the pool's size is checked against
 	// them before the pool is created.
-	err := r.tf.Apply(ctx, ra, tfexec.Var("size=3"))
+	err = r.tf.Apply(ctx, ra, tfexec.Var("size=3"))
 	wantErr(t, "apply with size 3 over two hosts", err, "hpcstorage_ceph_pool.tank", "size 3 needs 3 CRUSH failure domains of type host",
 		"the cluster has 2 (osd1, osd2)")
 	if out := r.ceph("mon1", "ceph", "osd", "pool", "ls"); strings.Contains(out, "tank") {
