@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
 )
 
 // cephRulesConfig is a small R4 cluster in the r4 lab: mon1 bootstraps,
@@ -220,5 +222,42 @@ func TestR4PlacementAndTakeoverInLab(t *testing.T) {
 	}
 	if changes, err := r.plan(all); err != nil || len(changes) != 0 {
 		t.Fatalf("plan after importing the OSD spec: %v %v", changes, err)
+	}
+
+	// Destroy: the set deletes its images; the pool still holds one made
+	// by hand, so its destroy is refused, naming delete_with_images, and
+	// the pool, that image and the OSD spec stay.
+	r.ceph("mon1", "rbd", "create", "tank/stray", "--size", "1024")
+	err = r.tf.Destroy(ctx, ra, all)
+	wantErr(t, "destroy with an image made by hand", err, "Pool Holds Images", "delete_with_images", "stray")
+	if out := r.ceph("mon1", "rbd", "ls", "tank"); strings.Fields(out)[0] != "stray" || len(strings.Fields(out)) != 1 {
+		t.Fatalf("images after the refused destroy: %q", out)
+	}
+	spec := filepath.Join(r.roots["mon1"], strings.TrimPrefix(ceph.SpecPath("osd.nvme"), "/"))
+	if _, err := os.Stat(spec); err != nil {
+		t.Fatalf("the OSD spec went before the pool that depends on it: %v", err)
+	}
+	// Once it is gone, destroy goes through: the pool is deleted, the OSD
+	// spec's file removed with its OSDs kept, cephadm's key taken off the
+	// hosts and the cluster kept.
+	r.ceph("mon1", "rbd", "rm", "tank/stray")
+	if err := r.tf.Destroy(ctx, ra, all); err != nil {
+		t.Fatalf("destroy: %v", err)
+	}
+	if out := r.ceph("mon1", "ceph", "osd", "pool", "ls"); strings.Contains(out, "tank") {
+		t.Errorf("pool tank left after destroy: %s", out)
+	}
+	if _, err := os.Stat(spec); err == nil {
+		t.Error("destroy left the OSD spec's file")
+	}
+	if osds := r.osdsByHost(); len(osds["osd1"]) != 22 || len(osds["osd2"]) != 22 {
+		t.Errorf("destroy must keep the OSDs: %v", osds)
+	}
+	pub := strings.TrimSpace(r.read("mon1", "etc/ceph/ceph.pub"))
+	if strings.Contains(r.read("osd1", "root/.ssh/authorized_keys"), pub) {
+		t.Error("cephadm's key still authorised on osd1 after destroy")
+	}
+	if strings.TrimSpace(r.ceph("mon1", "ceph", "fsid")) == "" {
+		t.Error("destroy removed the cluster")
 	}
 }
