@@ -196,9 +196,7 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if changed && r.nodes != nil && known(plan.AdminHost) != "" && !plan.Name.IsUnknown() {
 		var quiet diag.Diagnostics
 		if v, ok := r.look(ctx, &plan, &quiet); ok {
-			if len(v.domains.Names) > 0 { // none yet: the OSDs come in this apply
-				fd = &v.domains
-			}
+			fd = &v.domains
 			if state == nil {
 				v.checkTakeover(&plan, &resp.Diagnostics)
 			}

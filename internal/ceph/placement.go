@@ -132,7 +132,8 @@ const PoolSizeMin = 2
 
 // CheckPoolSize checks a replicated pool's size and min_size against the
 // failure domains that exist (nil: not known, only the values themselves
-// are checked). Paths: size, min_size.
+// are checked; none: the cluster has no OSD yet, they come later, as Ceph
+// lets a pool wait for them). Paths: size, min_size.
 func CheckPoolSize(size, minSize int, fd *FailureDomains) error {
 	var errs []error
 	if size == 1 {
@@ -143,7 +144,7 @@ func CheckPoolSize(size, minSize int, fd *FailureDomains) error {
 		errs = append(errs, invalid(located.At("min_size"), "min_size %d is above size %d: the pool would never serve I/O "+
 			"(Ceph refuses: min_size must be between 1 and size)", minSize, size))
 	}
-	if fd != nil {
+	if fd != nil && len(fd.Names) > 0 {
 		n := len(fd.Names)
 		switch {
 		case size > n:

@@ -52,6 +52,7 @@ func TestCheckPoolSizeAgainstFailureDomains(t *testing.T) {
 		{1, 1, nil, []string{"size"}},
 		{2, 3, nil, []string{"min_size"}},
 		{2, 2, &FailureDomains{Type: "rack", Names: []string{"r1"}}, []string{"size"}},
+		{3, 2, &FailureDomains{Type: "host"}, nil}, // no OSD yet: they come later
 	} {
 		got := locatedAt(CheckPoolSize(c.size, c.min, c.fd))
 		if len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) {
