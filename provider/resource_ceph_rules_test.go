@@ -103,6 +103,18 @@ resource "hpcstorage_rbd_images" "tank" {
   images     = { for n, s in var.images : n => { size = s } }
 }
 
+variable "second_set" {
+  type    = bool
+  default = false
+}
+
+resource "hpcstorage_rbd_images" "second" {
+  count      = var.second_set ? 1 : 0
+  admin_host = hpcstorage_ceph_cluster.c.admin_host
+  pool       = hpcstorage_ceph_pool.tank.name
+  images     = { b = { size = "1G" } }
+}
+
 resource "hpcstorage_ceph_pool" "other" {
   count      = var.other_pool ? 1 : 0
   admin_host = hpcstorage_ceph_cluster.c.admin_host
@@ -179,6 +191,11 @@ func TestR4PlacementAndTakeoverInLab(t *testing.T) {
 	_, err = r.tf.Plan(ctx, ra, tfexec.Var(`images={a="1G"}`), tfexec.Var("other_pool=true"))
 	wantErr(t, "plan naming someone else's pool", err, "with hpcstorage_ceph_pool.other[0]", "Pool Exists",
 		"Pool other already exists in the cluster and was not created by this provider")
+
+	// A second set on the pool of the first.
+	_, err = r.tf.Plan(ctx, ra, tfexec.Var(`images={a="1G"}`), tfexec.Var("second_set=true"))
+	wantErr(t, "plan of a second image set on one pool", err, "with hpcstorage_rbd_images.second[0]", "Pool Has An Image Set",
+		"already holds images another hpcstorage_rbd_images made (a)")
 
 	// An image that appears between plan and apply: refused before the
 	// apply's first write, and left as it was.

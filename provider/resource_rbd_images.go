@@ -274,6 +274,26 @@ func checkTakeover(m *rbdImagesModel, prior map[string]bool, have map[string]cep
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	// A new set on a pool whose images another set made: one set per pool
+	// (both would be the pool's set, and each would delete the other's
+	// images on destroy).
+	if len(prior) == 0 {
+		var others []string
+		for name := range owned {
+			if _, ours := m.Images[name]; !ours {
+				if _, exists := have[name]; exists {
+					others = append(others, name)
+				}
+			}
+		}
+		sort.Strings(others)
+		if len(others) > 0 {
+			addError(diags, path.Root("pool"), "Pool Has An Image Set", fmt.Sprintf("Pool %s already holds images another "+
+				"hpcstorage_rbd_images made (%s): a pool has one image set. Add these images to that set, or adopt the "+
+				"pool's images with `terraform import` (ADMIN_HOST/%s).", m.Pool.ValueString(), strings.Join(others, ", "),
+				m.Pool.ValueString()), nil)
+		}
+	}
 	for _, name := range names {
 		img, exists := have[name]
 		if !exists || prior[name] || owned[name] {
