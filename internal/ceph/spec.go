@@ -2,8 +2,10 @@
 // cluster (Pacific): service specs as `ceph orch apply -i` reads them, the
 // device selection cephadm makes for an OSD spec (the same rules as Ceph's
 // DriveSelection, so a plan can say which devices become OSDs), and the
-// parsers of the JSON the ceph and rbd commands print. Pure functions; the
-// provider runs the commands through the agent.
+// parsers of the JSON the ceph and rbd commands print, and the placement
+// rules Ceph applies across a cluster (placement.go). Pure functions, but
+// for the OSD spec's apply sequence (osdapply.go), which runs over a small
+// Runner the provider implements with the agent.
 package ceph
 
 import (
