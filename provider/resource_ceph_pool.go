@@ -120,15 +120,28 @@ func (m *cephPoolModel) defaults() {
 	}
 }
 
-// validate checks the known values; fd (nil: not known) are the failure
-// domains the pool's copies spread over.
-func (m *cephPoolModel) validate(fd *ceph.FailureDomains, diags *diag.Diagnostics) {
+// validate checks the known values; v (nil: not known) is what the
+// cluster holds: the failure domains the pool's copies spread over, and
+// the other pools' placement groups.
+func (m *cephPoolModel) validate(v *poolView, diags *diag.Diagnostics) {
 	var errs []error
 	if !m.Name.IsUnknown() {
 		errs = append(errs, ceph.ValidName(located.At("name"), m.Name.ValueString()))
 	}
 	if !m.MinSize.IsUnknown() && !m.Size.IsUnknown() {
+		var fd *ceph.FailureDomains
+		if v != nil {
+			fd = &v.domains
+		}
 		errs = append(errs, ceph.CheckPoolSize(int(m.Size.ValueInt64()), int(m.MinSize.ValueInt64()), fd))
+	}
+	if v != nil && !m.Size.IsUnknown() && !m.PGNum.IsUnknown() {
+		// Without pg_num the pool keeps what it has (a new one: Ceph's default).
+		pg, at := v.pgNum, located.At("size")
+		if !m.PGNum.IsNull() {
+			pg, at = int(m.PGNum.ValueInt64()), located.At("pg_num")
+		}
+		errs = append(errs, ceph.CheckPGNum(at, pg, int(m.Size.ValueInt64()), v.otherPGs, v.domains.OSDs))
 	}
 	cephInvalid(diags, errors.Join(errs...))
 	if !m.PGNum.IsNull() && !m.PGNum.IsUnknown() {
@@ -191,18 +204,18 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	// With the cluster reachable, the pool is checked against the failure
 	// domains that exist and, on create, against a pool of that name made
 	// by someone else; otherwise both run at apply before the first command.
-	var fd *ceph.FailureDomains
-	changed := state == nil || !plan.Size.Equal(state.Size) || !plan.MinSize.Equal(state.MinSize)
+	var view *poolView
+	changed := state == nil || !plan.Size.Equal(state.Size) || !plan.MinSize.Equal(state.MinSize) || !plan.PGNum.Equal(state.PGNum)
 	if changed && r.nodes != nil && known(plan.AdminHost) != "" && !plan.Name.IsUnknown() {
 		var quiet diag.Diagnostics
 		if v, ok := r.look(ctx, &plan, &quiet); ok {
-			fd = &v.domains
+			view = &v
 			if state == nil {
 				v.checkTakeover(&plan, &resp.Diagnostics)
 			}
 		}
 	}
-	plan.validate(fd, &resp.Diagnostics)
+	plan.validate(view, &resp.Diagnostics)
 	if !plan.Size.IsUnknown() && !plan.MinSize.IsUnknown() && plan.MinSize.ValueInt64() == 1 {
 		resp.Diagnostics.AddAttributeWarning(path.Root("min_size"), "Pool Serves I/O From One Copy",
 			fmt.Sprintf("Pool %s has size %d and min_size 1: while a placement group is down to one replica it keeps "+
@@ -225,6 +238,9 @@ type poolView struct {
 	domains ceph.FailureDomains
 	exists  bool
 	ours    bool
+	// pgNum is the pool's pg_num (a new pool: Ceph's default); otherPGs
+	// the other pools' placement groups (pg_num × size).
+	pgNum, otherPGs int
 }
 
 // look reads the pools, the CRUSH rules, the OSD tree and the provider's
@@ -242,8 +258,13 @@ func (r *cephPoolResource) look(ctx context.Context, m *cephPoolModel, diags *di
 		return v, false
 	}
 	rule := -1
-	if p, found := pools[m.Name.ValueString()]; found {
-		v.exists, rule = true, p.CrushRule
+	v.pgNum = ceph.DefaultPGNum
+	for name, p := range pools {
+		if name == m.Name.ValueString() {
+			v.exists, rule, v.pgNum = true, p.CrushRule, p.PGNum
+			continue
+		}
+		v.otherPGs += p.PGNum * p.Size
 	}
 	v.ours = ceph.ParseOwned(out[owned.Command.Name])[m.Name.ValueString()]
 	if v.domains, err = ceph.ParseFailureDomains([]byte(out[ceph.QueryCrushRules.Command.Name]),
@@ -369,7 +390,7 @@ func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, creat
 	if created {
 		v.checkTakeover(m, diags)
 	}
-	m.validate(&v.domains, diags)
+	m.validate(&v, diags)
 	if diags.HasError() {
 		return false
 	}

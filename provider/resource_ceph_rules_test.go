@@ -37,6 +37,11 @@ variable "size" {
   default = 2
 }
 
+variable "pg_num" {
+  type    = number
+  default = null
+}
+
 variable "images" {
   type    = map(string)
   default = {}
@@ -94,6 +99,7 @@ resource "hpcstorage_ceph_pool" "tank" {
   admin_host = hpcstorage_ceph_cluster.c.admin_host
   name       = "tank"
   size       = var.size
+  pg_num     = var.pg_num
   depends_on = [hpcstorage_ceph_osd_spec.nvme]
 }
 
@@ -181,6 +187,11 @@ func TestR4PlacementAndTakeoverInLab(t *testing.T) {
 	if err := r.tf.Apply(ctx, ra, tfexec.Var(`images={a="1G"}`)); err != nil {
 		t.Fatalf("apply with size 2: %v", err)
 	}
+
+	// More placement groups than the monitors allow for 44 OSDs.
+	_, err = r.tf.Plan(ctx, ra, tfexec.Var(`images={a="1G"}`), tfexec.Var("pg_num=8192"))
+	wantErr(t, "plan with pg_num 8192", err, "pg_num", "pg_num 8192 at size 2 would make the cluster's pools hold",
+		"above the 11000 Ceph allows (mon_max_pg_per_osd 250 × 44 OSDs)")
 
 	// Someone else's image and pool.
 	r.ceph("mon1", "rbd", "create", "tank/theirs", "--size", "1024")

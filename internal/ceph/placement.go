@@ -123,6 +123,8 @@ type FailureDomains struct {
 	Type string
 	// Names are the buckets of that type with at least one OSD under them.
 	Names []string
+	// OSDs counts the cluster's OSDs.
+	OSDs int
 }
 
 // PoolSizeMin is the smallest size Ceph accepts without
@@ -157,6 +159,28 @@ func CheckPoolSize(size, minSize int, fd *FailureDomains) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// MonMaxPGPerOSD is mon_max_pg_per_osd's default; DefaultPGNum is
+// osd_pool_default_pg_num, what a pool gets without a pg_num.
+const (
+	MonMaxPGPerOSD = 250
+	DefaultPGNum   = 32
+)
+
+// CheckPGNum is the monitors' check on a pool's creation, size or pg_num
+// (OSDMonitor::check_pg_num): every pool's placement groups, pg_num ×
+// size summed (otherPGs for the others), within mon_max_pg_per_osd per
+// OSD, the cluster counted as at least 3 OSDs. The error is at at.
+func CheckPGNum(at located.Path, pgNum, size, otherPGs, osds int) error {
+	osds = max(osds, 3)
+	limit := MonMaxPGPerOSD * osds
+	if projected := pgNum*size + otherPGs; projected > limit {
+		return invalid(at, "pg_num %d at size %d would make the cluster's pools hold %d placement groups, above the %d "+
+			"Ceph allows (mon_max_pg_per_osd %d × %d OSDs): the monitors refuse it (ERANGE)", pgNum, size, projected, limit,
+			MonMaxPGPerOSD, osds)
+	}
+	return nil
 }
 
 // ParseFailureDomains reads `ceph osd crush rule dump -f json` and `ceph
@@ -225,6 +249,9 @@ func ParseFailureDomains(rules, tree []byte, ruleID int) (FailureDomains, error)
 	for _, n := range t.Nodes {
 		if n.Type == fd.Type && holdsOSD(n.ID, 0) {
 			fd.Names = append(fd.Names, n.Name)
+		}
+		if n.Type == "osd" {
+			fd.OSDs++
 		}
 	}
 	sort.Strings(fd.Names)

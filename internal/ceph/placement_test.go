@@ -75,3 +75,21 @@ func TestParseFailureDomainsCountsBucketsWithOSDs(t *testing.T) {
 		t.Fatal("a pool on a rule that is not there")
 	}
 }
+
+func TestCheckPGNumAgainstTheMonitorsLimit(t *testing.T) {
+	for _, c := range []struct {
+		pg, size, others, osds int
+		bad                    bool
+	}{
+		{32, 3, 0, 0, false},    // a new cluster counts as 3 OSDs: 750
+		{256, 3, 0, 0, true},    // 768 > 750
+		{4096, 2, 0, 44, false}, // 8192 <= 11000
+		{8192, 2, 0, 44, true},
+		{4096, 2, 3000, 44, true},
+	} {
+		err := CheckPGNum(located.At("pg_num"), c.pg, c.size, c.others, c.osds)
+		if (err != nil) != c.bad {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
