@@ -13,7 +13,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -132,22 +131,6 @@ func (s clusterShell) remove(ctx context.Context, owner string, diags *diag.Diag
 // clusterNonce names one decision's run-once markers.
 func clusterNonce() string { return strconv.FormatInt(time.Now().UnixNano(), 36) }
 
-// errorField finds which of the known attribute paths ("a.b") a renderer's
-// validation error ("...: a.b: ..." or "...: a.b.c...") is about: the
-// longest one named, "" for none (the resource).
-func errorField(err error, known ...string) string {
-	msg := err.Error()
-	best := ""
-	for _, k := range known {
-		if strings.Contains(msg, ": "+k+": ") || strings.Contains(msg, ": "+k+".") {
-			if len(k) > len(best) {
-				best = k
-			}
-		}
-	}
-	return best
-}
-
 // attrPath reads the attribute paths the renderers write: names joined by
 // dots, list indexes ([3]) and map keys (["nsdNodes"]); "" is the resource.
 func attrPath(s string) path.Path {
@@ -196,11 +179,6 @@ func stringsOf(elems []attr.Value) []string {
 		}
 	}
 	return out
-}
-
-func validIP(s string) bool {
-	_, err := netip.ParseAddr(s)
-	return err == nil
 }
 
 // getter is a plan, state or configuration.

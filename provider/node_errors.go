@@ -15,7 +15,7 @@ import (
 )
 
 // errReported stands for a failure a runner adapter (pacemaker.Runner,
-// benchmark.Clients) already reported as a diagnostic, so the sequence's
+// benchmark.Clients, ceph.Runner) already reported as a diagnostic, so the sequence's
 // caller does not report it twice.
 var errReported = errors.New("already reported")
 

@@ -11,7 +11,9 @@ import (
 // live or the provider's import record.
 func TestDisruption(t *testing.T) {
 	startup := map[string]bool{"file:/etc/idmapd.conf": true}
-	item := func(id string, changed bool) protocol.ItemResult { return protocol.ItemResult{ID: id, Changed: changed} }
+	item := func(id string, changed bool) protocol.ItemResult {
+		return protocol.ItemResult{ID: id, Changed: changed}
+	}
 	cases := []struct {
 		name string
 		res  *protocol.Result

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewCephClusterResource is the hpcstorage_ceph_cluster resource: a
@@ -177,49 +179,60 @@ func (m *cephClusterModel) known() bool {
 	return true
 }
 
-// check validates the bootstrap, the specs and that enough hosts carry
-// the monitor and manager labels.
+// check validates what is known of the configuration (a value unknown
+// until apply only holds back the checks that need it): the bootstrap's
+// addresses, the release, the hosts' names and addresses across the
+// cluster, the specs and that enough hosts carry the monitor and manager
+// labels. Errors are located at their attribute.
 func (m *cephClusterModel) check(diags *diag.Diagnostics) {
-	if err := m.bootstrap().Validate(); err != nil {
-		cephInvalid(diags, errorField(err, "mon_ip", "public_network", "cluster_network"), err)
+	var errs []error
+	b := m.bootstrap()
+	if !m.MonIP.IsUnknown() && !m.PublicNetwork.IsUnknown() && !m.ClusterNetwork.IsUnknown() {
+		errs = append(errs, b.Validate())
+	} else {
+		b.MonIP, b.PublicNetwork = known(m.MonIP), known(m.PublicNetwork)
 	}
-	if err := ceph.ValidateRelease(m.Release.ValueString(), m.CephVersion.ValueString()); err != nil {
-		cephInvalid(diags, errorField(err, "release", "ceph_version"), err)
+	if !m.Release.IsUnknown() && !m.CephVersion.IsUnknown() {
+		errs = append(errs, ceph.ValidateRelease(m.Release.ValueString(), m.CephVersion.ValueString()))
 	}
-	if _, ok := m.Hosts[m.BootstrapHost.ValueString()]; !ok {
-		addError(diags, path.Root("bootstrap_host"), "Invalid Ceph Setting", fmt.Sprintf("%q is not a key of hosts.",
-			m.BootstrapHost.ValueString()), nil)
-	}
-	for _, s := range m.specs() {
-		if err := s.Validate(); err != nil {
-			cephInvalid(diags, s.ServiceType+"_label", err)
-		}
-	}
-	for _, h := range m.hostNames() {
-		at := path.Root("hosts").AtMapKey(h)
-		if err := ceph.ValidName("hosts", h); err != nil {
-			addError(diags, at, "Invalid Ceph Setting", "Ceph host names are letters, digits, '.', '-'.", err)
-		}
-		if !validIP(m.Hosts[h].Addr.ValueString()) {
-			addError(diags, at.AtName("addr"), "Invalid Ceph Setting", fmt.Sprintf("%q is not an IP address.", m.Hosts[h].Addr.ValueString()), nil)
-		}
-	}
-	for _, c := range []struct {
-		label string
-		count int64
-		at    string
-	}{{m.MonLabel.ValueString(), m.MonCount.ValueInt64(), "mon_count"}, {m.MgrLabel.ValueString(), m.MgrCount.ValueInt64(), "mgr_count"}} {
-		n := int64(0)
+	if m.Hosts != nil {
+		hosts := make([]ceph.ClusterHost, 0, len(m.Hosts))
 		for _, h := range m.hostNames() {
-			if slices.Contains(m.labels(h), c.label) {
-				n++
-			}
+			hosts = append(hosts, ceph.ClusterHost{Name: h, SSH: known(m.Hosts[h].Host), Addr: known(m.Hosts[h].Addr)})
 		}
-		if n < c.count {
-			addError(diags, path.Root(c.at), "Not Enough Labelled Hosts", fmt.Sprintf("%s is %d but only %d hosts carry the "+
-				"label %q: cephadm would place fewer daemons than asked.", c.at, c.count, n, c.label), nil)
+		errs = append(errs, ceph.CheckHosts(b, known(m.BootstrapHost), hosts))
+	}
+	labelsKnown := m.Hosts != nil
+	labels := map[string][]string{}
+	for h, x := range m.Hosts {
+		labelsKnown = labelsKnown && !x.Labels.IsUnknown()
+		labels[h] = stringsOf(x.Labels.Elements())
+	}
+	// specs() is the monitor spec, then the manager's.
+	for i, s := range m.specs() {
+		label, count := attr.Value(m.MonLabel), attr.Value(m.MonCount)
+		if i == 1 {
+			label, count = m.MgrLabel, m.MgrCount
+		}
+		if label.IsUnknown() || count.IsUnknown() {
+			continue
+		}
+		if err := s.Validate(); err != nil {
+			errs = append(errs, relocate(located.At(s.ServiceType+"_label"), err))
+		}
+		if labelsKnown {
+			errs = append(errs, ceph.CheckLabels(s.ServiceType+"_count", s.Placement.Label, s.Placement.Count, labels))
 		}
 	}
+	cephInvalid(diags, errors.Join(errs...))
+}
+
+// known is a string's value, "" while it is unknown.
+func known(s types.String) string {
+	if s.IsUnknown() {
+		return ""
+	}
+	return s.ValueString()
 }
 
 func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -243,18 +256,13 @@ func (r *cephClusterResource) ValidateConfig(ctx context.Context, req resource.V
 	if m.Release.IsNull() {
 		m.Release = types.StringValue(ceph.DefaultRelease)
 	}
-	if m.known() {
-		m.check(&resp.Diagnostics)
-	}
+	m.check(&resp.Diagnostics)
 }
 
 func (r *cephClusterResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
-		if !plan.known() {
-			return false
-		}
 		plan.check(diags)
-		if diags.HasError() {
+		if diags.HasError() || !plan.known() {
 			return false
 		}
 		plan.Drift = emptyDrift()
@@ -414,13 +422,12 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 	}
 	y, err := ceph.RenderYAML(specs...)
 	if err != nil {
-		cephInvalid(diags, "mon_count", err)
+		cephInvalid(diags, relocate(located.At("mon_label"), err))
 		return false
 	}
+	items = append(items, ceph.SpecFile("mon-mgr", y))
 	if changed {
-		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)...)
-	} else {
-		items = append(items, ceph.ApplySpec("mon-mgr", nonce, y)[0])
+		items = append(items, ceph.SpecApply("mon-mgr", nonce))
 	}
 	items = append(items, clusterRecord(ctx, r, cephClusterOwner, m)...)
 	if !cephOn(r.nodes, m.AdminHost, m.SSH).apply(ctx, cephClusterOwner, items, "cephadm Refused A Change", diags) {
@@ -440,6 +447,11 @@ func (r *cephClusterResource) converge(ctx context.Context, m *cephClusterModel,
 func (r *cephClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan cephClusterModel
 	getModel(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Values the plan did not know are checked before the first command.
+	plan.check(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -512,6 +524,9 @@ func (r *cephClusterResource) Update(ctx context.Context, req resource.UpdateReq
 // update converges hosts, labels and specs, then takes cephadm's key off
 // the hosts that left.
 func (r *cephClusterResource) update(ctx context.Context, plan, state *cephClusterModel, diags *diag.Diagnostics) bool {
+	if plan.check(diags); diags.HasError() {
+		return false
+	}
 	plan.SSHPublicKey, plan.AdminHost = state.SSHPublicKey, state.AdminHost
 	var gone []string
 	for _, h := range state.hostNames() {

@@ -22,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
 )
 
@@ -166,6 +165,20 @@ func (r *cephOSDSpecResource) Schema(_ context.Context, _ resource.SchemaRequest
 // decode reads the raw attributes once known (decodedKnown).
 func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) {
 	m.decodedKnown = false
+	// The filters first: the spec is checked as soon as they are known,
+	// even while the hosts' devices are not.
+	m.DataDevices, m.DBDevices = nil, nil
+	for _, x := range []struct {
+		raw types.Object
+		out **cephDeviceFilter
+	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
+		if x.raw.IsNull() || x.raw.IsUnknown() {
+			continue
+		}
+		var f cephDeviceFilter
+		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
+		*x.out = &f
+	}
 	if m.HostsRaw.IsUnknown() || m.HostsRaw.IsNull() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
 		return
 	}
@@ -176,18 +189,6 @@ func (m *cephOSDSpecModel) decode(ctx context.Context, diags *diag.Diagnostics) 
 		}
 		diags.Append(host.DevicesRaw.ElementsAs(ctx, &host.Devices, false)...)
 		m.Hosts[h] = host
-	}
-	m.DataDevices, m.DBDevices = nil, nil
-	for _, x := range []struct {
-		raw types.Object
-		out **cephDeviceFilter
-	}{{m.DataRaw, &m.DataDevices}, {m.DBRaw, &m.DBDevices}} {
-		if x.raw.IsNull() {
-			continue
-		}
-		var f cephDeviceFilter
-		diags.Append(x.raw.As(ctx, &f, basetypes.ObjectAsOptions{})...)
-		*x.out = &f
 	}
 	m.decodedKnown = !diags.HasError()
 }
@@ -255,27 +256,24 @@ func ours(m types.Map) map[string]map[string]bool {
 	return out
 }
 
-// placed are the hosts the spec places OSDs on, with their devices.
-func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) map[string][]ceph.Device {
-	out := map[string][]ceph.Device{}
+// placedHosts are the hosts the spec places OSDs on: placement_hosts, or
+// every host of hosts (placed by label).
+func (m *cephOSDSpecModel) placedHosts() []string {
 	names := stringsOf(m.PlacementHosts.Elements())
 	if len(names) == 0 {
 		for h := range m.Hosts {
 			names = append(names, h)
 		}
 	}
-	for _, h := range names {
-		if devs := inv[h]; len(devs) > 0 {
-			// cephadm's inventory: what DriveSelection itself is given.
-			out[h] = devs
-			continue
-		}
-		host, ok := m.Hosts[h]
-		if !ok {
-			addError(diags, path.Root("placement_hosts"), "Host Without Devices", fmt.Sprintf("Host %s is placed but not in "+
-				"hosts: add its devices (hpcstorage_node_facts) so the plan can check what it gets.", h), nil)
-			continue
-		}
+	sort.Strings(names)
+	return names
+}
+
+// facts are the hosts' devices from the configuration; held are the
+// devices that hold this spec's OSDs already (the prior state's).
+func (m *cephOSDSpecModel) facts(held map[string]map[string]bool) map[string][]ceph.Device {
+	out := map[string][]ceph.Device{}
+	for h, host := range m.Hosts {
 		devs := []ceph.Device{}
 		for _, d := range host.Devices {
 			dev := ceph.FromFacts(d.Name.ValueString(), d.SizeBytes.ValueInt64(), d.Rotational.ValueBool(),
@@ -288,33 +286,33 @@ func (m *cephOSDSpecModel) placed(held map[string]map[string]bool, inv map[strin
 	return out
 }
 
-// check validates the spec and plans its OSDs; errors name the attribute.
+// check validates the spec and plans its OSDs on cephadm's inventory
+// (inv; the facts for a host it lacks); errors name the attribute.
 func (m *cephOSDSpecModel) check(held map[string]map[string]bool, inv map[string][]ceph.Device, diags *diag.Diagnostics) []ceph.HostPlan {
 	s := m.spec()
 	if err := s.Validate(); err != nil {
-		at := errorField(err, "service_id", "placement", "data_devices", "data_devices.size", "data_devices.all",
-			"data_devices.limit", "db_devices", "db_devices.size", "db_devices.all", "osds_per_device", "release", "crush_device_class")
-		if at == "placement" {
-			at = "placement_label"
+		cephInvalid(diags, err)
+		return nil
+	}
+	hosts, err := ceph.DevicesOf(m.placedHosts(), inv, m.facts(held))
+	if err == nil {
+		var plans []ceph.HostPlan
+		if plans, err = ceph.PlanOSDs(s, hosts); err == nil {
+			return plans
 		}
-		cephInvalid(diags, at, err)
-		return nil
 	}
-	hosts := m.placed(held, inv, diags)
-	if diags.HasError() {
-		return nil
+	reportOSDPlan(diags, err)
+	return nil
+}
+
+// reportOSDPlan reports why the spec's OSDs cannot be planned.
+func reportOSDPlan(diags *diag.Diagnostics, err error) {
+	summary := "Invalid Ceph Setting"
+	if errors.Is(err, ceph.ErrNoOSD) {
+		summary = "OSD Spec Selects No Device"
 	}
-	plans, err := ceph.PlanOSDs(s, hosts)
-	if err != nil {
-		summary := "Invalid Ceph Setting"
-		if errors.Is(err, ceph.ErrNoOSD) {
-			summary = "OSD Spec Selects No Device"
-		}
-		addError(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
-			"fix data_devices, or the hosts' devices.", err)
-		return nil
-	}
-	return plans
+	addCephErr(diags, path.Root("data_devices"), summary, "Every host the spec places must get at least one OSD: "+
+		"fix data_devices, or the hosts' devices.", err)
 }
 
 func (m *cephOSDSpecModel) fill(plans []ceph.HostPlan) {
@@ -356,16 +354,27 @@ func (r *cephOSDSpecResource) ValidateConfig(ctx context.Context, req resource.V
 		m.OSDsPerDevice = types.Int64Value(1)
 	}
 	// The devices are checked at plan, where the prior state says which
-	// already hold this spec's OSDs; here only the spec itself.
-	if !resp.Diagnostics.HasError() && m.known() {
-		if err := m.spec().Validate(); err != nil {
-			m.check(nil, nil, &resp.Diagnostics)
-		} else if s := m.DataDevices; s != nil && s.Size.ValueString() != "" {
-			if _, err := ceph.ParseSizeFilter(s.Size.ValueString()); err != nil {
-				cephInvalid(&resp.Diagnostics, "data_devices.size", err)
+	// already hold this spec's OSDs; here only the spec itself, as soon as
+	// its own values are known (the hosts' devices may not be).
+	if !resp.Diagnostics.HasError() && m.specKnown() {
+		cephInvalid(&resp.Diagnostics, m.spec().Validate())
+	}
+}
+
+// specKnown: the spec's own values are known (not necessarily the hosts').
+func (m *cephOSDSpecModel) specKnown() bool {
+	if m.ServiceID.IsUnknown() || m.PlacementLabel.IsUnknown() || m.PlacementHosts.IsUnknown() || m.OSDsPerDevice.IsUnknown() ||
+		m.Encrypted.IsUnknown() || m.Release.IsUnknown() || m.CrushClass.IsUnknown() || m.DataRaw.IsUnknown() || m.DBRaw.IsUnknown() {
+		return false
+	}
+	for _, x := range []types.Object{m.DataRaw, m.DBRaw} {
+		for _, v := range x.Attributes() {
+			if v.IsUnknown() {
+				return false
 			}
 		}
 	}
+	return true
 }
 
 func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -380,8 +389,8 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 		plan.Rejected = types.MapUnknown(types.ListType{ElemType: types.StringType})
 		if r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.AdminHost.IsNull() && state != nil {
 			var quiet diag.Diagnostics
-			if _, rejected, got, ok := r.readBack(ctx, plan, &quiet); ok {
-				inv, plan.Rejected = got, rejected
+			if rb, rejected, ok := r.readBack(ctx, plan, &quiet); ok {
+				inv, plan.Rejected = rb.Inventory, rejected
 			} else {
 				diags.AddWarning("cephadm Inventory Not Read", fmt.Sprintf("The plan checks the devices from the facts "+
 					"only: %v", quiet))
@@ -399,114 +408,63 @@ func (r *cephOSDSpecResource) ModifyPlan(ctx context.Context, req resource.Modif
 	})
 }
 
-// readBack reads the exported spec (diff "" when it matches) and the
-// devices cephadm rejects among those the filters match.
-func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (string, types.Map, map[string][]ceph.Device, bool) {
+// owner holds the spec file and the record on the admin host.
+func (m *cephOSDSpecModel) owner() string { return "ceph-" + strings.ToLower(m.spec().ServiceName()) }
+
+// runner is internal/ceph's Runner on the admin host.
+func (r *cephOSDSpecResource) runner(m *cephOSDSpecModel, diags *diag.Diagnostics) cephRunner {
+	return cephRunner{sh: cephOn(r.nodes, m.AdminHost, m.SSH), summary: "cephadm Refused The OSD Spec", diags: diags}
+}
+
+// readBack reads what cephadm holds for the spec, with the devices it
+// rejects as the rejected_devices map.
+func (r *cephOSDSpecResource) readBack(ctx context.Context, m *cephOSDSpecModel, diags *diag.Diagnostics) (ceph.OSDReadBack, types.Map, bool) {
 	hosts := make([]string, 0, len(m.Hosts))
 	for h := range m.Hosts {
 		hosts = append(hosts, h)
 	}
-	sort.Strings(hosts)
-	queries := []protocol.Item{ceph.QueryExport}
-	for _, h := range hosts {
-		queries = append(queries, ceph.QueryDeviceLs(h))
-	}
-	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, queries...)
-	if !ok {
-		return "", types.Map{}, nil, false
-	}
-	specs, err := ceph.ParseOrchExport([]byte(out[ceph.QueryExport.Command.Name]))
+	rb, err := ceph.ReadOSDSpec(ctx, r.runner(m, diags), m.spec(), hosts)
 	if err != nil {
-		diags.AddError("Unexpected ceph Output", err.Error())
-		return "", types.Map{}, nil, false
+		addCephErr(diags, path.Empty(), "Unexpected ceph Output", "", err)
+		return rb, types.Map{}, false
 	}
-	s := m.spec()
-	diff := "not applied (ceph orch ls --export does not list " + s.ServiceName() + ")"
-	if got, ok := specs[s.ServiceName()]; ok {
-		if diff, err = ceph.SpecDiff(s, got); err != nil {
-			diags.AddError("Invalid Ceph Setting", err.Error())
-			return "", types.Map{}, nil, false
-		}
-	}
-	inv := map[string][]ceph.Device{}
-	for _, h := range hosts {
-		one, err := ceph.ParseDeviceLs([]byte(out[ceph.QueryDeviceLs(h).Command.Name]))
-		if err != nil {
-			diags.AddError("Unexpected ceph Output", err.Error())
-			return "", types.Map{}, nil, false
-		}
-		inv[h] = one[h]
-	}
-	rejected := map[string]attr.Value{}
-	for _, h := range hosts {
-		var l []attr.Value
-		for _, d := range inv[h] {
-			if d.Available || d.CephDevice {
-				continue
-			}
-			if ok, _ := s.DataDevices.Match(d); ok {
-				l = append(l, types.StringValue(d.Path+": "+strings.Join(d.Rejected, ", ")))
-			}
-		}
-		if len(l) > 0 {
-			rejected[h] = types.ListValueMust(types.StringType, l)
-		}
-	}
-	return diff, types.MapValueMust(types.ListType{ElemType: types.StringType}, rejected), inv, true
+	return rb, rejectedMap(rb.Rejected), true
 }
 
+func rejectedMap(rejected map[string][]string) types.Map {
+	out := map[string]attr.Value{}
+	for h, l := range rejected {
+		vals := make([]attr.Value, len(l))
+		for i, x := range l {
+			vals[i] = types.StringValue(x)
+		}
+		out[h] = types.ListValueMust(types.StringType, vals)
+	}
+	return types.MapValueMust(types.ListType{ElemType: types.StringType}, out)
+}
+
+// apply runs internal/ceph's OSD apply sequence and fills the state.
 func (r *cephOSDSpecResource) apply(ctx context.Context, plan *cephOSDSpecModel, held map[string]map[string]bool, diags *diag.Diagnostics) bool {
-	diff, _, inv, ok := r.readBack(ctx, plan, diags)
-	if !ok {
-		return false
-	}
-	plans := plan.check(held, inv, diags)
-	if diags.HasError() {
-		return false
-	}
-	plan.fill(plans)
 	s := plan.spec()
-	y, _ := ceph.RenderYAML(s)
-	items := []protocol.Item{ceph.SpecDirItem()}
-	if diff != "" {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)...)
-	} else {
-		items = append(items, ceph.ApplySpec(s.ServiceName(), clusterNonce(), y)[0])
-	}
-	if !cephOn(r.nodes, plan.AdminHost, plan.SSH).apply(ctx, "ceph-"+strings.ToLower(s.ServiceName()), items, "cephadm Refused The OSD Spec", diags) {
+	res, err := ceph.ApplyOSDSpec(ctx, r.runner(plan, diags), ceph.OSDApply{Spec: s, Owner: plan.owner(),
+		Placed: plan.placedHosts(), Facts: plan.facts(held), Nonce: clusterNonce(), Record: clusterRecord(ctx, r, plan.owner(), plan)})
+	switch {
+	case errors.Is(err, ceph.ErrNotVerified):
+		addCephErr(diags, path.Empty(), "Change Not Verified", "", err)
+		return false
+	case errors.Is(err, ceph.ErrNoOSDMade):
+		addCephErr(diags, path.Root("data_devices"), "OSD Spec Created No OSD", "", err)
+		return false
+	case err != nil:
+		reportOSDPlan(diags, err)
 		return false
 	}
-	diff, rejected, after, ok := r.readBack(ctx, plan, diags)
-	if !ok {
-		return false
-	}
-	if diff != "" {
-		diags.AddError("Change Not Verified", fmt.Sprintf("After ceph orch apply, the exported spec %s still differs: %s", s.ServiceName(), diff))
-		return false
-	}
-	// cephadm may still refuse what the facts showed (partitions, LVM it
-	// did not make): a placed host without any OSD device fails, with
-	// cephadm's reasons.
-	for _, p := range plans {
-		n := 0
-		for _, d := range after[p.Host] {
-			if d.CephDevice {
-				n++
-			}
-		}
-		if n == 0 && len(after[p.Host]) > 0 {
-			addError(diags, path.Root("data_devices"), "OSD Spec Created No OSD", fmt.Sprintf("Host %s: cephadm made no OSD; "+
-				"its devices: %s", p.Host, ceph.DescribeDevices(after[p.Host])), nil)
-		}
-	}
-	if diags.HasError() {
-		return false
-	}
-	for h, v := range rejected.Elements() {
+	plan.fill(res.Plans)
+	plan.Rejected = rejectedMap(res.After.Rejected)
+	for h, l := range res.After.Rejected {
 		diags.AddAttributeWarning(path.Root("data_devices"), "cephadm Rejects Devices", fmt.Sprintf("Host %s: devices the spec "+
-			"selects that cephadm will not use: %s", h, v.String()))
+			"selects that cephadm will not use: %s", h, strings.Join(l, "; ")))
 	}
-	plan.Rejected = rejected
 	return true
 }
 
@@ -517,7 +475,14 @@ func (r *cephOSDSpecResource) Create(ctx context.Context, req resource.CreateReq
 }
 
 func (r *cephOSDSpecResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	clusterRead(ctx, req, resp, r.refresh)
+	// An import (data_devices, a required attribute, still null) is filled
+	// from the record the last apply left on the admin host.
+	var id types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("service_id"), &id)...)
+	owner := func(string) string { return (&cephOSDSpecModel{ServiceID: id}).owner() }
+	if _, ok := readRecorded(ctx, r, r.nodes, &req, resp, "data_devices", "admin_host", owner); ok {
+		clusterRead(ctx, req, resp, r.refresh)
+	}
 }
 
 // refresh reads the exported spec back (a difference is drift) and the
@@ -526,13 +491,20 @@ func (r *cephOSDSpecResource) refresh(ctx context.Context, state *cephOSDSpecMod
 	if state.Release.IsNull() { // written before release existed: the paper's
 		state.Release = types.StringValue(ceph.DefaultRelease)
 	}
-	diff, rejected, _, ok := r.readBack(ctx, state, diags)
+	rb, rejected, ok := r.readBack(ctx, state, diags)
 	if !ok {
 		return true, false
 	}
+	if state.OSDDevices.IsNull() { // just imported: the OSDs as cephadm holds them
+		plans := state.check(nil, rb.Inventory, diags)
+		if diags.HasError() {
+			return true, false
+		}
+		state.fill(plans)
+	}
 	d := map[string]string{}
-	if diff != "" {
-		d[state.spec().ServiceName()] = diff
+	if rb.Diff != "" {
+		d[state.spec().ServiceName()] = rb.Diff
 	}
 	state.Drift = driftMap(d)
 	state.Rejected = rejected
@@ -548,8 +520,16 @@ func (r *cephOSDSpecResource) Update(ctx context.Context, req resource.UpdateReq
 func (r *cephOSDSpecResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	clusterDelete(ctx, req, resp, func(ctx context.Context, state *cephOSDSpecModel, diags *diag.Diagnostics) {
 		name := state.spec().ServiceName()
-		cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, "ceph-"+strings.ToLower(name), diags)
+		cephOn(r.nodes, state.AdminHost, state.SSH).remove(ctx, state.owner(), diags)
 		diags.AddWarning("OSDs Kept", fmt.Sprintf("The spec file of %s is removed; cephadm keeps the service and its "+
 			"OSDs (ceph orch rm %s, then removing the OSDs, moves their data off first).", name, name))
 	})
+}
+
+// ImportState takes ADMIN_HOST/SERVICE_ID: the node holding the admin
+// keyring as SSH reaches it, then the spec's service_id; the Read that
+// follows fills the configuration from the record the last apply left.
+func (r *cephOSDSpecResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	importHostName(ctx, req, resp, "ADMIN_HOST/SERVICE_ID: the node holding the admin keyring as SSH reaches it, then the "+
+		"spec's service_id, e.g. mon1/nvme", "admin_host", "service_id")
 }

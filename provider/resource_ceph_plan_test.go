@@ -97,6 +97,137 @@ resource "hpcstorage_rbd_client" "x" {
   fsid          = "8f3c9a52-5d1e-11ef-9b7a-525400a1b2c3"
   mon_hosts     = ["10.40.0.1"]
 }`, []string{"Image Of Another Client", "images[1]", "given to client client02, not client01"}},
+		// Placement rules across the cluster: host identity and addressing.
+		{"two hosts with one address", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  public_network = "10.40.0.0/24"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    osd1 = { host = "127.0.0.1:2", addr = "10.40.0.1", labels = ["osd"] }
+  }
+}`, []string{`hosts["osd1"].addr`, "10.40.0.1 is also host mon1's address"}},
+		{"host outside the public network", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  public_network = "10.40.0.0/24"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    osd1 = { host = "127.0.0.1:2", addr = "10.41.0.11", labels = ["osd"] }
+  }
+}`, []string{`hosts["osd1"].addr`, "10.41.0.11 is outside public_network 10.40.0.0/24"}},
+		{"two hosts on one machine", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    osd1 = { host = "127.0.0.1:1", addr = "10.40.0.11", labels = ["osd"] }
+  }
+}`, []string{`hosts["osd1"].host`, "127.0.0.1:1 is also host mon1's"}},
+		{"mon_ip is not the bootstrap host's address", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.2"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    mon2 = { host = "127.0.0.1:2", addr = "10.40.0.2", labels = ["mon"] }
+  }
+}`, []string{"mon_ip", "10.40.0.2 is not host mon1's address 10.40.0.1"}},
+		{"host names differing in case", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    OSD1 = { host = "127.0.0.1:2", addr = "10.40.0.11", labels = ["osd"] }
+    osd1 = { host = "127.0.0.1:3", addr = "10.40.0.12", labels = ["osd"] }
+  }
+}`, []string{`hosts["osd1"]`, "host OSD1 and host osd1 differ only in case"}},
+		{"a duplicate address while another host's is unknown", `
+resource "terraform_data" "later" {
+  input = "10.40.0.13"
+}
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  mon_count      = 1
+  mgr_count      = 1
+  hosts = {
+    mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] }
+    osd1 = { host = "127.0.0.1:2", addr = terraform_data.later.output, labels = ["osd"] }
+    osd2 = { host = "127.0.0.1:3", addr = "10.40.0.1", labels = ["osd"] }
+  }
+}`, []string{`hosts["osd2"].addr`, "also host mon1's address"}},
+		{"too few monitor hosts", `
+resource "hpcstorage_ceph_cluster" "x" {
+  bootstrap_host = "mon1"
+  mon_ip         = "10.40.0.1"
+  hosts          = { mon1 = { host = "127.0.0.1:1", addr = "10.40.0.1", labels = ["mon", "mgr"] } }
+}`, []string{"mon_count", "mon_count is 3 but only 1 hosts carry the label \"mon\""}},
+		// Pool sizes Ceph refuses or could never place.
+		{"pool size 1", `
+resource "hpcstorage_ceph_pool" "x" {
+  admin_host = "127.0.0.1:1"
+  name       = "rbd"
+  size       = 1
+}`, []string{"with hpcstorage_ceph_pool.x", "size", "Ceph refuses size 1"}},
+		{"pool min_size above size", `
+resource "hpcstorage_ceph_pool" "x" {
+  admin_host = "127.0.0.1:1"
+  name       = "rbd"
+  size       = 2
+  min_size   = 3
+}`, []string{"min_size", "min_size 3 is above size 2"}},
+		// Names, checked while other values wait for the apply.
+		{"image name with a slash, a size unknown", `
+resource "terraform_data" "later" {
+  input = "100G"
+}
+resource "hpcstorage_rbd_images" "x" {
+  admin_host = "127.0.0.1:1"
+  pool       = "rbd"
+  images = {
+    "ok"         = { size = terraform_data.later.output }
+    "team/img01" = { size = "1G" }
+  }
+}`, []string{`images["team/img01"]`, "want letters, digits"}},
+		{"client image names while the cluster is unknown", `
+resource "terraform_data" "cluster" {
+  input = "8f3c9a52-5d1e-11ef-9b7a-525400a1b2c3"
+}
+resource "hpcstorage_rbd_client" "x" {
+  host       = "127.0.0.1:1"
+  admin_host = "127.0.0.1:1"
+  name       = "client01"
+  pool       = "rbd"
+  images     = ["client01-img01", "-bad"]
+  fsid       = terraform_data.cluster.output
+  mon_hosts  = ["10.40.0.1"]
+}`, []string{"images[1]", `"-bad": want letters`}},
+		{"osd spec while the hosts' devices are unknown", `
+resource "terraform_data" "facts" {
+  input = local.r4_node.devices
+}
+resource "hpcstorage_ceph_osd_spec" "x" {
+  admin_host      = "127.0.0.1:1"
+  service_id      = "nvme"
+  placement_hosts = ["osd1", "osd1"]
+  hosts           = { osd1 = { devices = terraform_data.facts.output } }
+  data_devices    = { all = true, model = "KCM6" }
+}`, []string{"placement_hosts", "data_devices.all", "all and other filters are mutually exclusive"}},
 	}
 	ri := serveAs(t, "registry.terraform.io/hpcstorage/hpcstorage", nil)
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewCephPoolResource is the hpcstorage_ceph_pool resource: a replicated
@@ -118,16 +120,30 @@ func (m *cephPoolModel) defaults() {
 	}
 }
 
-func (m *cephPoolModel) validate(diags *diag.Diagnostics) {
+// validate checks the known values; v (nil: not known) is what the
+// cluster holds: the failure domains the pool's copies spread over, and
+// the other pools' placement groups.
+func (m *cephPoolModel) validate(v *poolView, diags *diag.Diagnostics) {
+	var errs []error
 	if !m.Name.IsUnknown() {
-		if err := ceph.ValidName("name", m.Name.ValueString()); err != nil {
-			cephInvalid(diags, "name", err)
+		errs = append(errs, ceph.ValidName(located.At("name"), m.Name.ValueString()))
+	}
+	if !m.MinSize.IsUnknown() && !m.Size.IsUnknown() {
+		var fd *ceph.FailureDomains
+		if v != nil {
+			fd = &v.domains
 		}
+		errs = append(errs, ceph.CheckPoolSize(int(m.Size.ValueInt64()), int(m.MinSize.ValueInt64()), fd))
 	}
-	if !m.MinSize.IsUnknown() && !m.Size.IsUnknown() && m.MinSize.ValueInt64() > m.Size.ValueInt64() {
-		addError(diags, path.Root("min_size"), "Invalid Ceph Setting", fmt.Sprintf("min_size %d is above size %d: the pool "+
-			"would never serve I/O.", m.MinSize.ValueInt64(), m.Size.ValueInt64()), nil)
+	if v != nil && !m.Size.IsUnknown() && !m.PGNum.IsUnknown() {
+		// Without pg_num the pool keeps what it has (a new one: Ceph's default).
+		pg, at := v.pgNum, located.At("size")
+		if !m.PGNum.IsNull() {
+			pg, at = int(m.PGNum.ValueInt64()), located.At("pg_num")
+		}
+		errs = append(errs, ceph.CheckPGNum(at, pg, int(m.Size.ValueInt64()), v.otherPGs, v.domains.OSDs))
 	}
+	cephInvalid(diags, errors.Join(errs...))
 	if !m.PGNum.IsNull() && !m.PGNum.IsUnknown() {
 		n := m.PGNum.ValueInt64()
 		if n&(n-1) != 0 {
@@ -150,7 +166,8 @@ func (r *cephPoolResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if m.Size.IsNull() {
 		m.Size = types.Int64Value(3)
 	}
-	m.validate(&resp.Diagnostics)
+	m.defaults()
+	m.validate(nil, &resp.Diagnostics)
 }
 
 func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -179,22 +196,93 @@ func (r *cephPoolResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		plan.ID = plan.Name
 	}
 	plan.defaults()
-	plan.validate(&resp.Diagnostics)
+	var state *cephPoolModel
+	if !req.State.Raw.IsNull() {
+		state = &cephPoolModel{}
+		getModel(ctx, req.State, state, &resp.Diagnostics)
+	}
+	// With the cluster reachable, the pool is checked against the failure
+	// domains that exist and, on create, against a pool of that name made
+	// by someone else; otherwise both run at apply before the first command.
+	var view *poolView
+	changed := state == nil || !plan.Size.Equal(state.Size) || !plan.MinSize.Equal(state.MinSize) || !plan.PGNum.Equal(state.PGNum)
+	if changed && r.nodes != nil && known(plan.AdminHost) != "" && !plan.Name.IsUnknown() {
+		var quiet diag.Diagnostics
+		if v, ok := r.look(ctx, &plan, &quiet); ok {
+			view = &v
+			if state == nil {
+				v.checkTakeover(&plan, &resp.Diagnostics)
+			}
+		}
+	}
+	plan.validate(view, &resp.Diagnostics)
 	if !plan.Size.IsUnknown() && !plan.MinSize.IsUnknown() && plan.MinSize.ValueInt64() == 1 {
 		resp.Diagnostics.AddAttributeWarning(path.Root("min_size"), "Pool Serves I/O From One Copy",
 			fmt.Sprintf("Pool %s has size %d and min_size 1: while a placement group is down to one replica it keeps "+
 				"accepting writes, so losing that last OSD loses them. R4 runs size 2 for capacity; use size 3 (min_size 2) "+
 				"where durability matters more.", plan.Name.ValueString(), plan.Size.ValueInt64()))
 	}
-	if !req.State.Raw.IsNull() {
-		var state cephPoolModel
-		getModel(ctx, req.State, &state, &resp.Diagnostics)
+	if state != nil {
 		plan.PoolID = state.PoolID
 		if plan.RawCapacityBytes.IsNull() && plan.Size.Equal(state.Size) {
 			plan.CapacityBytes = state.CapacityBytes
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// poolView is what the plan checks a pool against: the failure domains
+// of the rule a pool of that name has (a new pool: the default replicated
+// rule), whether the pool exists and whether this provider made it.
+type poolView struct {
+	domains ceph.FailureDomains
+	exists  bool
+	ours    bool
+	// pgNum is the pool's pg_num (a new pool: Ceph's default); otherPGs
+	// the other pools' placement groups (pg_num × size).
+	pgNum, otherPGs int
+}
+
+// look reads the pools, the CRUSH rules, the OSD tree and the provider's
+// marks in one request.
+func (r *cephPoolResource) look(ctx context.Context, m *cephPoolModel, diags *diag.Diagnostics) (poolView, bool) {
+	var v poolView
+	owned := ceph.QueryOwned(ceph.OwnedPool)
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, ceph.QueryPools, ceph.QueryCrushRules, ceph.QueryOSDTree, owned)
+	if !ok {
+		return v, false
+	}
+	pools, err := ceph.ParsePoolLsDetail([]byte(out[ceph.QueryPools.Command.Name]))
+	if err != nil {
+		diags.AddError("Unexpected ceph Output", err.Error())
+		return v, false
+	}
+	rule := -1
+	v.pgNum = ceph.DefaultPGNum
+	for name, p := range pools {
+		if name == m.Name.ValueString() {
+			v.exists, rule, v.pgNum = true, p.CrushRule, p.PGNum
+			continue
+		}
+		v.otherPGs += p.PGNum * p.Size
+	}
+	v.ours = ceph.ParseOwned(out[owned.Command.Name])[m.Name.ValueString()]
+	if v.domains, err = ceph.ParseFailureDomains([]byte(out[ceph.QueryCrushRules.Command.Name]),
+		[]byte(out[ceph.QueryOSDTree.Command.Name]), rule); err != nil {
+		diags.AddError("Unexpected ceph Output", err.Error())
+		return v, false
+	}
+	return v, true
+}
+
+// checkTakeover refuses to create a pool that someone else made: adopting
+// it is an import.
+func (v poolView) checkTakeover(m *cephPoolModel, diags *diag.Diagnostics) {
+	if v.exists && !v.ours {
+		addError(diags, path.Root("name"), "Pool Exists", fmt.Sprintf("Pool %s already exists in the cluster and was not "+
+			"created by this provider: this resource would take it over and change its size and placement groups. Use "+
+			"another name, or adopt it with `terraform import` (ADMIN_HOST/%s).", m.Name.ValueString(), m.Name.ValueString()), nil)
+	}
 }
 
 // checkDelete refuses to destroy a pool holding images.
@@ -292,7 +380,20 @@ func (m *cephPoolModel) changes(cur ceph.Pool, found bool, nonce string) []proto
 }
 
 // converge applies what differs, reads the pool back and fills the state.
-func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, diags *diag.Diagnostics) bool {
+func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, created bool, diags *diag.Diagnostics) bool {
+	// What the plan could not check (the cluster was not up yet) is
+	// checked before the first command.
+	v, ok := r.look(ctx, m, diags)
+	if !ok {
+		return false
+	}
+	if created {
+		v.checkTakeover(m, diags)
+	}
+	m.validate(&v, diags)
+	if diags.HasError() {
+		return false
+	}
 	cur, _, found, ok := r.readPool(ctx, m, false, diags)
 	if !ok {
 		return false
@@ -319,7 +420,9 @@ func (r *cephPoolResource) converge(ctx context.Context, m *cephPoolModel, diags
 }
 
 func (r *cephPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	clusterCreate(ctx, req, resp, r.converge)
+	clusterCreate(ctx, req, resp, func(ctx context.Context, plan *cephPoolModel, diags *diag.Diagnostics) bool {
+		return r.converge(ctx, plan, true, diags)
+	})
 }
 
 func (r *cephPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -351,7 +454,7 @@ func (r *cephPoolResource) refresh(ctx context.Context, state *cephPoolModel, di
 
 func (r *cephPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	clusterUpdate(ctx, req, resp, func(ctx context.Context, plan, _ *cephPoolModel, diags *diag.Diagnostics) bool {
-		return r.converge(ctx, plan, diags)
+		return r.converge(ctx, plan, false, diags)
 	})
 }
 

@@ -21,8 +21,8 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/lab/sim/simtest"
 )
 
-// r4Lab is examples/r4 in a scratch folder against a fresh r4 lab with
-// ten clients, served by this process's provider.
+// r4Lab is examples/r4 in a scratch folder against a fresh r4 lab,
+// served by this process's provider.
 type r4Lab struct {
 	t     testing.TB
 	lab   *lab.Lab
@@ -34,11 +34,18 @@ type r4Lab struct {
 
 func newR4Lab(t testing.TB) *r4Lab {
 	t.Helper()
+	return newR4LabWith(t, 10, "")
+}
+
+// newR4LabWith is newR4Lab with clients clients and, when config is not
+// empty, config as the work folder's main.tf instead of examples/r4's.
+func newR4LabWith(t testing.TB, clients int, config string) *r4Lab {
+	t.Helper()
 	tfPath := terraformCLI(t)
 	needAgent(t)
 	dir := t.TempDir()
 	// Short power transitions: the day-2 roll reboots the OSD hosts in turn.
-	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Clients: 10, Simulator: simtest.Binary(t), PowerDelay: time.Second})
+	l, err := lab.Up(lab.Config{Design: "r4", Dir: filepath.Join(dir, "lab"), Clients: clients, Simulator: simtest.Binary(t), PowerDelay: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,6 +58,11 @@ func newR4Lab(t testing.TB) *r4Lab {
 		}
 	}
 	cfg := filepath.Join(dir, "examples", "r4")
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(cfg, "main.tf"), []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := os.Symlink(filepath.Join(dir, "lab", lab.TFVarsFile), filepath.Join(cfg, lab.TFVarsFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -97,14 +98,20 @@ func (m *rbdClientModel) client(key string, unread bool) ceph.Client {
 		FSID: m.FSID.ValueString(), MonHosts: stringsOf(m.MonHosts.Elements()), Key: key, Unread: unread}
 }
 
-// check validates the client and that each image is its own.
+// check validates what is known of the client (the names are known at
+// plan even when the cluster's fsid and monitors are not) and that each
+// image is its own.
 func (m *rbdClientModel) check(diags *diag.Diagnostics) {
 	c := m.client("", true)
-	if err := c.Validate(); err != nil {
-		at := errorField(err, "name", "pool", "images", "fsid", "mon_hosts")
-		cephInvalid(diags, at, err)
+	var errs []error
+	if !m.Name.IsUnknown() && !m.Pool.IsUnknown() && !m.Images.IsUnknown() {
+		errs = append(errs, c.ValidateNames())
 	}
-	if m.ImageClients.IsNull() || m.ImageClients.IsUnknown() {
+	if !m.FSID.IsUnknown() && !m.MonHosts.IsUnknown() {
+		errs = append(errs, c.ValidateCluster())
+	}
+	cephInvalid(diags, errors.Join(errs...))
+	if m.ImageClients.IsNull() || m.ImageClients.IsUnknown() || m.Images.IsUnknown() || m.Name.IsUnknown() {
 		return
 	}
 	owners := m.ImageClients.Elements()
@@ -124,7 +131,7 @@ func (m *rbdClientModel) check(diags *diag.Diagnostics) {
 func (r *rbdClientResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m rbdClientModel
 	getModel(ctx, req.Config, &m, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || !m.known() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	m.check(&resp.Diagnostics)
@@ -132,8 +139,8 @@ func (r *rbdClientResource) ValidateConfig(ctx context.Context, req resource.Val
 
 func (r *rbdClientResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdClientModel, diags *diag.Diagnostics) bool {
+		plan.check(diags)
 		if plan.known() {
-			plan.check(diags)
 			plan.ID = types.StringValue(plan.Host.ValueString() + "/client." + plan.Name.ValueString())
 		}
 		plan.Drift = emptyDrift()
@@ -197,13 +204,19 @@ func (m *rbdClientModel) fillMapped(all map[string]ceph.Mapped) {
 }
 
 func (r *rbdClientResource) apply(ctx context.Context, plan *rbdClientModel, previous []protocol.Item, diags *diag.Diagnostics) bool {
+	// Values the plan did not know (the cluster's fsid and monitors) are
+	// checked before the first command (the client's key).
+	plan.check(diags)
+	if diags.HasError() {
+		return false
+	}
 	key, ok := r.fetchKey(ctx, plan, diags)
 	if !ok {
 		return false
 	}
 	items, err := plan.client(key, false).Items()
 	if err != nil {
-		cephInvalid(diags, errorField(err, "name", "pool", "images", "fsid", "mon_hosts"), err)
+		cephInvalid(diags, err)
 		return false
 	}
 	items = append(items, clusterRecord(ctx, r, plan.owner(), plan)...)
@@ -247,7 +260,7 @@ func (r *rbdClientResource) Read(ctx context.Context, req resource.ReadRequest, 
 func (r *rbdClientResource) refresh(ctx context.Context, state *rbdClientModel, diags *diag.Diagnostics) (bool, bool) {
 	items, err := state.client("", true).Items()
 	if err != nil {
-		cephInvalid(diags, "", err)
+		cephInvalid(diags, err)
 		return true, false
 	}
 	items = append(items, clusterRecord(ctx, r, state.owner(), state)...)

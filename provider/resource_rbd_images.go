@@ -30,6 +30,7 @@ import (
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/bytesize"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/ceph"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewRbdImagesResource is the hpcstorage_rbd_images resource: a pool's
@@ -126,8 +127,8 @@ func (m *rbdImagesModel) images(diags *diag.Diagnostics) ([]rbdImage, bool) {
 	known := m.imagesKnown
 	for name, c := range m.Images {
 		at := path.Root("images").AtMapKey(name)
-		if err := ceph.ValidName("images", name); err != nil {
-			addError(diags, at, "Invalid Ceph Setting", "Image names are letters, digits, '_', '.', '-'.", err)
+		if err := ceph.ValidName(located.At("images").Key(name), name); err != nil {
+			cephInvalid(diags, err)
 			continue
 		}
 		if c.Size.IsUnknown() || c.Features.IsUnknown() || c.Client.IsUnknown() {
@@ -199,8 +200,22 @@ func (m *rbdImagesModel) checkCapacity(imgs []rbdImage, diags *diag.Diagnostics)
 }
 
 func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	clusterPlan(ctx, req, resp, func(_ context.Context, plan, state *rbdImagesModel, diags *diag.Diagnostics) bool {
+	clusterPlan(ctx, req, resp, func(ctx context.Context, plan, state *rbdImagesModel, diags *diag.Diagnostics) bool {
 		imgs, known := plan.images(diags)
+		// An image of someone else's with a name this set adds needs only
+		// the names: checked whenever the pool can be read, sizes known
+		// or not (otherwise at apply, before the first command).
+		prior := priorNames(state)
+		added := false
+		for name := range plan.Images {
+			added = added || !prior[name]
+		}
+		if added && r.nodes != nil && !plan.AdminHost.IsUnknown() && !plan.Pool.IsUnknown() && plan.imagesKnown {
+			var quiet diag.Diagnostics
+			if have, owned, ok := r.read(ctx, plan, &quiet); ok {
+				checkTakeover(plan, prior, have, owned, diags)
+			}
+		}
 		if diags.HasError() || !known {
 			return false
 		}
@@ -224,19 +239,71 @@ func (r *rbdImagesResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	})
 }
 
-// read lists the pool's images.
-func (r *rbdImagesResource) read(ctx context.Context, m *rbdImagesModel, diags *diag.Diagnostics) (map[string]ceph.Image, bool) {
-	q := ceph.QueryImages(m.Pool.ValueString())
-	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, q)
+// read lists the pool's images and those this provider created there.
+func (r *rbdImagesResource) read(ctx context.Context, m *rbdImagesModel, diags *diag.Diagnostics) (map[string]ceph.Image, map[string]bool, bool) {
+	q, owned := ceph.QueryImages(m.Pool.ValueString()), ceph.QueryOwned(ceph.OwnedImage(m.Pool.ValueString()))
+	out, ok := cephOn(r.nodes, m.AdminHost, m.SSH).query(ctx, diags, q, owned)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	have, err := ceph.ParseRbdLs([]byte(out[q.Command.Name]))
 	if err != nil {
 		diags.AddError("Unexpected rbd Output", err.Error())
-		return nil, false
+		return nil, nil, false
 	}
-	return have, true
+	return have, ceph.ParseOwned(out[owned.Command.Name]), true
+}
+
+// priorNames are the images of the prior state (none on create).
+func priorNames(state *rbdImagesModel) map[string]bool {
+	out := map[string]bool{}
+	if state != nil {
+		for name := range state.Images {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// checkTakeover refuses an image the set adds that the pool already holds
+// and this provider did not create: the set would take another project's
+// image over (grow it, delete it on destroy). Adopting it is an import.
+func checkTakeover(m *rbdImagesModel, prior map[string]bool, have map[string]ceph.Image, owned map[string]bool, diags *diag.Diagnostics) {
+	names := make([]string, 0, len(m.Images))
+	for name := range m.Images {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	// A new set on a pool whose images another set made: one set per pool
+	// (both would be the pool's set, and each would delete the other's
+	// images on destroy).
+	if len(prior) == 0 {
+		var others []string
+		for name := range owned {
+			if _, ours := m.Images[name]; !ours {
+				if _, exists := have[name]; exists {
+					others = append(others, name)
+				}
+			}
+		}
+		sort.Strings(others)
+		if len(others) > 0 {
+			addError(diags, path.Root("pool"), "Pool Has An Image Set", fmt.Sprintf("Pool %s already holds images another "+
+				"hpcstorage_rbd_images made (%s): a pool has one image set. Add these images to that set, or adopt the "+
+				"pool's images with `terraform import` (ADMIN_HOST/%s).", m.Pool.ValueString(), strings.Join(others, ", "),
+				m.Pool.ValueString()), nil)
+		}
+	}
+	for _, name := range names {
+		img, exists := have[name]
+		if !exists || prior[name] || owned[name] {
+			continue
+		}
+		addError(diags, path.Root("images").AtMapKey(name), "Image Exists In The Pool", fmt.Sprintf("Pool %s already "+
+			"holds an image %s (%d bytes) that this provider did not create: this set would take it over, grow it and "+
+			"delete it on destroy. Use another name, or adopt the pool's images with `terraform import` (ADMIN_HOST/%s).",
+			m.Pool.ValueString(), name, img.SizeBytes, m.Pool.ValueString()), nil)
+	}
 }
 
 // apply creates, grows and removes images (removed: in the prior state,
@@ -246,8 +313,14 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 	if diags.HasError() {
 		return false
 	}
-	have, ok := r.read(ctx, plan, diags)
+	have, owned, ok := r.read(ctx, plan, diags)
 	if !ok {
+		return false
+	}
+	// What the plan could not check (the pool was not there yet), before
+	// the first command.
+	checkTakeover(plan, prior, have, owned, diags)
+	if diags.HasError() {
 		return false
 	}
 	pool := plan.Pool.ValueString()
@@ -270,14 +343,14 @@ func (r *rbdImagesResource) apply(ctx context.Context, plan *rbdImagesModel, pri
 	}
 	for name := range prior {
 		if _, exists := have[name]; exists && !want[name] {
-			items = append(items, ceph.ImageRm(pool, name, nonce))
+			items = append(items, ceph.ImageRm(pool, name, nonce)...)
 		}
 	}
 	if len(items) > 0 {
 		if !cephOn(r.nodes, plan.AdminHost, plan.SSH).apply(ctx, "rbd-images-"+pool, items, "rbd Refused Image Change", diags) {
 			return false
 		}
-		if have, ok = r.read(ctx, plan, diags); !ok {
+		if have, _, ok = r.read(ctx, plan, diags); !ok {
 			return false
 		}
 	}
@@ -308,7 +381,7 @@ func (r *rbdImagesResource) Read(ctx context.Context, req resource.ReadRequest, 
 // refresh sets the sizes the pool holds; images missing or resized by hand
 // are drift.
 func (r *rbdImagesResource) refresh(ctx context.Context, state *rbdImagesModel, diags *diag.Diagnostics) (bool, bool) {
-	have, ok := r.read(ctx, state, diags)
+	have, _, ok := r.read(ctx, state, diags)
 	if !ok {
 		return true, false
 	}
@@ -352,7 +425,7 @@ func (r *rbdImagesResource) Delete(ctx context.Context, req resource.DeleteReque
 
 // destroy removes the state's images that the pool still holds.
 func (r *rbdImagesResource) destroy(ctx context.Context, state *rbdImagesModel, diags *diag.Diagnostics) {
-	have, ok := r.read(ctx, state, diags)
+	have, _, ok := r.read(ctx, state, diags)
 	if !ok {
 		return
 	}
@@ -365,7 +438,7 @@ func (r *rbdImagesResource) destroy(ctx context.Context, state *rbdImagesModel, 
 	sort.Strings(names)
 	for _, name := range names {
 		if _, exists := have[name]; exists {
-			items = append(items, ceph.ImageRm(state.Pool.ValueString(), name, nonce))
+			items = append(items, ceph.ImageRm(state.Pool.ValueString(), name, nonce)...)
 		}
 	}
 	if len(items) == 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Client is an RBD client node: its cephx keyring, a minimal ceph.conf,
@@ -32,43 +33,49 @@ var (
 	reCephxK = regexp.MustCompile(`^[A-Za-z0-9+/]{38,}={0,2}$`)
 )
 
-// Validate checks the client's settings.
+// Validate checks the client's settings; errors are located at the
+// hpcstorage_rbd_client attribute (name, pool, images[i], fsid,
+// mon_hosts[i]).
 func (c Client) Validate() error {
-	var errs []error
-	bad := func(field, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, a...)))
+	errs := []error{c.ValidateNames(), c.ValidateCluster()}
+	if !c.Unread && !reCephxK.MatchString(c.Key) {
+		errs = append(errs, invalid(nil, "the cephx key read from the cluster is not a base64 key"))
 	}
-	if err := ValidName("name", c.Name); err != nil {
-		errs = append(errs, err)
-	}
-	if err := ValidName("pool", c.Pool); err != nil {
-		errs = append(errs, err)
-	}
+	return errors.Join(errs...)
+}
+
+// ValidateNames checks the client, pool and image names: what the
+// configuration says, known at plan even when the cluster is not built yet.
+func (c Client) ValidateNames() error {
+	errs := []error{ValidName(located.At("name"), c.Name), ValidName(located.At("pool"), c.Pool)}
 	seen := map[string]bool{}
-	for _, i := range c.Images {
-		if err := ValidName("images", i); err != nil {
-			errs = append(errs, err)
+	for i, img := range c.Images {
+		at := located.At("images").Index(i)
+		errs = append(errs, ValidName(at, img))
+		if seen[img] {
+			errs = append(errs, invalid(at, "%q listed twice", img))
 		}
-		if seen[i] {
-			bad("images", "%q listed twice", i)
-		}
-		seen[i] = true
+		seen[img] = true
 	}
+	return errors.Join(errs...)
+}
+
+// ValidateCluster checks the cluster's fsid and monitors (values that come
+// from hpcstorage_ceph_cluster, unknown until it is bootstrapped).
+func (c Client) ValidateCluster() error {
+	var errs []error
 	if !reFSID.MatchString(c.FSID) {
-		bad("fsid", "%q: want the cluster's fsid (a UUID, hpcstorage_ceph_cluster.fsid)", c.FSID)
+		errs = append(errs, invalid(located.At("fsid"), "%q: want the cluster's fsid (a UUID, hpcstorage_ceph_cluster.fsid)", c.FSID))
 	}
 	if len(c.MonHosts) == 0 {
-		bad("mon_hosts", "name at least one monitor")
+		errs = append(errs, invalid(located.At("mon_hosts"), "name at least one monitor"))
 	}
-	for _, m := range c.MonHosts {
+	for i, m := range c.MonHosts {
 		if _, err := netip.ParseAddr(m); err != nil {
 			if _, err := netip.ParseAddrPort(m); err != nil {
-				bad("mon_hosts", "%q: want an IP address, optionally with :port", m)
+				errs = append(errs, invalid(located.At("mon_hosts").Index(i), "%q: want an IP address, optionally with :port", m))
 			}
 		}
-	}
-	if !c.Unread && !reCephxK.MatchString(c.Key) {
-		bad("key", "the cephx key read from the cluster is not a base64 key")
 	}
 	return errors.Join(errs...)
 }

@@ -1,13 +1,13 @@
 package ceph
 
 import (
-	"fmt"
 	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/runonce"
 )
 
@@ -62,20 +62,20 @@ type Bootstrap struct {
 func (b Bootstrap) Validate() error {
 	ip, err := netip.ParseAddr(b.MonIP)
 	if err != nil {
-		return fmt.Errorf("%w: mon_ip: %q is not an IP address", ErrInvalid, b.MonIP)
+		return invalid(located.At("mon_ip"), "%q is not an IP address", b.MonIP)
 	}
 	if b.PublicNetwork != "" {
 		p, err := netip.ParsePrefix(b.PublicNetwork)
 		if err != nil {
-			return fmt.Errorf("%w: public_network: %q is not a CIDR", ErrInvalid, b.PublicNetwork)
+			return invalid(located.At("public_network"), "%q is not a CIDR", b.PublicNetwork)
 		}
 		if !p.Contains(ip) {
-			return fmt.Errorf("%w: mon_ip: %s is outside public_network %s", ErrInvalid, b.MonIP, b.PublicNetwork)
+			return invalid(located.At("mon_ip"), "%s is outside public_network %s", b.MonIP, b.PublicNetwork)
 		}
 	}
 	if b.ClusterNetwork != "" {
 		if _, err := netip.ParsePrefix(b.ClusterNetwork); err != nil {
-			return fmt.Errorf("%w: cluster_network: %q is not a CIDR", ErrInvalid, b.ClusterNetwork)
+			return invalid(located.At("cluster_network"), "%q is not a CIDR", b.ClusterNetwork)
 		}
 	}
 	return nil
@@ -144,6 +144,8 @@ var (
 	QueryMonDump    = Query("ceph-mon-dump", "ceph", "mon", "dump", "-f", "json")
 	QueryPools      = Query("ceph-pools", "ceph", "osd", "pool", "ls", "detail", "-f", "json")
 	QueryStatus     = Query("ceph-status", "ceph", "status", "-f", "json")
+	QueryCrushRules = Query("ceph-crush-rules", "ceph", "osd", "crush", "rule", "dump", "-f", "json")
+	QueryOSDTree    = Query("ceph-osd-tree", "ceph", "osd", "tree", "-f", "json")
 	QueryShowmapped = Query("rbd-showmapped", "rbd", "showmapped", "--format", "json")
 	// QueryPubKey prints cephadm's public key (`cat`, in sh builtins so
 	// a node without coreutils in PATH answers too).
@@ -195,14 +197,16 @@ func Once(name, nonce string, argv ...string) protocol.Item {
 	return runonce.Item(name, "ceph-once", runonce.Marker(SpecDir+"/.done", name, nonce), argv...)
 }
 
-// ApplySpec writes the spec file and applies it (`ceph orch apply -i`).
-func ApplySpec(serviceName, nonce string, yamlDoc []byte) []protocol.Item {
+// SpecFile writes a spec file for `ceph orch apply -i`.
+func SpecFile(serviceName string, yamlDoc []byte) protocol.Item {
 	content := string(yamlDoc)
-	file := SpecPath(serviceName)
-	return []protocol.Item{
-		{File: &protocol.File{Path: file, Content: &content, Mode: "0644"}},
-		Once("ceph-orch-apply-"+serviceName, nonce, "ceph", "orch", "apply", "-i", file),
-	}
+	return protocol.Item{File: &protocol.File{Path: SpecPath(serviceName), Content: &content, Mode: "0644"}}
+}
+
+// SpecApply applies the spec file (`ceph orch apply -i`); sent when the
+// spec cephadm exports differs.
+func SpecApply(serviceName, nonce string) protocol.Item {
+	return Once("ceph-orch-apply-"+serviceName, nonce, "ceph", "orch", "apply", "-i", SpecPath(serviceName))
 }
 
 // SpecDirItem creates the spec folder.
@@ -220,13 +224,59 @@ const (
 // PGAutoscaleModes are Ceph's pg_autoscale_mode values.
 var PGAutoscaleModes = []string{"on", "off", "warn"}
 
-// PoolCreate creates a pool (pg_num given or left to the autoscaler).
+// Kinds of object the provider marks as its own.
+const (
+	OwnedPool = "pool"
+)
+
+// OwnedImage is the kind of a pool's images.
+func OwnedImage(pool string) string { return "image." + pool }
+
+// ownedMark is the file that says the provider created the object: a pool
+// or image in the cluster without one was made by someone else, and a
+// resource that would create it refuses to take it over (import adopts).
+// The mark is written before the object is created, so a run killed in
+// between finds its own object on the re-run.
+func ownedMark(kind, name string) string { return SpecDir + "/owned/" + kind + "/" + name }
+
+// markThen writes the mark of kind/name, then runs argv (sh builtins
+// only, so any node and the lab's sh run it).
+func markThen(kind, name string, argv ...string) []string {
+	return append([]string{"sh", "-c", `m="$1"; shift; mkdir -p "${m%/*}" && printf 'hpcstorage\n' > "$m" && "$@"`, "sh",
+		ownedMark(kind, name)}, argv...)
+}
+
+// QueryOwned lists the objects of a kind the provider marked as its own,
+// one name a line.
+func QueryOwned(kind string) protocol.Item {
+	return Query("ceph-owned-"+kind, "sh", "-c", `for f in "$1"/*; do [ -s "$f" ] && printf '%s\n' "${f##*/}"; done; exit 0`,
+		"sh", SpecDir+"/owned/"+kind)
+}
+
+// ParseOwned reads QueryOwned's output.
+func ParseOwned(out string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Fields(out) {
+		m[l] = true
+	}
+	return m
+}
+
+// Disown clears the mark of an object this provider deleted (emptied:
+// the mark is only read when not empty).
+func Disown(kind, name, nonce string) protocol.Item {
+	return Once("ceph-disown-"+kind+"-"+name, nonce, "sh", "-c", `[ ! -e "$1" ] || : > "$1"`, "sh", ownedMark(kind, name))
+}
+
+// PoolCreate creates a pool (pg_num given or left to the autoscaler),
+// marking it as this provider's first.
 func PoolCreate(name string, pgNum int) protocol.Item {
 	argv := []string{"ceph", "osd", "pool", "create", name}
 	if pgNum > 0 {
 		argv = append(argv, strconv.Itoa(pgNum))
 	}
-	return Guarded("ceph-pool-create-"+name, argv, QueryPools.Command.Argv, `"pool_name":\s*"`+regexp.QuoteMeta(name)+`"`)
+	return Guarded("ceph-pool-create-"+name, markThen(OwnedPool, name, argv...), QueryPools.Command.Argv,
+		`"pool_name":\s*"`+regexp.QuoteMeta(name)+`"`)
 }
 
 // PoolSet sets one pool variable; sent when the read-back differs.
@@ -258,19 +308,26 @@ func PoolRm(name, nonce string) []protocol.Item {
 	}
 	return []protocol.Item{allow("true"),
 		Once("ceph-pool-rm-"+name, nonce, "ceph", "osd", "pool", "rm", name, name, "--yes-i-really-really-mean-it"),
-		allow("false")}
+		allow("false"), Disown(OwnedPool, name, nonce)}
 }
 
 // MiB is rbd's size unit.
 const MiB = 1 << 20
 
-// ImageCreate creates an image of sizeBytes (a whole number of MiB).
-func ImageCreate(pool, name string, sizeBytes int64, features []string) protocol.Item {
+// ImageCreateArgv is the rbd create command line of an image.
+func ImageCreateArgv(pool, name string, sizeBytes int64, features []string) []string {
 	argv := []string{"rbd", "create", pool + "/" + name, "--size", strconv.FormatInt(sizeBytes/MiB, 10)}
 	if len(features) > 0 {
 		argv = append(argv, "--image-feature", strings.Join(features, ","))
 	}
-	return Guarded("rbd-create-"+pool+"-"+name, argv, []string{"rbd", "info", pool + "/" + name, "--format", "json"})
+	return argv
+}
+
+// ImageCreate creates an image of sizeBytes (a whole number of MiB),
+// marking it as this provider's first.
+func ImageCreate(pool, name string, sizeBytes int64, features []string) protocol.Item {
+	return Guarded("rbd-create-"+pool+"-"+name, markThen(OwnedImage(pool), name, ImageCreateArgv(pool, name, sizeBytes, features)...),
+		[]string{"rbd", "info", pool + "/" + name, "--format", "json"})
 }
 
 // ImageGrow grows an image in place (never --allow-shrink: rbd refuses a
@@ -280,9 +337,10 @@ func ImageGrow(pool, name string, sizeBytes int64) protocol.Item {
 		[]string{"rbd", "info", pool + "/" + name, "--format", "json"}, `"size":\s*`+strconv.FormatInt(sizeBytes, 10)+`\b`)
 }
 
-// ImageRm deletes an image; sent when the pool lists it.
-func ImageRm(pool, name, nonce string) protocol.Item {
-	return Once("rbd-rm-"+pool+"-"+name, nonce, "rbd", "rm", pool+"/"+name)
+// ImageRm deletes an image and clears its mark; sent when the pool lists
+// it.
+func ImageRm(pool, name, nonce string) []protocol.Item {
+	return []protocol.Item{Once("rbd-rm-"+pool+"-"+name, nonce, "rbd", "rm", pool+"/"+name), Disown(OwnedImage(pool), name, nonce)}
 }
 
 // ImageFeatures are the features rbd create takes (Pacific).
@@ -290,10 +348,11 @@ var ImageFeatures = []string{"layering", "exclusive-lock", "object-map", "fast-d
 
 var reImageName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
-// ValidName checks a pool, image or client name.
-func ValidName(what, name string) error {
+// ValidName checks a pool, image or client name; the error is located at
+// at (the attribute holding the name).
+func ValidName(at located.Path, name string) error {
 	if !reImageName.MatchString(name) {
-		return fmt.Errorf("%w: %s: %q: want letters, digits, '_', '.', '-' (at most 128)", ErrInvalid, what, name)
+		return invalid(at, "%q: want letters, digits, '_', '.', '-' (at most 128), starting with a letter or digit", name)
 	}
 	return nil
 }

@@ -95,7 +95,7 @@ func TestBootstrapArgv(t *testing.T) {
 	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "mon_ip") {
 		t.Fatalf("mon ip outside: %v", err)
 	}
-	if ImageCreate("rbd", "c01-img01", 100<<30, nil).Command.Argv[4] != "102400" {
+	if ImageCreateArgv("rbd", "c01-img01", 100<<30, nil)[4] != "102400" {
 		t.Fatal("size in MiB")
 	}
 }

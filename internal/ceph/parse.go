@@ -154,6 +154,7 @@ type Pool struct {
 	MinSize         int                       `json:"min_size"`
 	PGNum           int                       `json:"pg_num"`
 	PGAutoscaleMode string                    `json:"pg_autoscale_mode"`
+	CrushRule       int                       `json:"crush_rule"`
 	Applications    map[string]map[string]any `json:"application_metadata"`
 }
 

@@ -1,10 +1,11 @@
 package ceph
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Ceph releases a cluster can run. Pacific is the R4 paper's release (end
@@ -76,22 +77,22 @@ func lessVersion(a, b [3]int) bool {
 func ValidateRelease(release, version string) error {
 	major, ok := releaseMajor[release]
 	if !ok {
-		return fmt.Errorf("%w: release: %q: want one of %s", ErrInvalid, release, strings.Join(Releases, ", "))
+		return invalid(located.At("release"), "%q: want one of %s", release, strings.Join(Releases, ", "))
 	}
 	if version == "" {
 		return nil
 	}
 	v, ok := parseVersion(version)
 	if !ok {
-		return fmt.Errorf("%w: ceph_version: %q is not a Ceph version (MAJOR.MINOR.PATCH, e.g. 20.2.4)", ErrInvalid, version)
+		return invalid(located.At("ceph_version"), "%q is not a Ceph version (MAJOR.MINOR.PATCH, e.g. 20.2.4)", version)
 	}
 	if v[0] != major {
-		return fmt.Errorf("%w: ceph_version: %s is not a %s release (%s is %d.x)", ErrInvalid, version, release, release, major)
+		return invalid(located.At("ceph_version"), "%s is not a %s release (%s is %d.x)", version, release, release, major)
 	}
 	if f, ok := floor[release]; ok {
 		min, _ := parseVersion(f.version)
 		if lessVersion(v, min) {
-			return fmt.Errorf("%w: ceph_version: %s is older than %s: %s", ErrInvalid, version, f.version, f.why)
+			return invalid(located.At("ceph_version"), "%s is older than %s: %s", version, f.version, f.why)
 		}
 	}
 	return nil

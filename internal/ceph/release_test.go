@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/testenv"
 )
 
@@ -14,20 +15,24 @@ import (
 func TestValidateRelease(t *testing.T) {
 	for _, c := range []struct {
 		release, version, want string
+		at                     string
 	}{
-		{Pacific, "", ""},
-		{Tentacle, "", ""},
-		{Tentacle, "20.2.4", ""},
-		{Squid, "19.2.3", ""},
-		{Tentacle, "20.2.3", "CVE-2025-30156"},
-		{Tentacle, "20.1.0", "ceph_version: 20.1.0 is older than 20.2.4"},
-		{Squid, "20.2.4", "ceph_version: 20.2.4 is not a squid release"},
-		{"octopus", "", "release: \"octopus\""},
-		{Reef, "18.2", "not a Ceph version"},
+		{Pacific, "", "", ""},
+		{Tentacle, "", "", ""},
+		{Tentacle, "20.2.4", "", ""},
+		{Squid, "19.2.3", "", ""},
+		{Tentacle, "20.2.3", "CVE-2025-30156", "ceph_version"},
+		{Tentacle, "20.1.0", "20.1.0 is older than 20.2.4", "ceph_version"},
+		{Squid, "20.2.4", "20.2.4 is not a squid release", "ceph_version"},
+		{"octopus", "", "\"octopus\"", "release"},
+		{Reef, "18.2", "not a Ceph version", "ceph_version"},
 	} {
 		err := ValidateRelease(c.release, c.version)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%s %s: %v, want %q", c.release, c.version, err, c.want)
+		}
+		if le, ok := located.Find(err); c.want != "" && (!ok || le.Path.String() != c.at) {
+			t.Errorf("%s %s: located at %v, want %s", c.release, c.version, le, c.at)
 		}
 	}
 	if got := ReleaseImage(Tentacle, ""); got != "quay.io/ceph/ceph:v20.2.4" {

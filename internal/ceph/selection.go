@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Device is a host's disk as cephadm's inventory (ceph-volume) sees it.
@@ -218,10 +220,10 @@ func Select(spec ServiceSpec, devices []Device, existingDaemons int) (Selection,
 	}
 	var err error
 	if sel.Data, err = assign(spec.DataDevices); err != nil {
-		return sel, fmt.Errorf("%w: data_devices: %w", ErrInvalid, err)
+		return sel, invalid(located.At("data_devices"), "%w", err)
 	}
 	if sel.DB, err = assign(spec.DBDevices); err != nil {
-		return sel, fmt.Errorf("%w: db_devices: %w", ErrInvalid, err)
+		return sel, invalid(located.At("db_devices"), "%w", err)
 	}
 	return sel, nil
 }
@@ -246,7 +248,7 @@ func PlanOSDs(spec ServiceSpec, hosts map[string][]Device) ([]HostPlan, error) {
 	}
 	if spec.DataDevices != nil && spec.DataDevices.Size != "" {
 		if _, err := ParseSizeFilter(spec.DataDevices.Size); err != nil {
-			return nil, err
+			return nil, located.Wrap(located.At("data_devices").Name("size"), err)
 		}
 	}
 	per := spec.OSDsPerDevice
@@ -263,11 +265,15 @@ func PlanOSDs(spec ServiceSpec, hosts map[string][]Device) ([]HostPlan, error) {
 	for _, h := range names {
 		sel, err := Select(spec, hosts[h], 0)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("host %s: %w", h, err))
+			at := located.At("data_devices")
+			if le, ok := located.Find(err); ok {
+				at, err = le.Path, le.Err
+			}
+			errs = append(errs, located.Wrap(at, fmt.Errorf("host %s: %w", h, err)))
 			continue
 		}
 		if len(sel.Data) == 0 {
-			errs = append(errs, fmt.Errorf("%w: host %s: %s", ErrNoOSD, h, whyNone(spec, hosts[h])))
+			errs = append(errs, located.Errorf(located.At("data_devices"), "%w: host %s: %s", ErrNoOSD, h, whyNone(spec, hosts[h])))
 			continue
 		}
 		out = append(out, HostPlan{Host: h, Selection: sel, OSDs: len(sel.Data) * per})

@@ -2,8 +2,10 @@
 // cluster (Pacific): service specs as `ceph orch apply -i` reads them, the
 // device selection cephadm makes for an OSD spec (the same rules as Ceph's
 // DriveSelection, so a plan can say which devices become OSDs), and the
-// parsers of the JSON the ceph and rbd commands print. Pure functions; the
-// provider runs the commands through the agent.
+// parsers of the JSON the ceph and rbd commands print, and the placement
+// rules Ceph applies across a cluster (placement.go). Pure functions, but
+// for the OSD spec's apply sequence (osdapply.go), which runs over a small
+// Runner the provider implements with the agent.
 package ceph
 
 import (
@@ -16,11 +18,19 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
-// ErrInvalid is wrapped by every validation error; the text after it names
-// the field at fault.
+// ErrInvalid is wrapped by every validation error; each is a located error
+// (internal/located) whose path names the field at fault in the terms of
+// the resource that renders it.
 var ErrInvalid = errors.New("invalid Ceph setting")
+
+// invalid is a validation error at p.
+func invalid(p located.Path, format string, a ...any) error {
+	return located.Errorf(p, "%w: "+format, append([]any{ErrInvalid}, a...)...)
+}
 
 // Service types this package renders.
 const (
@@ -94,11 +104,13 @@ func (s ServiceSpec) ServiceName() string {
 }
 
 // Validate checks the spec as cephadm would, plus this provider's stricter
-// rules (an OSD spec has a service_id; a size range is not inverted).
+// rules (an OSD spec has a service_id; a size range is not inverted). The
+// errors are located at the hpcstorage_ceph_osd_spec attribute that holds
+// the value (placement_label, placement_hosts, data_devices.size, ...).
 func (s ServiceSpec) Validate() error {
 	var errs []error
 	bad := func(field, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s: %s", ErrInvalid, field, fmt.Sprintf(format, a...)))
+		errs = append(errs, invalid(fieldPath(field), format, a...))
 	}
 	switch s.ServiceType {
 	case TypeMon, TypeMgr:
@@ -114,11 +126,11 @@ func (s ServiceSpec) Validate() error {
 		}
 		if s.DataDevices == nil {
 			bad("data_devices", "an osd spec needs data_devices")
-		} else if err := s.DataDevices.validate("data_devices"); err != nil {
+		} else if err := located.Under(located.At("data_devices"), s.DataDevices.validate()); err != nil {
 			errs = append(errs, err)
 		}
 		if s.DBDevices != nil {
-			if err := s.DBDevices.validate("db_devices"); err != nil {
+			if err := located.Under(located.At("db_devices"), s.DBDevices.validate()); err != nil {
 				errs = append(errs, err)
 			}
 			if s.DBDevices.All {
@@ -148,21 +160,21 @@ func (s ServiceSpec) Validate() error {
 	}
 	p := s.Placement
 	if len(p.Hosts) > 0 && p.Label != "" {
-		bad("placement", "hosts and label are mutually exclusive")
+		bad("placement_hosts", "hosts and label are mutually exclusive")
 	}
 	if len(p.Hosts) == 0 && p.Label == "" && p.Count == 0 {
-		bad("placement", "name hosts, a label or a count")
+		bad("placement_label", "name hosts, a label or a count")
 	}
 	if p.Count < 0 {
 		bad("placement.count", "%d: want at least 1", p.Count)
 	}
 	seen := map[string]bool{}
-	for _, h := range p.Hosts {
+	for i, h := range p.Hosts {
 		if !reHostname.MatchString(h) {
-			bad("placement.hosts", "%q: not a host name", h)
+			errs = append(errs, invalid(located.At("placement_hosts").Index(i), "%q: not a host name", h))
 		}
 		if seen[h] {
-			bad("placement.hosts", "%q listed twice", h)
+			errs = append(errs, invalid(located.At("placement_hosts").Index(i), "%q listed twice", h))
 		}
 		seen[h] = true
 	}
@@ -171,10 +183,28 @@ func (s ServiceSpec) Validate() error {
 
 var reHostname = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?$`)
 
-func (f *DeviceFilter) validate(field string) error {
+// fieldPath is a spec field's attribute: "a.b" is a nested one; the
+// placement's count belongs to the label (the osd spec has no count).
+func fieldPath(field string) located.Path {
+	switch field {
+	case "placement.count":
+		field = "placement_label"
+	case "service_type":
+		return nil // the resource's type itself
+	}
+	parts := strings.Split(field, ".")
+	p := located.At(parts[0])
+	for _, n := range parts[1:] {
+		p = p.Name(n)
+	}
+	return p
+}
+
+// validate checks one device filter; paths are the filter's own.
+func (f *DeviceFilter) validate() error {
 	var errs []error
 	bad := func(sub, format string, a ...any) {
-		errs = append(errs, fmt.Errorf("%w: %s.%s: %s", ErrInvalid, field, sub, fmt.Sprintf(format, a...)))
+		errs = append(errs, invalid(located.At(sub), format, a...))
 	}
 	empty := f.Rotational == nil && f.Model == "" && f.Vendor == "" && f.Size == ""
 	if f.All && !empty {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 func TestRenderYAMLR4(t *testing.T) {
@@ -56,14 +58,18 @@ func TestValidateNamesField(t *testing.T) {
 		{ServiceSpec{ServiceType: TypeOSD, ServiceID: "x", Placement: Placement{Label: "osd"},
 			DataDevices: &DeviceFilter{Size: "3.5TB:"}}, "data_devices.size"},
 		{ServiceSpec{ServiceType: TypeOSD, ServiceID: "x y", Placement: Placement{Label: "osd"}, DataDevices: &DeviceFilter{All: true}}, "service_id"},
-		{ServiceSpec{ServiceType: TypeMon, Placement: Placement{Label: "mon", Hosts: []string{"a"}}}, "placement"},
-		{ServiceSpec{ServiceType: TypeMon}, "placement"},
-		{ServiceSpec{ServiceType: "rgw", Placement: Placement{Count: 1}}, "service_type"},
+		{ServiceSpec{ServiceType: TypeMon, Placement: Placement{Label: "mon", Hosts: []string{"a"}}}, "placement_hosts"},
+		{ServiceSpec{ServiceType: TypeMon}, "placement_label"},
+		{ServiceSpec{ServiceType: TypeOSD, ServiceID: "x", Placement: Placement{Hosts: []string{"a", "a"}}, DataDevices: &DeviceFilter{All: true}}, "placement_hosts[1]"},
+		{ServiceSpec{ServiceType: TypeOSD, ServiceID: "x", Placement: Placement{Label: "osd"}, DataDevices: &DeviceFilter{All: true},
+			DBDevices: &DeviceFilter{All: true}}, "db_devices.all"},
+		{ServiceSpec{ServiceType: "rgw", Placement: Placement{Count: 1}}, ""},
 		{ServiceSpec{ServiceType: TypeMgr, ServiceID: "a", Placement: Placement{Count: 1}}, "service_id"},
 	} {
 		err := c.spec.Validate()
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), ": "+c.field+": ") {
-			t.Errorf("%+v: error %v, want one naming %s", c.spec, err, c.field)
+		le, ok := located.Find(err)
+		if !errors.Is(err, ErrInvalid) || !ok || le.Path.String() != c.field {
+			t.Errorf("%+v: error %v, want one located at %q", c.spec, err, c.field)
 		}
 	}
 	if err := r4Spec().Validate(); err != nil {
@@ -154,7 +160,7 @@ func TestPlanOSDsR4(t *testing.T) {
 	s := r4Spec()
 	s.DataDevices.Size = "4TB:3TB"
 	if _, err := PlanOSDs(s, map[string][]Device{"osd1": r4OSDNode()}); !errors.Is(err, ErrInvalid) ||
-		!strings.Contains(err.Error(), "data_devices.size") {
+		located.All(err)[0].Path.String() != "data_devices.size" {
 		t.Fatalf("inverted: %v", err)
 	}
 }

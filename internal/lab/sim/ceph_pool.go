@@ -10,6 +10,12 @@ package sim
 //	                                 and --yes-i-really-mean-it; min_size
 //	                                 follows (size - size/2)
 //	osd pool set POOL min_size N     1..size
+//	pool create, set size, set pg_num: refused (ERANGE) when the pools'
+//	                                 placement groups (pg_num × size,
+//	                                 summed) would exceed
+//	                                 mon_max_pg_per_osd (250) × the OSDs
+//	                                 in (at least 3), as
+//	                                 OSDMonitor::check_pg_num does
 //	osd pool set POOL pg_num N       N > 0
 //	osd pool set POOL pg_autoscale_mode on|off|warn
 //	osd pool get POOL VAR ; osd pool ls [detail]
@@ -81,6 +87,9 @@ func (c *cephCluster) poolCreate(w []string) int {
 		fmt.Fprintf(e.Stderr, "pool '%s' already exists\n", name)
 		return 0
 	}
+	if code := c.checkPGNum(name, pg, poolDefaultSize); code != 0 {
+		return code
+	}
 	id := c.st.NextPG
 	if id == 0 {
 		id = 1
@@ -119,6 +128,9 @@ func (c *cephCluster) poolSet(a cephArgs, w []string) int {
 		if n <= 0 || n > poolMaxSize {
 			return e.cephErr(cephErrnoEINVAL, "pool size must be between 1 and %d", poolMaxSize)
 		}
+		if code := c.checkPGNum(p.Name, p.PGNum, n); code != 0 {
+			return code
+		}
 		if n == 1 && (c.config("mon_allow_pool_size_one") != "true" || a.flags["--yes-i-really-mean-it"] == "") {
 			if c.config("mon_allow_pool_size_one") != "true" {
 				return e.cephErr(cephErrnoEPERM, "configuring pool size as 1 is disabled by default.")
@@ -145,6 +157,9 @@ func (c *cephCluster) poolSet(a cephArgs, w []string) int {
 			return e.cephErr(cephErrnoEINVAL, "specified %s %d <= 0", v, n)
 		}
 		if v == "pg_num" {
+			if code := c.checkPGNum(p.Name, n, p.Size); code != 0 {
+				return code
+			}
 			p.PGNum = n
 		}
 	case "pg_autoscale_mode":
@@ -160,6 +175,28 @@ func (c *cephCluster) poolSet(a cephArgs, w []string) int {
 		return code
 	}
 	fmt.Fprintf(e.Stderr, "set pool %d %s to %s\n", p.ID, v, val)
+	return 0
+}
+
+// monMaxPGPerOSD is mon_max_pg_per_osd's default.
+const monMaxPGPerOSD = 250
+
+// checkPGNum is OSDMonitor::check_pg_num: the placement groups of every
+// pool, pool with pgNum and size, against mon_max_pg_per_osd per OSD in
+// (a cluster counted as at least 3 OSDs).
+func (c *cephCluster) checkPGNum(pool string, pgNum, size int) int {
+	osds := max(len(c.st.OSDs), 3)
+	limit := monMaxPGPerOSD * osds
+	projected := pgNum * size
+	for _, p := range c.st.Pools {
+		if p.Name != pool {
+			projected += p.PGNum * p.Size
+		}
+	}
+	if projected > limit {
+		return c.e.cephErr(cephErrnoERANGE, "pg_num %d size %d would mean %d total pgs, which exceeds max %d (mon_max_pg_per_osd %d * num_in_osds %d)",
+			pgNum, size, projected, limit, monMaxPGPerOSD, osds)
+	}
 	return 0
 }
 

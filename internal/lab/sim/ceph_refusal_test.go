@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -296,6 +297,13 @@ func TestCephPoolRefusals(t *testing.T) {
 	}
 	t.Run("missing pool", func(t *testing.T) {
 		l.refused("mon1", 2, "Error ENOENT: unrecognized pool 'q'", "ceph", "osd", "pool", "set", "q", "size", "2")
+	})
+	t.Run("placement groups above mon_max_pg_per_osd", func(t *testing.T) {
+		limit := 250 * max(len(l.osdIDs()), 3)
+		pg := strconv.Itoa(limit)
+		l.refused("mon1", 34, "Error ERANGE: pg_num "+pg+" size 3 would mean", "ceph", "osd", "pool", "set", "p", "pg_num", pg)
+		l.refused("mon1", 34, "which exceeds max "+strconv.Itoa(limit), "ceph", "osd", "pool", "create", "big", pg)
+		l.ok("mon1", "ceph", "osd", "pool", "set", "p", "pg_num", "32")
 	})
 	t.Run("size above the OSD hosts warns", func(t *testing.T) {
 		// Size 3 (the default) on 2 OSD hosts: undersized PGs, still active.

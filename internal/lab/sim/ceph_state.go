@@ -153,6 +153,7 @@ const (
 	cephErrnoEBUSY      = 16
 	cephErrnoEEXIST     = 17
 	cephErrnoEINVAL     = 22
+	cephErrnoERANGE     = 34
 	cephErrnoEOPNOTSUPP = 95
 )
 
@@ -319,7 +320,7 @@ func cephTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.0
 // errno as exit status.
 func (e *Env) cephErr(errno int, format string, a ...any) int {
 	names := map[int]string{cephErrnoEPERM: "EPERM", cephErrnoENOENT: "ENOENT", cephErrnoEBUSY: "EBUSY",
-		cephErrnoEEXIST: "EEXIST", cephErrnoEINVAL: "EINVAL", cephErrnoEOPNOTSUPP: "EOPNOTSUPP"}
+		cephErrnoEEXIST: "EEXIST", cephErrnoEINVAL: "EINVAL", cephErrnoEOPNOTSUPP: "EOPNOTSUPP", cephErrnoERANGE: "ERANGE"}
 	fmt.Fprintf(e.Stderr, "Error %s: %s\n", names[errno], fmt.Sprintf(format, a...))
 	return errno
 }
