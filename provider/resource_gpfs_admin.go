@@ -9,7 +9,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -114,19 +113,10 @@ func gpfsPath(parts ...string) string { return path.Join(append([]string{gpfsDir
 // gpfsProblems reports the rules a configuration breaks on their
 // attributes: refusals as errors, advice as warnings.
 func gpfsProblems(diags *diag.Diagnostics, ps gpfs.Problems) {
-	for _, p := range ps {
-		at := gpfsAttrPath(p.Attr)
-		if p.Warning {
-			diags.AddAttributeWarning(at, gpfsKind+" Advice", fmt.Sprintf("Attribute %s: %s", at, p.Msg))
-			continue
-		}
-		addError(diags, at, "Invalid "+gpfsKind+" Setting", p.Msg, nil)
-	}
+	addLocated(diags, tfpath.Empty(), "Invalid "+gpfsKind+" Setting",
+		"Correct the configuration: nothing was sent to the cluster.", ps.Err())
+	addLocated(diags, tfpath.Empty(), gpfsKind+" Advice", "", ps.Warnings())
 }
-
-// gpfsAttrPath reads the attribute paths internal/gpfs writes: names,
-// list indexes ([3]) and map keys (["nsdNodes"]).
-func gpfsAttrPath(s string) tfpath.Path { return attrPath(s) }
 
 // reSafeName is a name that is safe in a file name on the admin node.
 var reSafeName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/gpfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 var (
@@ -328,8 +330,8 @@ func validateClusterSpec(s gpfs.ClusterSpec, diags *diag.Diagnostics) {
 	ps := gpfs.ValidateCluster(s.Name, s.Nodes, s.Classes, s.Config)
 	for scope, kv := range s.Config {
 		if _, ok := kv["maxblocksize"]; ok && scope != gpfs.AllNodes {
-			ps = append(ps, gpfs.Problem{Attr: fmt.Sprintf("config[%q][%q]", scope, "maxblocksize"),
-				Msg: "maxblocksize is cluster-wide: set it under config.all"})
+			ps = append(ps, &located.Error{Path: located.At("config").Key(scope).Key("maxblocksize"),
+				Err: errors.New("maxblocksize is cluster-wide: set it under config.all")})
 		}
 	}
 	gpfsProblems(diags, ps)

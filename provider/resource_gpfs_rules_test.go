@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -164,19 +163,5 @@ func TestGpfsPlanRules(t *testing.T) {
 				Steps:                    []resource.TestStep{{Config: gpfsR5Config(tc.edits...), PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`))}},
 			})
 		})
-	}
-}
-
-func TestGpfsAttrPath(t *testing.T) {
-	for in, want := range map[string]path.Path{
-		"nsds[3].usage":                    path.Root("nsds").AtListIndex(3).AtName("usage"),
-		`config["nsdServers"]["pagePool"]`: path.Root("config").AtMapKey("nsdServers").AtMapKey("pagePool"),
-		`nodes["gw1"].roles`:               path.Root("nodes").AtMapKey("gw1").AtName("roles"),
-		"block_size":                       path.Root("block_size"),
-		"pools[0].block_size":              path.Root("pools").AtListIndex(0).AtName("block_size"),
-	} {
-		if got := gpfsAttrPath(in); !got.Equal(want) {
-			t.Errorf("%s = %s, want %s", in, got, want)
-		}
 	}
 }

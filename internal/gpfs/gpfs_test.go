@@ -224,7 +224,7 @@ func TestConfigKeys(t *testing.T) {
 
 func hasProblem(ps Problems, attr, msg string, warning bool) bool {
 	for _, p := range ps {
-		if p.Attr == attr && strings.Contains(p.Msg, msg) && p.Warning == warning {
+		if p.Path.String() == attr && strings.Contains(p.Err.Error(), msg) && p.Warning == warning {
 			return true
 		}
 	}

@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"slices"
 	"strconv"
@@ -103,7 +105,7 @@ func ValidateNSDs(nsds []NSD, clusterNodes []string) Problems {
 	var ps Problems
 	seen := map[string]int{}
 	for i, n := range nsds {
-		at := func(f string) string { return fmt.Sprintf("nsds[%d].%s", i, f) }
+		at := func(f string) located.Path { return located.At("nsds").Index(i).Name(f) }
 		switch {
 		case !validName(n.Name, "") || n.Name[0] >= '0' && n.Name[0] <= '9':
 			ps.add(at("name"), "%q is not an NSD name: letters, digits and underscores, not starting with a digit", n.Name)
