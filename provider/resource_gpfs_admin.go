@@ -110,11 +110,13 @@ func mmArgv(argv []string) []string {
 
 func gpfsPath(parts ...string) string { return path.Join(append([]string{gpfsDir}, parts...)...) }
 
+// nothingSent is the detail of a refusal made before any command.
+const nothingSent = "Correct the configuration: nothing was sent to the cluster."
+
 // gpfsProblems reports the rules a configuration breaks on their
 // attributes: refusals as errors, advice as warnings.
 func gpfsProblems(diags *diag.Diagnostics, ps gpfs.Problems) {
-	addLocated(diags, tfpath.Empty(), "Invalid "+gpfsKind+" Setting",
-		"Correct the configuration: nothing was sent to the cluster.", ps.Err())
+	addLocated(diags, tfpath.Empty(), "Invalid "+gpfsKind+" Setting", nothingSent, ps.Err())
 	addLocated(diags, tfpath.Empty(), gpfsKind+" Advice", "", ps.Warnings())
 }
 

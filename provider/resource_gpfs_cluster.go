@@ -407,6 +407,12 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	if !ok {
 		return false
 	}
+	// The plan's rules again, on values that may have been unknown then.
+	var quiet diag.Diagnostics
+	if validateClusterSpec(s, &quiet); quiet.HasError() {
+		diags.Append(quiet.Errors()...)
+		return false
+	}
 	a := m.admin(r.nodes)
 	seen, ok := readCluster(ctx, a, len(s.Classes) > 0, diags)
 	if !ok {

@@ -579,10 +579,20 @@ func (r *gpfsFilesystemResource) converge(ctx context.Context, m *gpfsFilesystem
 	if !ok {
 		return false
 	}
+	// Values unknown at plan (the cluster's maxblocksize, NSD names) are
+	// known now: the rules run again before the first command.
+	if gpfsProblems(diags, f.Validate()); diags.HasError() {
+		return false
+	}
 	a := newGPFSAdmin(r.nodes, m.Host, m.SSH)
 	seen, ok := readFS(ctx, a, f.Device, f.Policy != "", diags)
 	if !ok {
 		return false
+	}
+	if !seen.Exists {
+		if gpfsProblems(diags, f.CreateProblems()); diags.HasError() {
+			return false
+		}
 	}
 	added := []string{}
 	if seen.Exists {

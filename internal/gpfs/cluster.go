@@ -165,6 +165,9 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 				ps.add(located.At("config").Key(c).Key(k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 			}
 		}
+		if k, err := CheckPairs(kv); err != nil {
+			ps.add(located.At("config").Key(c).Key(k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+		}
 	}
 	return ps
 }

@@ -263,6 +263,10 @@ func (f FileSystem) Validate() Problems {
 		if !slices.Contains(Usages, d.Usage) {
 			ps.add(at("usage"), "usage %q is not one of %s%s", d.Usage, strings.Join(Usages, ", "), didYouMean(d.Usage, Usages))
 		}
+		if d.Usage != DataOnly && slices.Contains(Usages, d.Usage) && poolOf(d) != SystemPool {
+			ps.add(at("usage"), "NSD %s is %s in pool %s: metadata lives in the system pool only (mmcrfs and mmadddisk "+
+				"refuse it); make it %s, or put it in pool system", d.Name, d.Usage, poolOf(d), DataOnly)
+		}
 		if !pools[poolOf(d)] {
 			ps.add(at("pool"), "pool %s has no entry in pools (its block size and layout map)", poolOf(d))
 		}

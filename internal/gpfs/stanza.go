@@ -100,10 +100,32 @@ func StanzaFile(nsds []NSD, pools []Pool) string {
 }
 
 // ValidateNSDs checks an NSD set on its own and against the cluster's
-// nodes (nil: not known yet, not checked); attrs are "nsds[i].field".
-func ValidateNSDs(nsds []NSD, clusterNodes []string) Problems {
+// nodes (nil: not known yet, not checked); wwns are the volumes' WWNs
+// ("": not known yet, as while the volume is created in the same apply).
+// Problems are on nsds[i].<field>.
+func ValidateNSDs(nsds []NSD, wwns []string, clusterNodes []string) Problems {
 	var ps Problems
 	seen := map[string]int{}
+	vols, devs := map[string]int{}, map[string]int{}
+	for i, n := range nsds {
+		at := func(f string) located.Path { return located.At("nsds").Index(i).Name(f) }
+		// One volume, one NSD: mmcrnsd refuses a disk that already holds
+		// an NSD descriptor, after it created the stanzas before it.
+		if i < len(wwns) && wwns[i] != "" {
+			if j, dup := vols[wwns[i]]; dup {
+				ps.add(at("wwn"), "volume %s is already NSD %s (nsds[%d]): a volume holds one NSD", wwns[i], nsds[j].Name, j)
+			} else {
+				vols[wwns[i]] = i
+			}
+		}
+		if n.Device != "" {
+			if j, dup := devs[n.Device]; dup && (i >= len(wwns) || j >= len(wwns) || wwns[i] != wwns[j] || wwns[i] == "") {
+				ps.add(at("device"), "device %s is already NSD %s (nsds[%d]): a volume holds one NSD", n.Device, nsds[j].Name, j)
+			} else if !dup {
+				devs[n.Device] = i
+			}
+		}
+	}
 	for i, n := range nsds {
 		at := func(f string) located.Path { return located.At("nsds").Index(i).Name(f) }
 		switch {
