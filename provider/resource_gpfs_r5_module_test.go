@@ -67,6 +67,19 @@ func (r *r5Lab) mm(t *testing.T, node string, query bool, argv ...string) string
 // mmLog lists the mm commands the agent ran on a node, in order.
 func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 	t.Helper()
+	var out [][]string
+	for _, argv := range r.ranOn(t, node) {
+		if filepath.Base(argv[0]) == tool {
+			out = append(out, argv)
+		}
+	}
+	return out
+}
+
+// ranOn lists every command the agent ran on a node, in order; a Once
+// step is the command its shell ran.
+func (r *r5Lab) ranOn(t *testing.T, node string) [][]string {
+	t.Helper()
 	f, err := os.Open(filepath.Join(r.root(t, node), runner.LogPath))
 	if os.IsNotExist(err) {
 		return nil // no command ran on the node yet
@@ -86,9 +99,7 @@ func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && e.Argv[3] == "gpfs-once" {
 			e.Argv = e.Argv[5:] // a Once step: the command the shell ran
 		}
-		if filepath.Base(e.Argv[0]) == tool {
-			out = append(out, e.Argv)
-		}
+		out = append(out, e.Argv)
 	}
 	return out
 }

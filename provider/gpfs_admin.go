@@ -49,7 +49,13 @@ func newGPFSAdmin(nodes *nodeAccess, host types.String, ssh types.Object) gpfsAd
 // when it exits non-zero (a cluster or file system that does not exist
 // yet); ok is false on a transport failure (a diagnostic says why).
 func (a gpfsAdmin) query(ctx context.Context, diags *diag.Diagnostics, argv ...string) (out, failed string, ok bool) {
-	item := protocol.Item{Command: &protocol.Command{Name: commandName(strings.Join(argv, " ")), Argv: mmArgv(argv), ReadOnly: true}}
+	return a.queryAs(ctx, diags, commandName(strings.Join(argv, " ")), argv...)
+}
+
+// queryAs is query with the item named name (argv too long or too odd
+// to name it: a shell script).
+func (a gpfsAdmin) queryAs(ctx context.Context, diags *diag.Diagnostics, name string, argv ...string) (out, failed string, ok bool) {
+	item := protocol.Item{Command: &protocol.Command{Name: name, Argv: mmArgv(argv), ReadOnly: true}}
 	res, ok := a.results(ctx, diags, []protocol.Item{item})
 	if !ok {
 		return "", "", false
