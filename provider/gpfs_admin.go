@@ -85,6 +85,9 @@ func gpfsCommand(name string, argv ...string) protocol.Item {
 // (a fresh one each time the step is decided, from what was just read).
 func gpfsStep(s gpfs.Step) protocol.Item {
 	it := gpfsCommand(s.Name, s.Argv...)
+	if s.Pending != "" {
+		return gpfs.PendingItem(it.Command.Name, s.Pending, it.Command.Argv)
+	}
 	if !s.Once {
 		it.Command.Unless, it.Command.UnlessMatch = mmArgv(s.Unless), s.Match
 		return it

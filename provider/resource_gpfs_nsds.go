@@ -47,6 +47,7 @@ type gpfsNSDsModel struct {
 	ServerHosts  types.Map    `tfsdk:"server_hosts"`
 	NSDs         types.List   `tfsdk:"nsds"`
 	Wipe         types.Bool   `tfsdk:"wipe"`
+	Delete       types.Bool   `tfsdk:"delete_on_destroy"`
 	Stanzas      types.String `tfsdk:"stanzas"`
 	Drift        types.Map    `tfsdk:"drift"`
 }
@@ -72,7 +73,10 @@ func (r *gpfsNSDsResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"that host), and a volume carrying any signature (`blkid -p`) fails the plan unless `wipe = true`.\n\nServers " +
 			"are ordered so primaries alternate: among NSDs served by the same nodes, the first NSD lists them as given, " +
 			"the second starts with the next server, and so on (`stanzas` shows the result).\n\nDestroy keeps the NSDs " +
-			"(they may hold a file system's data): only the stanza files on the admin node are removed.",
+			"(they may hold a file system's data) unless `delete_on_destroy = true`: then it deletes the NSDs of this set " +
+			"that `mmlsnsd` lists with one `mmdelnsd`, and refuses, before any command, while one of them still belongs to a " +
+			"file system (a file system kept by its own destroy). Either way the stanza files and the record on the admin " +
+			"node are removed.",
 		Attributes: map[string]schema.Attribute{
 			"host": nodeHostAttribute("the mm commands (the cluster's admin node)"),
 			"ssh":  sshResourceAttribute(),
@@ -104,6 +108,9 @@ func (r *gpfsNSDsResource) Schema(_ context.Context, _ resource.SchemaRequest, r
 			"wipe": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "Allow volumes that carry a signature or an old NSD descriptor (`mmcrnsd -v no`, which " +
 					"overwrites it). Off by default: such a volume fails the plan."},
+			"delete_on_destroy": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Delete the NSDs on destroy (`mmdelnsd`: their descriptors are erased, the volumes free " +
+					"for reuse). Off by default: destroy keeps them."},
 			"stanzas": schema.StringAttribute{Computed: true, MarkdownDescription: "The `%nsd` stanzas of every NSD, servers in their final order."},
 			"id":      nodeIDAttribute("The name."),
 			"drift":   nodeDriftAttribute(),
@@ -130,6 +137,18 @@ func (r *gpfsNSDsResource) ValidateConfig(ctx context.Context, req resource.Vali
 // ModifyPlan checks the rules and, for NSDs to be created, that every
 // server sees the volume and that it is blank (unless wipe).
 func (r *gpfsNSDsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() && !req.State.Raw.IsNull() {
+		var state gpfsNSDsModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		nsds, _, _, _ := state.nsdList(ctx, &resp.Diagnostics)
+		if state.Delete.ValueBool() {
+			resp.Diagnostics.AddWarning("NSDs Deleted", fmt.Sprintf("delete_on_destroy is set: destroy deletes NSDs %s "+
+				"(mmdelnsd); it refuses while a file system still uses one.", strings.Join(nsdNames(nsds), ", ")))
+		} else {
+			resp.Diagnostics.AddWarning("NSDs Kept", fmt.Sprintf("Destroy keeps NSDs %s (only the stanza files on the admin "+
+				"node go); set delete_on_destroy = true (and apply) first to delete them.", strings.Join(nsdNames(nsds), ", ")))
+		}
+	}
 	clusterPlan(ctx, req, resp, r.adjust)
 }
 
@@ -210,9 +229,47 @@ func (r *gpfsNSDsResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 func (r *gpfsNSDsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	clusterDelete(ctx, req, resp, func(ctx context.Context, state *gpfsNSDsModel, diags *diag.Diagnostics) {
-		newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), diags)
-	})
+	clusterDelete(ctx, req, resp, r.destroy)
+}
+
+// destroy deletes the set's NSDs with delete_on_destroy (those mmlsnsd
+// still lists, so a re-run after a kill sends only what is left; none
+// while a file system uses one); the files this resource wrote go either way.
+func (r *gpfsNSDsResource) destroy(ctx context.Context, state *gpfsNSDsModel, diags *diag.Diagnostics) {
+	a := newGPFSAdmin(r.nodes, state.Host, state.SSH)
+	if state.Delete.ValueBool() {
+		nsds, _, _, ok := state.nsdList(ctx, diags)
+		if !ok {
+			return
+		}
+		seen, ok := listedNSDs(ctx, a, diags)
+		if !ok {
+			return
+		}
+		steps, err := gpfs.DeleteNSDSteps(nsdNames(nsds), seen)
+		if err != nil {
+			addLocated(diags, path.Root("delete_on_destroy"), "NSDs In Use", "Nothing was deleted: take the NSDs out of the "+
+				"file system (hpcstorage_gpfs_filesystem disks with allow_disk_removal, or its destroy with delete_on_destroy), "+
+				"then destroy again.", err)
+			return
+		}
+		if len(steps) > 0 {
+			if !a.apply(ctx, state.owner()+"-delete", stepItems(steps), diags) {
+				return
+			}
+			a.remove(ctx, state.owner()+"-delete", diags)
+			if seen, ok = listedNSDs(ctx, a, diags); !ok {
+				return
+			}
+			for _, n := range nsdNames(nsds) {
+				if _, left := seen[n]; left {
+					diags.AddError("NSD Not Deleted", fmt.Sprintf("Host %s: mmlsnsd still lists %s after mmdelnsd.", a.host, n))
+					return
+				}
+			}
+		}
+	}
+	a.remove(ctx, state.owner(), diags)
 }
 
 // nsdList converts the model's NSDs (servers in alternating order) with

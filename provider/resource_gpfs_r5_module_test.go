@@ -96,8 +96,8 @@ func (r *r5Lab) ranOn(t *testing.T, node string) [][]string {
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Argv) == 0 {
 			continue
 		}
-		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && e.Argv[3] == "gpfs-once" {
-			e.Argv = e.Argv[5:] // a Once step: the command the shell ran
+		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && (e.Argv[3] == "gpfs-once" || e.Argv[3] == "gpfs-pending") {
+			e.Argv = e.Argv[5:] // a Once or pending step: the command the shell ran
 		}
 		out = append(out, e.Argv)
 	}

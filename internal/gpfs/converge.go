@@ -21,6 +21,10 @@ type Step struct {
 	Match  []string
 	// Once steps have no such query: they run a single time.
 	Once bool
+	// Pending, when set, is a record file on the node: the step runs
+	// while the file is not empty and empties it once it succeeded (work
+	// decided by an earlier step that a killed run may not have done).
+	Pending string
 }
 
 // ClusterSpec is the cluster as configured.
@@ -218,7 +222,7 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		}
 		f := spec.RestartFile()
 		steps = append(steps, guarded(Step{Name: "restart-pending", Argv: append([]string{"/bin/sh", "-c",
-			`f=$1; shift; mkdir -p "${f%/*}" && printf '%s\n' "$@" >>"$f"`, "gpfs-pending", f}, restart...)},
+			`f=$1; shift; mkdir -p "${f%/*}" && printf '%s\n' "$@" >>"$f"`, "gpfs-record", f}, restart...)},
 			[]string{"mmlsconfig", "-Y"}, match))
 	}
 	for _, scope := range sortedKeys(live) {
@@ -366,7 +370,7 @@ func (s ClusterSpec) RestartFile() string { return s.Dir + "/restart.pending" }
 // shell built-ins only, so it reads the same on any node.
 func (s ClusterSpec) ReadRestartArgv() []string {
 	return []string{"/bin/sh", "-c", `[ -e "$1" ] || exit 0; while IFS= read -r l; do [ -n "$l" ] && echo "$l"; done <"$1"; exit 0`,
-		"gpfs-pending", s.RestartFile()}
+		"gpfs-record", s.RestartFile()}
 }
 
 // RestartDoneStep takes node out of the record once it restarted.
@@ -374,9 +378,9 @@ func (s ClusterSpec) RestartDoneStep(node string) Step {
 	f := s.RestartFile()
 	return guarded(Step{Name: "restarted " + node, Argv: []string{"/bin/sh", "-c",
 		`f=$1; n=$2; keep=""; while IFS= read -r l; do [ "$l" = "$n" ] || keep="$keep$l
-"; done <"$f"; printf '%s' "$keep" >"$f"`, "gpfs-pending", f, node}},
+"; done <"$f"; printf '%s' "$keep" >"$f"`, "gpfs-record", f, node}},
 		[]string{"/bin/sh", "-c", `[ -e "$1" ] || exit 0; while IFS= read -r l; do [ "$l" = "$2" ] && exit 1; done <"$1"; exit 0`,
-			"gpfs-pending", f, node}, nil)
+			"gpfs-record", f, node}, nil)
 }
 
 // mmchconfig is MmchconfigArgv with -i only while the daemons run.

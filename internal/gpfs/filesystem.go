@@ -389,6 +389,7 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 		q, m = guardMounted(f.Device)
 		return append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
 	}
+	rf := RebalanceFile(dir)
 	if add := f.NewDisks(seen); len(add) > 0 {
 		af := dir + "/mmadddisk.stanza"
 		var names []string
@@ -396,10 +397,18 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 			names = append(names, d.Name)
 		}
 		q, m := guardDisks(f.Device, names)
-		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
 		if rebalance {
-			steps = append(steps, once(Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}}))
+			// The rebalance is recorded before the disks go in: a run
+			// killed between mmadddisk and mmrestripefs finds the disks
+			// added (mmadddisk is not sent again) and the record, and
+			// restripes.
+			steps = append(steps, guarded(Step{Name: "rebalance-pending", Argv: append([]string{"/bin/sh", "-c",
+				`f=$1; shift; mkdir -p "${f%/*}" && printf '%s\n' "$@" >"$f"`, "gpfs-record", rf}, names...)}, q, m))
 		}
+		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
+	}
+	if rebalance {
+		steps = append(steps, Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}, Pending: rf})
 	}
 	have := seen.diskSet()
 	var gone []string
@@ -426,6 +435,10 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 	}
 	return steps
 }
+
+// RebalanceFile records, on the admin node, the disks an mmadddisk added
+// that mmrestripefs -b has not rebalanced onto yet.
+func RebalanceFile(dir string) string { return dir + "/rebalance.pending" }
 
 // DeleteFSSteps take seen away: mmumount -a while a node mounts it (mmdelfs
 // refuses a mounted file system), then mmdelfs. Both effects are absences

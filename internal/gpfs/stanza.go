@@ -232,6 +232,27 @@ func NSDSteps(nsds []NSD, seen map[string]NSDInfo, dropped []string, dir string,
 	return steps
 }
 
+// DeleteNSDSteps delete the named NSDs mmlsnsd still lists (seen), with
+// one mmdelnsd; refused, before any command, while one belongs to a file
+// system (GPFS would refuse it, after deleting the ones before it).
+func DeleteNSDSteps(names []string, seen map[string]NSDInfo) ([]Step, error) {
+	var gone []string
+	for _, n := range sorted(names) {
+		info, ok := seen[n]
+		if !ok {
+			continue
+		}
+		if info.FileSystem != "" {
+			return nil, fmt.Errorf("%w: NSD %s belongs to file system %s", ErrInvalid, n, info.FileSystem)
+		}
+		gone = append(gone, n)
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	return []Step{once(Step{Name: "mmdelnsd", Argv: []string{"mmdelnsd", strings.Join(gone, ";")}})}, nil
+}
+
 // NSDDrift lists NSDs missing from mmlsnsd or served by other nodes.
 func NSDDrift(nsds []NSD, seen map[string]NSDInfo) map[string]string {
 	d := map[string]string{}
