@@ -606,23 +606,9 @@ func TestGpfsClusterNodes(t *testing.T) {
 		t.Fatalf("apply: %v", err)
 	}
 	second := `nodes={nsd1=["quorum","manager"],nsd2=["quorum","manager"],gw1=["client"]}`
-	var plan strings.Builder
-	if _, err := r.tf.PlanJSON(ctx, &plan, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil {
+	warnings, err := r.planWarnings(t, second)
+	if err != nil {
 		t.Fatalf("plan: %v", err)
-	}
-	var warnings []string
-	for _, line := range strings.Split(plan.String(), "\n") {
-		var m struct {
-			Type       string `json:"type"`
-			Diagnostic struct {
-				Severity string `json:"severity"`
-				Summary  string `json:"summary"`
-				Detail   string `json:"detail"`
-			} `json:"diagnostic"`
-		}
-		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "diagnostic" && m.Diagnostic.Severity == "warning" {
-			warnings = append(warnings, m.Diagnostic.Summary+": "+m.Diagnostic.Detail)
-		}
 	}
 	joined := strings.Join(warnings, "\n")
 	if !strings.Contains(joined, "2 quorum nodes: an odd number") || !strings.Contains(joined, "mmdelnode -N mgmt") {

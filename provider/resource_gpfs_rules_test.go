@@ -183,6 +183,10 @@ func TestGpfsPlanRules(t *testing.T) {
 		{"same volume twice while another WWN is unknown", []string{`provider "hpcstorage" {}`, "provider \"hpcstorage\" {}\nresource \"terraform_data\" \"v\" {\n  input = \"600c0ff000d4e1c00000000000000009\"\n}",
 			`wwn = "600c0ff000d4e1c00000000000000003"`, `wwn = terraform_data.v.output`, `wwn = "600c0ff000d4e1c00000000000000002"`, `wwn = "600c0ff000d4e1c00000000000000001"`},
 			`(?s)nsds\[1\]\.wwn.*is already NSD a1_md01`},
+		{"data pool without a policy while maxblocksize is unknown", []string{`provider "hpcstorage" {}`,
+			"provider \"hpcstorage\" {}\nresource \"terraform_data\" \"m\" {\n  input = \"8M\"\n}",
+			`max_block_size = hpcstorage_gpfs_cluster.r5.max_block_size`, `max_block_size = terraform_data.m.output`,
+			`placement_policy = "RULE 'default' SET POOL 'data'"`, ``}, `(?s)Attribute placement_policy.*data goes to pool`},
 		{"SMB export needs SMB", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\"]\n  smb_exports = [{ name = \"fs1\", path = \"/gpfs/fs1\" }]"},
 			`(?s)Attribute services.*smb_exports need the SMB service`},
 	} {
