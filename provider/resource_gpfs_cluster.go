@@ -272,6 +272,10 @@ func (r *gpfsClusterResource) refresh(ctx context.Context, state *gpfsClusterMod
 	if state.Version.IsNull() {
 		state.Version = types.StringValue(gpfs.DefaultVersion)
 	}
+	// Imported, or written before it existed: the default.
+	if state.AllowDown.IsNull() {
+		state.AllowDown = types.BoolValue(false)
+	}
 	if state.Nodes.IsNull() {
 		r.readImported(ctx, state, diags)
 		return true, !diags.HasError()

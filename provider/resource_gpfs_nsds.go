@@ -210,6 +210,9 @@ func (r *gpfsNSDsResource) refresh(ctx context.Context, state *gpfsNSDsModel, di
 	if state.Stanzas.IsNull() { // just imported
 		state.fill(nsds)
 	}
+	if state.Delete.IsNull() { // a record written before it existed
+		state.Delete = types.BoolValue(false)
+	}
 	state.Drift = driftMap(gpfs.NSDDrift(nsds, seen))
 	return true, true
 }

@@ -674,3 +674,81 @@ func TestGpfsNSDSignature(t *testing.T) {
 		t.Errorf("NSDs after the apply: %v", nsds)
 	}
 }
+
+// gpfsTwinConfig adds to gpfsMappingConfig a second NSD set, present with
+// twin, whose NSD u_d01 is on the same volume as t_d01; with pair, the
+// first set names that volume twice (t_d01 and t_d02).
+const gpfsTwinConfig = gpfsMappingConfig + `
+variable "twin" {
+  type    = bool
+  default = false
+}
+
+variable "pair" {
+  type    = bool
+  default = false
+}
+
+resource "hpcstorage_gpfs_nsds" "u" {
+  count         = var.twin ? 1 : 0
+  cluster_nodes = hpcstorage_gpfs_cluster.c[0].node_names
+  host          = var.lab.nodes["nsd1"].host
+  name          = "u"
+  server_hosts  = { nsd1 = var.lab.nodes["nsd1"].host, nsd2 = var.lab.nodes["nsd2"].host }
+  nsds          = [{ name = "u_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+}
+
+resource "hpcstorage_gpfs_nsds" "p" {
+  count         = var.pair ? 1 : 0
+  cluster_nodes = hpcstorage_gpfs_cluster.c[0].node_names
+  host          = var.lab.nodes["nsd1"].host
+  name          = "p"
+  nsds = [for n in ["p_d01", "p_d02"] : { name = n, wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+}
+`
+
+// TestGpfsNSDVolumeTaken (issue 32, one volume per NSD): a second NSD set
+// naming a volume that is already an NSD of the cluster fails the plan on
+// its wwn, naming the NSD it is (mmlsnsd -X: the device each server sees
+// it as); two NSDs on one volume created in the same apply (its WWN
+// unknown at plan) fail the apply before its first mm command, so no NSD
+// is half made.
+func TestGpfsNSDVolumeTaken(t *testing.T) {
+	r := upR5(t, gpfsTwinConfig)
+	ctx := context.Background()
+	vars := func(v ...string) []tfexec.PlanOption {
+		opts := []tfexec.PlanOption{tfexec.Reattach(r.ri), tfexec.Var("both=true")}
+		for _, x := range v {
+			opts = append(opts, tfexec.Var(x))
+		}
+		return opts
+	}
+	// Two NSDs on the volume created in the same apply: its WWN is unknown
+	// at plan, the apply refuses before mmcrnsd.
+	err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true"), tfexec.Var("pair=true"))
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(errString(err), "│", "")), " ")
+	if err == nil || !strings.Contains(msg, "nsds[1].wwn") || !strings.Contains(msg, "is already NSD p_d01 (nsds[0])") {
+		t.Fatalf("apply of two NSDs on one new volume: %v", err)
+	}
+	// t_d01 (the other set, in parallel) may be made; p's never.
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) > 1 {
+		t.Fatalf("mmcrnsd ran %d times: %v", len(runs), runs)
+	}
+	if nsds, _ := gpfs.ParseNSDs(r.mm(t, "nsd1", true, "mmlsnsd", "-X", "-Y")); nsds["p_d01"].Name != "" || nsds["p_d02"].Name != "" {
+		t.Fatalf("NSDs of the refused set were made: %v", nsds)
+	}
+	// t_d01 made; u_d01 on the same volume is refused at plan.
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true")); err != nil {
+		t.Fatalf("apply of t_d01: %v", err)
+	}
+	_, err = r.tf.Plan(ctx, vars("nsd=true", "twin=true")...)
+	msg = strings.Join(strings.Fields(strings.ReplaceAll(errString(err), "│", "")), " ")
+	for _, want := range []string{"Volume Already An NSD", "nsds[0].wwn", "is already NSD t_d01 (mmlsnsd -X)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("plan of a second NSD on t_d01's volume lacks %q:\n%s", want, msg)
+		}
+	}
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) != 1 {
+		t.Errorf("mmcrnsd runs: %v", runs)
+	}
+}
