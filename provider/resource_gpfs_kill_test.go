@@ -32,6 +32,11 @@ variable "stage" {
   default = 0
 }
 
+variable "threads" {
+  type    = string
+  default = ""
+}
+
 provider "hpcstorage" {
   endpoints = { for name, ep in var.lab.endpoints : name => {
     url            = ep.url
@@ -65,7 +70,8 @@ resource "hpcstorage_volume" "v" {
 resource "hpcstorage_gpfs_cluster" "c" {
   host  = var.lab.nodes["nsd1"].host
   name  = "r5"
-  nodes = { nsd1 = ["quorum", "manager", "nsd_server"], nsd2 = ["quorum", "manager", "nsd_server"], mgmt = ["quorum"] }
+  nodes  = { nsd1 = ["quorum", "manager", "nsd_server"], nsd2 = ["quorum", "manager", "nsd_server"], mgmt = ["quorum"] }
+  config = var.threads == "" ? null : { all = { workerThreads = var.threads } }
 }
 
 resource "hpcstorage_gpfs_nsds" "k" {
@@ -115,7 +121,9 @@ type gpfsSimState struct {
 // mmadddisk, and between mmadddisk and mmrestripefs. Each time one plain
 // apply converges, the next plan is empty, every object exists once, the
 // re-run sends no command whose effect is already there, and the file
-// system grown by mmadddisk is restriped exactly once.
+// system grown by mmadddisk is restriped exactly once. An eighth kill
+// stops a rolling restart after its first node went down: the re-apply
+// restarts the rest and leaves every node active, no lock, no record.
 func TestGpfsKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs R5 applies")
@@ -234,6 +242,50 @@ func TestGpfsKilled(t *testing.T) {
 			}
 		}
 		apply(fmt.Sprintf("kill %d (%s): back to stage 0", i+1, p.point), 0)
+	}
+
+	// The rolling restart of a value read at daemon start (workerThreads,
+	// every node): killed once the first node (mgmt) is down. The re-apply
+	// restarts every node of the record, one at a time, and leaves no lock.
+	if err := os.WriteFile(filepath.Join(shared, sim.GPFSHoldFile), []byte("mmshutdown:done"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(shared, sim.GPFSHeldFile)
+	killed := killWhen(t, cli, "-var=threads=1024", func() bool { _, err := os.Stat(held); return err == nil })
+	waitGone(t, held, killed)
+	if err := os.Remove(filepath.Join(shared, sim.GPFSHoldFile)); err != nil {
+		t.Fatal(err)
+	}
+	before := len(r.ranOn(t, "nsd1"))
+	if out, code := cli.run("apply", "-auto-approve", "-var=threads=1024"); code != 0 {
+		t.Fatalf("kill during the rolling restart: the re-apply failed (exit %d):\n%s", code, out)
+	}
+	if out, code := cli.run("plan", "-detailed-exitcode", "-var=threads=1024"); code != 0 {
+		t.Fatalf("kill during the rolling restart: the plan after the re-apply is not empty (exit %d):\n%s", code, out)
+	}
+	var restarted []string
+	for _, argv := range r.ranOn(t, "nsd1")[before:] {
+		if filepath.Base(argv[0]) == "mmstartup" {
+			restarted = append(restarted, strings.Join(argv[1:], " "))
+		}
+	}
+	for _, n := range []string{"nsd1", "nsd2"} {
+		if !slices.Contains(restarted, "-N "+n) {
+			t.Errorf("kill during the rolling restart: the re-apply did not restart %s (mmstartup runs %v)", n, restarted)
+		}
+	}
+	states, err := gpfs.ParseStates(r.mm(t, "nsd1", true, "mmgetstate", "-a", "-Y"))
+	for n, st := range states {
+		if st != "active" || err != nil {
+			t.Errorf("kill during the rolling restart: %s is %s (%v)", n, st, err)
+		}
+	}
+	if classes, _ := gpfs.ParseNodeClasses(r.mm(t, "nsd1", true, "mmlsnodeclass", "-Y")); len(classes) != 0 {
+		t.Errorf("kill during the rolling restart: node classes (a lock?) left: %v", classes)
+	}
+	rec, _ := os.ReadFile(filepath.Join(r.root(t, "nsd1"), strings.TrimPrefix(gpfsPath("cluster-r5", "restart.pending"), "/")))
+	if strings.TrimSpace(string(rec)) != "" {
+		t.Errorf("kill during the rolling restart: restart record left: %q", rec)
 	}
 }
 
