@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -13,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
@@ -20,7 +23,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/day2"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/gpfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 var (
@@ -32,10 +37,20 @@ var (
 
 // NewGpfsClusterResource is the hpcstorage_gpfs_cluster resource.
 func NewGpfsClusterResource() resource.Resource {
-	return &gpfsClusterResource{clusterResource{name: "_gpfs_cluster"}}
+	return &gpfsClusterResource{clusterResource: clusterResource{name: "_gpfs_cluster"}}
 }
 
-type gpfsClusterResource struct{ clusterResource }
+type gpfsClusterResource struct {
+	clusterResource
+	poll time.Duration // the provider's poll interval, for the rolling restart's waits
+}
+
+func (r *gpfsClusterResource) Configure(ctx context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clusterResource.Configure(ctx, req, resp)
+	if d, ok := req.ProviderData.(*providerData); ok {
+		r.poll = d.PollInterval
+	}
+}
 
 type gpfsClusterModel struct {
 	ID           types.String `tfsdk:"id"`
@@ -50,6 +65,7 @@ type gpfsClusterModel struct {
 	NodeNames    types.List   `tfsdk:"node_names"`
 	Drift        types.Map    `tfsdk:"drift"`
 	Version      types.String `tfsdk:"version"`
+	AllowDown    types.Bool   `tfsdk:"allow_downtime"`
 }
 
 func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -61,8 +77,17 @@ func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"the next apply puts it back. An apply decides its commands from what it reads: `mmcrcluster` once (from a node " +
 			"file, ssh/scp, daemons started at boot), `mmaddnode` for nodes added, `mmshutdown`/`mmdelnode` for nodes removed " +
 			"from the configuration, `mmchlicense` for the nodes it brings in, `mmcrnodeclass`, `mmchconfig` per scope, and " +
-			"`mmstartup` for daemons that are down. `maxblocksize` needs every daemon down: the apply stops them, sets it and " +
-			"starts them again, before any file system that depends on it (file systems read `max_block_size`).\n\n" +
+			"`mmstartup` for daemons that are down.\n\n**Changes to a live cluster.** `maxblocksize` and `cesSharedRoot` change only " +
+			"while GPFS is down on every node: on a running cluster that is an outage of every file system (`mmshutdown -a`, " +
+			"set, `mmstartup -a`), so the plan refuses it, naming the value, unless `allow_downtime = true`. On a new cluster " +
+			"they are set before the daemons first start, before any file system that depends on them (file systems read " +
+			"`max_block_size`). Values a running daemon reads only when it starts (those without `-i`, e.g. `workerThreads`, " +
+			"`maxFilesToCache`) are set, then each running node of their scope is restarted one at a time, as the plan's " +
+			"warning lists them: the apply checks the cluster keeps quorum and every NSD another active server without the " +
+			"node (`mmgetstate -a`, `mmlsnsd`), runs `mmshutdown -N` and `mmstartup -N`, and waits until the node is `active` " +
+			"and its disks `up/ready` before the next (the sequence of the `gpfs` failure domain, under the same in-cluster " +
+			"lock, named after the cluster). The nodes still to restart are recorded on the admin node first, so a run killed " +
+			"half-way restarts the rest on the next apply.\n\n" +
 			"Configuration keys are checked against a table of known attributes, with GPFS's case (`pagepool`, `maxMBpS`): a " +
 			"wrongly cased or misspelt key fails the plan with the key it is nearest to, instead of being stored and ignored.\n\n" +
 			"Destroy leaves the cluster as it is (deleting a cluster loses its file systems): it only removes the node files " +
@@ -99,6 +124,11 @@ func (r *gpfsClusterResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"node_names": schema.ListAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "The node names, sorted: NSDs check their servers against them."},
 			"drift": nodeDriftAttribute(),
+			"allow_downtime": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "Accept a cluster-wide outage: a change of a value GPFS takes only with every daemon down " +
+					"(`maxblocksize`, `cesSharedRoot`) stops GPFS on all nodes (`mmshutdown -a`), which unmounts every file " +
+					"system until `mmstartup -a`. Off by default: such a change on a running cluster fails the plan (and, if the " +
+					"value drifted by hand, the apply before its first command). Set it for the maintenance window, then back."},
 		},
 	}
 }
@@ -152,6 +182,9 @@ func (r *gpfsClusterResource) adjust(ctx context.Context, plan, state *gpfsClust
 			"upgrade to %s: mmchconfig release=LATEST (the cluster then admits no code below it; every node must run %s "+
 			"already). The file systems' formats follow with mmchfs -V full.", plan.Version.ValueString(), plan.Version.ValueString()))
 	}
+	if state != nil && !r.liveChanges(ctx, plan, state, s, diags) {
+		return false
+	}
 	if state != nil {
 		var before map[string][]string
 		diags.Append(state.Nodes.ElementsAs(ctx, &before, false)...)
@@ -168,6 +201,57 @@ func (r *gpfsClusterResource) adjust(ctx context.Context, plan, state *gpfsClust
 		}
 	}
 	return true
+}
+
+// liveChanges says at plan what a configuration change does to the
+// running cluster: a value that needs every daemon down is refused unless
+// allow_downtime (then announced), and values read at daemon start
+// announce the rolling restart, node by node.
+func (r *gpfsClusterResource) liveChanges(ctx context.Context, plan, state *gpfsClusterModel, s gpfs.ClusterSpec, diags *diag.Diagnostics) bool {
+	before := map[string]map[string]string{}
+	if !state.Config.IsNull() && !state.Config.IsUnknown() {
+		diags.Append(state.Config.ElementsAs(ctx, &before, false)...)
+	}
+	changed := gpfs.ChangedConfig(before, s.Config)
+	var outage []error
+	restart := map[string][]string{}
+	for _, scope := range slices.Sorted(maps.Keys(changed)) {
+		for _, k := range changed[scope] {
+			a := gpfs.Attributes[k]
+			at := located.At("config").Key(scope).Key(k)
+			switch {
+			case a.NeedsDown && !s.AllowDowntime:
+				outage = append(outage, located.Errorf(at, "%s=%s: GPFS takes %s only with the daemon down on every node, so "+
+					"the apply would stop GPFS cluster-wide (mmshutdown -a), unmounting every file system until mmstartup -a. "+
+					"This needs a cluster-wide outage: set allow_downtime = true for the maintenance window to accept it, or "+
+					"keep %s", k, s.Config[scope][k], k, before[scope][k]))
+			case a.NeedsDown:
+				outage = append(outage, located.Warnf(at, "%s=%s: the apply stops GPFS on every node (mmshutdown -a), sets it "+
+					"and starts GPFS again (mmstartup -a): every file system is unmounted meanwhile (allow_downtime is set).",
+					k, s.Config[scope][k]))
+			case !a.Immediate:
+				for _, n := range gpfs.ScopeNodes(s, scope) {
+					if !slices.Contains(restart[n], k) {
+						restart[n] = append(restart[n], k)
+					}
+				}
+			}
+		}
+	}
+	addLocated(diags, path.Empty(), "Cluster-Wide Outage", "", errors.Join(outage...))
+	if len(restart) > 0 {
+		order := slices.Sorted(maps.Keys(restart))
+		var lines []string
+		for i, n := range order {
+			lines = append(lines, fmt.Sprintf("%d. %s (%s)", i+1, n, strings.Join(restart[n], ", ")))
+		}
+		diags.AddAttributeWarning(path.Root("config"), "GPFS Restarted One Node At A Time", fmt.Sprintf("The changed values "+
+			"take effect when a node's daemon starts: after mmchconfig, the apply restarts GPFS on each running node below, "+
+			"one at a time, in this order; for each it checks that the cluster keeps quorum and every NSD another active "+
+			"server without it (mmgetstate -a, mmlsnsd), runs mmshutdown -N then mmstartup -N, and waits until it is active "+
+			"and its disks up/ready before the next:\n%s", strings.Join(lines, "\n")))
+	}
+	return !diags.HasError()
 }
 
 func (r *gpfsClusterResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -187,6 +271,10 @@ func (r *gpfsClusterResource) refresh(ctx context.Context, state *gpfsClusterMod
 	// Imported, or written before version existed: the paper's.
 	if state.Version.IsNull() {
 		state.Version = types.StringValue(gpfs.DefaultVersion)
+	}
+	// Imported, or written before it existed: the default.
+	if state.AllowDown.IsNull() {
+		state.AllowDown = types.BoolValue(false)
 	}
 	if state.Nodes.IsNull() {
 		r.readImported(ctx, state, diags)
@@ -316,7 +404,7 @@ func (m *gpfsClusterModel) spec(ctx context.Context, diags *diag.Diagnostics) (g
 		return gpfs.ClusterSpec{}, false
 	}
 	s := gpfs.ClusterSpec{Name: m.Name.ValueString(), Classes: classes, Config: config, Dir: gpfsPath("cluster-" + m.Name.ValueString()),
-		Version: m.Version.ValueString()}
+		Version: m.Version.ValueString(), AllowDowntime: m.AllowDown.ValueBool()}
 	for _, n := range slices.Sorted(maps.Keys(nodes)) {
 		s.Nodes = append(s.Nodes, gpfs.Node{Name: n, Roles: nodes[n]})
 	}
@@ -328,8 +416,8 @@ func validateClusterSpec(s gpfs.ClusterSpec, diags *diag.Diagnostics) {
 	ps := gpfs.ValidateCluster(s.Name, s.Nodes, s.Classes, s.Config)
 	for scope, kv := range s.Config {
 		if _, ok := kv["maxblocksize"]; ok && scope != gpfs.AllNodes {
-			ps = append(ps, gpfs.Problem{Attr: fmt.Sprintf("config[%q][%q]", scope, "maxblocksize"),
-				Msg: "maxblocksize is cluster-wide: set it under config.all"})
+			ps = append(ps, &located.Error{Path: located.At("config").Key(scope).Key("maxblocksize"),
+				Err: errors.New("maxblocksize is cluster-wide: set it under config.all")})
 		}
 	}
 	gpfsProblems(diags, ps)
@@ -405,6 +493,12 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	if !ok {
 		return false
 	}
+	// The plan's rules again, on values that may have been unknown then.
+	var quiet diag.Diagnostics
+	if validateClusterSpec(s, &quiet); quiet.HasError() {
+		diags.Append(quiet.Errors()...)
+		return false
+	}
 	a := m.admin(r.nodes)
 	seen, ok := readCluster(ctx, a, len(s.Classes) > 0, diags)
 	if !ok {
@@ -412,13 +506,16 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	}
 	steps, err := gpfs.ClusterSteps(s, seen, dropped)
 	if err != nil {
-		addError(diags, path.Root("name"), "Cluster Mismatch", fmt.Sprintf("Host %s.", a.host), err)
+		addLocated(diags, path.Root("name"), "Cluster Change Refused", fmt.Sprintf("Host %s: nothing was sent to the cluster.", a.host), err)
 		return false
 	}
 	// The node file stays on the node (and in the owner's records) every run.
 	items := append([]protocol.Item{gpfsFile(s.Dir+"/nodes", gpfs.NodeFile(s.Nodes))}, stepItems(steps)...)
 	items = dedupeFiles(items)
 	if !a.apply(ctx, m.owner(), items, diags) {
+		return false
+	}
+	if !r.restartPending(ctx, a, s, diags) {
 		return false
 	}
 	seen, ok = readCluster(ctx, a, len(s.Classes) > 0, diags)
@@ -442,6 +539,56 @@ func (r *gpfsClusterResource) converge(ctx context.Context, m *gpfsClusterModel,
 	m.ClusterID = types.StringValue(seen.Cluster.ID)
 	m.Drift = emptyDrift()
 	return true
+}
+
+// restartPending restarts, one at a time, the nodes the record on the
+// admin node lists (this apply's, and any a killed run left): each in the
+// gpfs failure domain's sequence (quorum and NSD servers checked, shut
+// down, started, active and its disks up), then out of the record.
+func (r *gpfsClusterResource) restartPending(ctx context.Context, a gpfsAdmin, s gpfs.ClusterSpec, diags *diag.Diagnostics) bool {
+	out, failed, ok := a.queryAs(ctx, diags, "restart-pending", s.ReadRestartArgv()...)
+	if !ok {
+		return false
+	}
+	if failed != "" {
+		diags.AddError(gpfsKind+" Query Failed", fmt.Sprintf("Host %s: reading %s: %s", a.host, s.RestartFile(), failed))
+		return false
+	}
+	var nodes []string
+	for _, n := range strings.Fields(out) {
+		if !slices.Contains(nodes, n) {
+			nodes = append(nodes, n)
+		}
+	}
+	slices.Sort(nodes)
+	run := gpfsRunner{nodes: r.nodes, ssh: a.ssh, owner: day2Owner(s.Name)}
+	for _, n := range nodes {
+		m := day2.Member{Domain: s.Name, Kind: day2.KindGPFS, Host: a.host, Node: n, Admin: a.host}
+		if err := day2.Roll(ctx, run, m, day2.Options{Poll: r.poll}, day2Turns, func(context.Context) error { return nil }); err != nil {
+			stepError(diags, path.Root("config"), err)
+			return false
+		}
+		if !a.apply(ctx, "gpfs-cluster-"+s.Name+"-restart", stepItems([]gpfs.Step{s.RestartDoneStep(n)}), diags) {
+			return false
+		}
+	}
+	return true
+}
+
+// gpfsRunner sends a sequence's items with the resource's SSH settings.
+type gpfsRunner struct {
+	nodes *nodeAccess
+	ssh   types.Object
+	owner string
+}
+
+func (g gpfsRunner) Run(ctx context.Context, host string, items []protocol.Item, check bool) (*protocol.Result, error) {
+	var d diag.Diagnostics
+	res, ok := nodeRun{nodes: g.nodes, host: host, ssh: g.ssh, owner: g.owner}.exec(ctx, items, check, &d)
+	if !ok {
+		return nil, errors.New(diagText(d))
+	}
+	return res, nil
 }
 
 // gpfsVersionAttribute is a Storage Scale version choice, the paper's by

@@ -468,10 +468,11 @@ func replicaAttribute(desc string, def int64) schema.Int64Attribute {
 	return schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(def), MarkdownDescription: desc + " 1 to 3."}
 }
 
-// fs converts the model; known false while an input is unknown.
+// fs converts the model; known false while an input is unknown (but for
+// max_block_size: MaxBlockSize 0, not checked).
 func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (gpfs.FileSystem, bool) {
 	for _, v := range []interface{ IsUnknown() bool }{m.Device, m.BlockSize, m.MetadataBlockSize, m.Allocation, m.MetadataReplicas, m.MaxMetadataReplicas,
-		m.DataReplicas, m.MaxDataReplicas, m.NumNodes, m.MountPoint, m.AutoMount, m.Disks, m.Pools, m.PlacementPolicy, m.MaxBlockSize} {
+		m.DataReplicas, m.MaxDataReplicas, m.NumNodes, m.MountPoint, m.AutoMount, m.Disks, m.Pools, m.PlacementPolicy} {
 		if v.IsUnknown() {
 			return gpfs.FileSystem{}, false
 		}
@@ -503,7 +504,9 @@ func (m *gpfsFilesystemModel) fs(ctx context.Context, diags *diag.Diagnostics) (
 		}
 		f.Pools = append(f.Pools, gpfs.Pool{Name: p.Name.ValueString(), BlockSize: p.BlockSize.ValueString(), LayoutMap: stringOr(p.LayoutMap, "scatter")})
 	}
-	if !m.MaxBlockSize.IsNull() {
+	// Unknown (the cluster changes it in this apply): the block size rules
+	// that need it run before the apply's first command.
+	if !m.MaxBlockSize.IsNull() && !m.MaxBlockSize.IsUnknown() {
 		n, err := gpfs.ParseSize(m.MaxBlockSize.ValueString())
 		if err != nil {
 			addError(diags, path.Root("max_block_size"), "Invalid "+gpfsKind+" Setting", "Give a size such as 8M.", err)
@@ -579,10 +582,20 @@ func (r *gpfsFilesystemResource) converge(ctx context.Context, m *gpfsFilesystem
 	if !ok {
 		return false
 	}
+	// Values unknown at plan (the cluster's maxblocksize, NSD names) are
+	// known now: the rules run again before the first command.
+	if gpfsProblems(diags, f.Validate()); diags.HasError() {
+		return false
+	}
 	a := newGPFSAdmin(r.nodes, m.Host, m.SSH)
 	seen, ok := readFS(ctx, a, f.Device, f.Policy != "", diags)
 	if !ok {
 		return false
+	}
+	if !seen.Exists {
+		if gpfsProblems(diags, f.CreateProblems()); diags.HasError() {
+			return false
+		}
 	}
 	added := []string{}
 	if seen.Exists {

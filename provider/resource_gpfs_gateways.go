@@ -67,7 +67,8 @@ func (r *gpfsGatewaysResource) Schema(_ context.Context, _ resource.SchemaReques
 			"mount it over NFS and SMB (R5's gateways). Read back with `mmces service list " +
 			"-Y` and `mmnfs export list -Y`: a service disabled or an export changed by hand shows in `drift`. An export " +
 			"whose clients change is removed and added again; exports dropped from the configuration are removed. Destroy " +
-			"leaves services and exports in place (clients may be using them).\n\nThe CES nodes are the cluster's nodes with " +
+			"leaves CES nodes, services, addresses and exports in place (clients may be using them); it removes only the " +
+			"record of the configuration on the admin node (after it, an import of the gateways finds nothing to adopt).\n\nThe CES nodes are the cluster's nodes with " +
 			"the `gateway` role; the CES shared root (`cesSharedRoot`) is set in the cluster's `config` " +
 			"(the cluster's plan refuses gateway nodes without it).",
 		Attributes: map[string]schema.Attribute{
@@ -184,9 +185,12 @@ func (r *gpfsGatewaysResource) Update(ctx context.Context, req resource.UpdateRe
 	})
 }
 
-// Delete leaves services and exports (see the description): it reads
-// nothing and runs nothing, so it does not go through clusterDelete.
-func (r *gpfsGatewaysResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+// Delete leaves services and exports (see the description): it runs no
+// command, and removes the record the applies left on the admin node.
+func (r *gpfsGatewaysResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	clusterDelete(ctx, req, resp, func(ctx context.Context, state *gpfsGatewaysModel, diags *diag.Diagnostics) {
+		newGPFSAdmin(r.nodes, state.Host, state.SSH).remove(ctx, state.owner(), diags)
+	})
 }
 
 func (m *gpfsGatewaysModel) spec(ctx context.Context, diags *diag.Diagnostics) (gpfs.ProtocolsSpec, bool) {

@@ -115,3 +115,43 @@ import {
 		t.Errorf("import of another cluster name: %v", err)
 	}
 }
+
+// TestGpfsGatewaysImport (issue 28): gateways applied, then forgotten by
+// the state, come back with an import block, by id (HOST/NAME) and, with
+// Terraform 1.15.9, by identity { host, name }: the record the apply left
+// on the admin node gives them back whole, the import changes nothing,
+// and no mmces or mmnfs command runs.
+func TestGpfsGatewaysImport(t *testing.T) {
+	for _, tc := range []struct{ name, block string }{
+		{"id", `id = "${var.lab.nodes["nsd1"].host}/r5"`},
+		{"identity", `identity = { host = var.lab.nodes["nsd1"].host, name = "r5" }`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "identity" {
+				t.Setenv("TF_ACC_TERRAFORM_PATH", terraformWithActions(t))
+			}
+			r := upR5(t, gpfsWholeConfig)
+			ctx := context.Background()
+			if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri)); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			if err := r.tf.StateRm(ctx, "hpcstorage_gpfs_gateways.gw"); err != nil {
+				t.Fatal(err)
+			}
+			r.writeImport(t, "\nimport {\n  to = hpcstorage_gpfs_gateways.gw\n  "+tc.block+"\n}\n")
+			if got := r.importPlan(t)["hpcstorage_gpfs_gateways.gw"]; got != "import+no-op" {
+				t.Fatalf("plan of the import: %q, want an import with no change", got)
+			}
+			before := len(r.mmLog(t, "nsd1", "mmces")) + len(r.mmLog(t, "nsd1", "mmnfs"))
+			if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri)); err != nil {
+				t.Fatalf("apply of the import: %v", err)
+			}
+			if after := len(r.mmLog(t, "nsd1", "mmces")) + len(r.mmLog(t, "nsd1", "mmnfs")); after != before {
+				t.Errorf("the import ran %d mmces/mmnfs commands", after-before)
+			}
+			if changes, err := r.tf.Plan(ctx, tfexec.Reattach(r.ri)); err != nil || changes {
+				t.Errorf("plan after the import: changes %v, err %v", changes, err)
+			}
+		})
+	}
+}

@@ -67,6 +67,19 @@ func (r *r5Lab) mm(t *testing.T, node string, query bool, argv ...string) string
 // mmLog lists the mm commands the agent ran on a node, in order.
 func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 	t.Helper()
+	var out [][]string
+	for _, argv := range r.ranOn(t, node) {
+		if filepath.Base(argv[0]) == tool {
+			out = append(out, argv)
+		}
+	}
+	return out
+}
+
+// ranOn lists every command the agent ran on a node, in order; a Once
+// step is the command its shell ran.
+func (r *r5Lab) ranOn(t *testing.T, node string) [][]string {
+	t.Helper()
 	f, err := os.Open(filepath.Join(r.root(t, node), runner.LogPath))
 	if os.IsNotExist(err) {
 		return nil // no command ran on the node yet
@@ -83,12 +96,10 @@ func (r *r5Lab) mmLog(t *testing.T, node, tool string) [][]string {
 		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Argv) == 0 {
 			continue
 		}
-		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && e.Argv[3] == "gpfs-once" {
-			e.Argv = e.Argv[5:] // a Once step: the command the shell ran
+		if len(e.Argv) > 5 && filepath.Base(e.Argv[0]) == "sh" && (e.Argv[3] == "gpfs-once" || e.Argv[3] == "gpfs-pending") {
+			e.Argv = e.Argv[5:] // a Once or pending step: the command the shell ran
 		}
-		if filepath.Base(e.Argv[0]) == tool {
-			out = append(out, e.Argv)
-		}
+		out = append(out, e.Argv)
 	}
 	return out
 }
@@ -595,23 +606,9 @@ func TestGpfsClusterNodes(t *testing.T) {
 		t.Fatalf("apply: %v", err)
 	}
 	second := `nodes={nsd1=["quorum","manager"],nsd2=["quorum","manager"],gw1=["client"]}`
-	var plan strings.Builder
-	if _, err := r.tf.PlanJSON(ctx, &plan, tfexec.Reattach(r.ri), tfexec.Var(second)); err != nil {
+	warnings, err := r.planWarnings(t, second)
+	if err != nil {
 		t.Fatalf("plan: %v", err)
-	}
-	var warnings []string
-	for _, line := range strings.Split(plan.String(), "\n") {
-		var m struct {
-			Type       string `json:"type"`
-			Diagnostic struct {
-				Severity string `json:"severity"`
-				Summary  string `json:"summary"`
-				Detail   string `json:"detail"`
-			} `json:"diagnostic"`
-		}
-		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "diagnostic" && m.Diagnostic.Severity == "warning" {
-			warnings = append(warnings, m.Diagnostic.Summary+": "+m.Diagnostic.Detail)
-		}
 	}
 	joined := strings.Join(warnings, "\n")
 	if !strings.Contains(joined, "2 quorum nodes: an odd number") || !strings.Contains(joined, "mmdelnode -N mgmt") {
@@ -675,5 +672,83 @@ func TestGpfsNSDSignature(t *testing.T) {
 	}
 	if nsds, _ := gpfs.ParseNSDs(r.mm(t, "nsd1", true, "mmlsnsd", "-X", "-Y")); len(nsds) != 1 || nsds["t_d01"].Name == "" {
 		t.Errorf("NSDs after the apply: %v", nsds)
+	}
+}
+
+// gpfsTwinConfig adds to gpfsMappingConfig a second NSD set, present with
+// twin, whose NSD u_d01 is on the same volume as t_d01; with pair, the
+// first set names that volume twice (t_d01 and t_d02).
+const gpfsTwinConfig = gpfsMappingConfig + `
+variable "twin" {
+  type    = bool
+  default = false
+}
+
+variable "pair" {
+  type    = bool
+  default = false
+}
+
+resource "hpcstorage_gpfs_nsds" "u" {
+  count         = var.twin ? 1 : 0
+  cluster_nodes = hpcstorage_gpfs_cluster.c[0].node_names
+  host          = var.lab.nodes["nsd1"].host
+  name          = "u"
+  server_hosts  = { nsd1 = var.lab.nodes["nsd1"].host, nsd2 = var.lab.nodes["nsd2"].host }
+  nsds          = [{ name = "u_d01", wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+}
+
+resource "hpcstorage_gpfs_nsds" "p" {
+  count         = var.pair ? 1 : 0
+  cluster_nodes = hpcstorage_gpfs_cluster.c[0].node_names
+  host          = var.lab.nodes["nsd1"].host
+  name          = "p"
+  nsds = [for n in ["p_d01", "p_d02"] : { name = n, wwn = hpcstorage_volume.v.wwn, servers = ["nsd1", "nsd2"], usage = "dataOnly", pool = "data" }]
+}
+`
+
+// TestGpfsNSDVolumeTaken (issue 32, one volume per NSD): a second NSD set
+// naming a volume that is already an NSD of the cluster fails the plan on
+// its wwn, naming the NSD it is (mmlsnsd -X: the device each server sees
+// it as); two NSDs on one volume created in the same apply (its WWN
+// unknown at plan) fail the apply before its first mm command, so no NSD
+// is half made.
+func TestGpfsNSDVolumeTaken(t *testing.T) {
+	r := upR5(t, gpfsTwinConfig)
+	ctx := context.Background()
+	vars := func(v ...string) []tfexec.PlanOption {
+		opts := []tfexec.PlanOption{tfexec.Reattach(r.ri), tfexec.Var("both=true")}
+		for _, x := range v {
+			opts = append(opts, tfexec.Var(x))
+		}
+		return opts
+	}
+	// Two NSDs on the volume created in the same apply: its WWN is unknown
+	// at plan, the apply refuses before mmcrnsd.
+	err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true"), tfexec.Var("pair=true"))
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(errString(err), "│", "")), " ")
+	if err == nil || !strings.Contains(msg, "nsds[1].wwn") || !strings.Contains(msg, "is already NSD p_d01 (nsds[0])") {
+		t.Fatalf("apply of two NSDs on one new volume: %v", err)
+	}
+	// t_d01 (the other set, in parallel) may be made; p's never.
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) > 1 {
+		t.Fatalf("mmcrnsd ran %d times: %v", len(runs), runs)
+	}
+	if nsds, _ := gpfs.ParseNSDs(r.mm(t, "nsd1", true, "mmlsnsd", "-X", "-Y")); nsds["p_d01"].Name != "" || nsds["p_d02"].Name != "" {
+		t.Fatalf("NSDs of the refused set were made: %v", nsds)
+	}
+	// t_d01 made; u_d01 on the same volume is refused at plan.
+	if err := r.tf.Apply(ctx, tfexec.Reattach(r.ri), tfexec.Var("both=true"), tfexec.Var("nsd=true")); err != nil {
+		t.Fatalf("apply of t_d01: %v", err)
+	}
+	_, err = r.tf.Plan(ctx, vars("nsd=true", "twin=true")...)
+	msg = strings.Join(strings.Fields(strings.ReplaceAll(errString(err), "│", "")), " ")
+	for _, want := range []string{"Volume Already An NSD", "nsds[0].wwn", "is already NSD t_d01 (mmlsnsd -X)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("plan of a second NSD on t_d01's volume lacks %q:\n%s", want, msg)
+		}
+	}
+	if runs := r.mmLog(t, "nsd1", "mmcrnsd"); len(runs) != 1 {
+		t.Errorf("mmcrnsd runs: %v", runs)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -155,6 +154,39 @@ func TestGpfsPlanRules(t *testing.T) {
 			`(?s)ces_addresses\[0\].*not an IP address`},
 		{"SMB option misspelt", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\", \"SMB\"]\n  smb_exports = [{ name = \"fs1\", path = \"/gpfs/fs1\", options = { browsable = \"yes\" } }]"},
 			`(?s)smb_exports\[0\]\.options.*did you mean "browseable"`},
+		// Units and limits of mmchconfig values (issue 32).
+		{"pagepool without a unit", []string{`pagepool = "16G"`, `pagepool = "16"`}, `(?s)config\["nsdServers"\]\["pagepool"\].*want at least 4M`},
+		{"maxblocksize not a power of two", []string{`maxblocksize = "8M"`, `maxblocksize = "12M"`}, `(?s)config\["all"\]\["maxblocksize"\].*power of two`},
+		{"maxblocksize above 16M", []string{`maxblocksize = "8M"`, `maxblocksize = "32M"`}, `(?s)config\["all"\]\["maxblocksize"\].*want 64K to 16M`},
+		{"percentage out of range", []string{`pagepool = "16G"`, `pagepool = "16G", nsdbufspace = "80"`}, `(?s)config\["nsdServers"\]\["nsdbufspace"\].*want 10 to 70`},
+		{"thread count with a unit", []string{`pagepool = "16G"`, `pagepool = "16G", workerThreads = "1K"`}, `(?s)config\["nsdServers"\]\["workerThreads"\].*whole number \(no unit\)`},
+		{"boolean not yes or no", []string{`pagepool = "16G"`, `pagepool = "16G", numaMemoryInterleave = "true"`}, `(?s)config\["nsdServers"\]\["numaMemoryInterleave"\].*want yes or no`},
+		{"enum word misspelt", []string{`pagepool = "16G"`, `pagepool = "16G", verbsRdma = "enabled"`}, `(?s)config\["nsdServers"\]\["verbsRdma"\].*did you mean "enable"`},
+		{"min threads above max", []string{`pagepool = "16G"`, `pagepool = "16G", nsdMinWorkerThreads = "64", nsdMaxWorkerThreads = "32"`},
+			`(?s)config\["nsdServers"\]\["nsdMinWorkerThreads"\].*above nsdMaxWorkerThreads=32`},
+		// What a disk's usage allows in a pool.
+		{"metadata NSD in a data pool", []string{`usage = "metadataOnly", pool = "system"`, `usage = "metadataOnly", pool = "data"`},
+			`(?s)nsds\[0\]\.usage.*only the system pool holds metadata`},
+		{"data and metadata disk in a data pool", []string{`disks = [for n in hpcstorage_gpfs_nsds.r5.nsds : { nsd = n.name, usage = n.usage, failure_group = 1, pool = n.pool }]`,
+			`disks = [for n in hpcstorage_gpfs_nsds.r5.nsds : { nsd = n.name, usage = n.name == "a1_d01" ? "dataAndMetadata" : n.usage, failure_group = 1, pool = n.pool }]`},
+			`(?s)disks\[1\]\.usage.*metadata lives in the system pool only`},
+		// One volume per NSD.
+		{"two NSDs on one volume", []string{`wwn = "600c0ff000d4e1c00000000000000003"`, `wwn = "600C0FF000D4E1C00000000000000002"`},
+			`(?s)nsds\[2\]\.wwn.*volume 600c0ff000d4e1c00000000000000002 is already NSD a1_d01 \(nsds\[1\]\)`},
+		{"two NSDs on one device", []string{`usage = "dataOnly", pool = "data" },
+    { name = "a1_d02"`, `usage = "dataOnly", pool = "data", device = "/dev/mapper/x" },
+    { name = "a1_d02", device = "/dev/mapper/x"`}, `(?s)nsds\[2\]\.device.*device /dev/mapper/x is already NSD a1_d01`},
+		// Rules that need no WWN run while a volume is created in the same
+		// apply (its WWN unknown at plan).
+		{"duplicate name while a WWN is unknown", []string{`provider "hpcstorage" {}`, "provider \"hpcstorage\" {}\nresource \"terraform_data\" \"v\" {\n  input = \"600c0ff000d4e1c00000000000000009\"\n}",
+			`wwn = "600c0ff000d4e1c00000000000000003"`, `wwn = terraform_data.v.output`, `name = "a1_d02"`, `name = "a1_d01"`}, `(?s)nsds\[2\]\.name.*not unique`},
+		{"same volume twice while another WWN is unknown", []string{`provider "hpcstorage" {}`, "provider \"hpcstorage\" {}\nresource \"terraform_data\" \"v\" {\n  input = \"600c0ff000d4e1c00000000000000009\"\n}",
+			`wwn = "600c0ff000d4e1c00000000000000003"`, `wwn = terraform_data.v.output`, `wwn = "600c0ff000d4e1c00000000000000002"`, `wwn = "600c0ff000d4e1c00000000000000001"`},
+			`(?s)nsds\[1\]\.wwn.*is already NSD a1_md01`},
+		{"data pool without a policy while maxblocksize is unknown", []string{`provider "hpcstorage" {}`,
+			"provider \"hpcstorage\" {}\nresource \"terraform_data\" \"m\" {\n  input = \"8M\"\n}",
+			`max_block_size = hpcstorage_gpfs_cluster.r5.max_block_size`, `max_block_size = terraform_data.m.output`,
+			`placement_policy = "RULE 'default' SET POOL 'data'"`, ``}, `(?s)Attribute placement_policy.*data goes to pool`},
 		{"SMB export needs SMB", []string{`services   = ["NFS", "SMB"]`, "services   = [\"NFS\"]\n  smb_exports = [{ name = \"fs1\", path = \"/gpfs/fs1\" }]"},
 			`(?s)Attribute services.*smb_exports need the SMB service`},
 	} {
@@ -164,19 +196,5 @@ func TestGpfsPlanRules(t *testing.T) {
 				Steps:                    []resource.TestStep{{Config: gpfsR5Config(tc.edits...), PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(tc.want, " ", `\s+`))}},
 			})
 		})
-	}
-}
-
-func TestGpfsAttrPath(t *testing.T) {
-	for in, want := range map[string]path.Path{
-		"nsds[3].usage":                    path.Root("nsds").AtListIndex(3).AtName("usage"),
-		`config["nsdServers"]["pagePool"]`: path.Root("config").AtMapKey("nsdServers").AtMapKey("pagePool"),
-		`nodes["gw1"].roles`:               path.Root("nodes").AtMapKey("gw1").AtName("roles"),
-		"block_size":                       path.Root("block_size"),
-		"pools[0].block_size":              path.Root("pools").AtListIndex(0).AtName("block_size"),
-	} {
-		if got := gpfsAttrPath(in); !got.Equal(want) {
-			t.Errorf("%s = %s, want %s", in, got, want)
-		}
 	}
 }

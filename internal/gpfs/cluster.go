@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"slices"
 	"sort"
@@ -99,18 +101,18 @@ func MmchlicenseArgv(licence string, nodes []string) []string {
 func ValidateCluster(name string, nodes []Node, classes map[string][]string, config map[string]map[string]string) Problems {
 	var ps Problems
 	if !validName(name, ".-") {
-		ps.add("name", "%q is not a cluster name: letters, digits, dots, dashes and underscores", name)
+		ps.add(located.At("name"), "%q is not a cluster name: letters, digits, dots, dashes and underscores", name)
 	}
 	if len(nodes) == 0 {
-		ps.add("nodes", "a cluster needs at least one node")
+		ps.add(located.At("nodes"), "a cluster needs at least one node")
 	}
 	quorum := 0
 	names := map[string]bool{}
 	for _, n := range nodes {
-		at := fmt.Sprintf("nodes[%q].roles", n.Name)
+		at := located.At("nodes").Key(n.Name).Name("roles")
 		names[n.Name] = true
 		if !validName(n.Name, ".-") {
-			ps.add(fmt.Sprintf("nodes[%q]", n.Name), "%q is not a node name", n.Name)
+			ps.add(located.At("nodes").Key(n.Name), "%q is not a node name", n.Name)
 		}
 		for _, r := range n.Roles {
 			if !slices.Contains(Roles, r) {
@@ -129,17 +131,17 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 		gateways = gateways || n.Has(RoleGateway)
 	}
 	if _, ok := config[AllNodes]["cesSharedRoot"]; gateways && !ok {
-		ps.add(fmt.Sprintf("config[%q]", AllNodes), "gateway nodes need cesSharedRoot (the CES shared folder, e.g. /gpfs/fs1/.ces): "+
+		ps.add(located.At("config").Key(AllNodes), "gateway nodes need cesSharedRoot (the CES shared folder, e.g. /gpfs/fs1/.ces): "+
 			"GPFS makes no protocol node without it")
 	}
 	if len(nodes) > 0 && quorum == 0 {
-		ps.add("nodes", "no quorum node: give at least one node the quorum role")
+		ps.add(located.At("nodes"), "no quorum node: give at least one node the quorum role")
 	}
 	if quorum > 0 && quorum%2 == 0 {
-		ps.warn("nodes", "%d quorum nodes: an odd number (1, 3, 5 or 7) is recommended, or tiebreaker disks with an even one", quorum)
+		ps.warn(located.At("nodes"), "%d quorum nodes: an odd number (1, 3, 5 or 7) is recommended, or tiebreaker disks with an even one", quorum)
 	}
 	for c, members := range classes {
-		at := fmt.Sprintf("node_classes[%q]", c)
+		at := located.At("node_classes").Key(c)
 		switch {
 		case IsSystemClass(c):
 			ps.add(at, "%s is a node class GPFS defines itself (its members follow the nodes' roles): name yours otherwise, e.g. %sServers",
@@ -155,13 +157,16 @@ func ValidateCluster(name string, nodes []Node, classes map[string][]string, con
 	}
 	for c, kv := range config {
 		if classes[c] == nil && !names[c] && !IsSystemClass(c) {
-			ps.add(fmt.Sprintf("config[%q]", c), "%q is neither a node class of node_classes, a system node class (%s), nor a node",
+			ps.add(located.At("config").Key(c), "%q is neither a node class of node_classes, a system node class (%s), nor a node",
 				c, strings.Join(SystemClasses, ", "))
 		}
 		for k, v := range kv {
 			if err := CheckConfig(k, v); err != nil {
-				ps.add(fmt.Sprintf("config[%q][%q]", c, k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
+				ps.add(located.At("config").Key(c).Key(k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 			}
+		}
+		if k, err := CheckPairs(kv); err != nil {
+			ps.add(located.At("config").Key(c).Key(k), "%s", strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": "))
 		}
 	}
 	return ps

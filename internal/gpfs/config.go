@@ -2,79 +2,104 @@ package gpfs
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Attribute is one mmchconfig attribute this provider knows.
+// Attribute is one mmchconfig attribute this provider knows, with the
+// values mmchconfig takes (IBM Storage Scale 5.1 command reference).
 type Attribute struct {
-	Kind string // "size", "int", "yesno" or "string"
+	Kind string // "size", "int", "yesno", "enum" or "string"
 	// Immediate attributes take -i (effective now and persisted); others
-	// take effect when the daemon restarts.
+	// take effect when each node's daemon restarts.
 	Immediate bool
 	// NeedsDown attributes can only change while GPFS is down on every
 	// node (mmchconfig refuses otherwise): maxblocksize.
 	NeedsDown bool
+	// Min and Max bound an int (a size, in bytes), when HasRange.
+	Min, Max int64
+	HasRange bool
+	// Pow2: a size must be a power of two (maxblocksize).
+	Pow2 bool
+	// Values are an enum's words, as GPFS spells them.
+	Values []string
 }
+
+func between(a Attribute, lo, hi int64) Attribute {
+	a.Min, a.Max, a.HasRange = lo, hi, true
+	return a
+}
+
+func enum(immediate bool, values ...string) Attribute {
+	return Attribute{Kind: "enum", Immediate: immediate, Values: values}
+}
+
+const noMax = 1 << 62
 
 // Attributes are the mmchconfig keys accepted, spelt as GPFS spells them
 // (keys are case-sensitive: a wrongly cased key would be a new, ignored
-// one). The list covers the tuning keys HPC deployments set.
+// one). The list covers the tuning keys HPC deployments set; the ranges
+// are those of the mmchconfig reference.
 var Attributes = map[string]Attribute{
-	"pagepool":                   {Kind: "size", Immediate: true},
-	"maxblocksize":               {Kind: "size", NeedsDown: true},
-	"maxMBpS":                    {Kind: "int", Immediate: true},
-	"workerThreads":              {Kind: "int"},
-	"maxFilesToCache":            {Kind: "int"},
-	"maxStatCache":               {Kind: "int"},
-	"nsdMaxWorkerThreads":        {Kind: "int"},
-	"nsdMinWorkerThreads":        {Kind: "int"},
-	"nsdThreadsPerQueue":         {Kind: "int"},
-	"nsdSmallThreadRatio":        {Kind: "int"},
-	"nsdbufspace":                {Kind: "int"},
+	"pagepool":                   between(Attribute{Kind: "size", Immediate: true}, 4<<20, noMax),
+	"maxblocksize":               {Kind: "size", NeedsDown: true, Pow2: true, Min: 64 << 10, Max: 16 << 20, HasRange: true},
+	"maxMBpS":                    between(Attribute{Kind: "int", Immediate: true}, 1, noMax),
+	"workerThreads":              between(Attribute{Kind: "int"}, 1, 8192),
+	"maxFilesToCache":            between(Attribute{Kind: "int"}, 1, noMax),
+	"maxStatCache":               between(Attribute{Kind: "int"}, 0, noMax),
+	"nsdMaxWorkerThreads":        between(Attribute{Kind: "int"}, 1, 8192),
+	"nsdMinWorkerThreads":        between(Attribute{Kind: "int"}, 1, 8192),
+	"nsdThreadsPerQueue":         between(Attribute{Kind: "int"}, 1, noMax),
+	"nsdSmallThreadRatio":        between(Attribute{Kind: "int"}, 0, noMax),
+	"nsdbufspace":                between(Attribute{Kind: "int"}, 10, 70),
 	"nsdInlineWriteMax":          {Kind: "size"},
-	"maxReceiverThreads":         {Kind: "int"},
-	"prefetchPct":                {Kind: "int"},
+	"maxReceiverThreads":         between(Attribute{Kind: "int"}, 1, noMax),
+	"prefetchPct":                between(Attribute{Kind: "int"}, 0, 60),
 	"numaMemoryInterleave":       {Kind: "yesno"},
-	"verbsRdma":                  {Kind: "string"},
+	"verbsRdma":                  enum(false, "enable", "disable"),
 	"verbsPorts":                 {Kind: "string"},
 	"verbsRdmaSend":              {Kind: "yesno"},
 	"autoload":                   {Kind: "yesno"},
 	"ignorePrefetchLUNCount":     {Kind: "yesno", Immediate: true},
-	"readReplicaPolicy":          {Kind: "string", Immediate: true},
+	"readReplicaPolicy":          enum(true, "DEFAULT", "local", "fastest"),
 	"scatterBufferSize":          {Kind: "size"},
-	"maxInodeDeallocPrefetch":    {Kind: "int", Immediate: true},
-	"worker1Threads":             {Kind: "int", Immediate: true},
-	"prefetchThreads":            {Kind: "int"},
+	"maxInodeDeallocPrefetch":    between(Attribute{Kind: "int", Immediate: true}, 0, noMax),
+	"worker1Threads":             between(Attribute{Kind: "int", Immediate: true}, 1, 8192),
+	"prefetchThreads":            between(Attribute{Kind: "int"}, 1, 8192),
 	"scatterBuffers":             {Kind: "yesno"},
-	"verbsRdmaCm":                {Kind: "string"},
-	"verbsRdmasPerConnection":    {Kind: "int"},
-	"verbsRdmasPerNode":          {Kind: "int"},
-	"nsdServerWaitTimeForMount":  {Kind: "int", Immediate: true},
+	"verbsRdmaCm":                enum(false, "enable", "disable"),
+	"verbsRdmasPerConnection":    between(Attribute{Kind: "int"}, 1, noMax),
+	"verbsRdmasPerNode":          between(Attribute{Kind: "int"}, 0, noMax),
+	"nsdServerWaitTimeForMount":  between(Attribute{Kind: "int", Immediate: true}, 0, 1200),
 	"seqDiscardThreshold":        {Kind: "size", Immediate: true},
-	"maxMissedPingTimeout":       {Kind: "int"},
+	"maxMissedPingTimeout":       between(Attribute{Kind: "int"}, 1, noMax),
 	"restripeOnDiskFailure":      {Kind: "yesno", Immediate: true},
 	"ignoreReplicationOnStatfs":  {Kind: "yesno", Immediate: true},
 	"ignoreReplicationForQuota":  {Kind: "yesno", Immediate: true},
-	"pagepoolMaxPhysMemPct":      {Kind: "int"},
+	"pagepoolMaxPhysMemPct":      between(Attribute{Kind: "int"}, 10, 90),
 	"cesSharedRoot":              {Kind: "string", NeedsDown: true},
 	"tiebreakerDisks":            {Kind: "string"},
 	"cipherList":                 {Kind: "string"},
-	"adminMode":                  {Kind: "string"},
-	"unmountOnDiskFail":          {Kind: "yesno", Immediate: true},
-	"maxTcpConnsPerNodeConn":     {Kind: "int"},
-	"socketMaxListenConnections": {Kind: "int"},
-	"idleSocketTimeout":          {Kind: "int", Immediate: true},
-	"failureDetectionTime":       {Kind: "int"},
-	"minMissedPingTimeout":       {Kind: "int"},
-	"leaseRecoveryWait":          {Kind: "int"},
-	"dmapiFileHandleSize":        {Kind: "int"},
-	"maxBufferDescs":             {Kind: "int"},
-	"nsdMultiQueue":              {Kind: "int"},
+	"adminMode":                  enum(false, "allToAll", "central"),
+	"unmountOnDiskFail":          enum(true, "yes", "no", "meta"),
+	"maxTcpConnsPerNodeConn":     between(Attribute{Kind: "int"}, 1, 8),
+	"socketMaxListenConnections": between(Attribute{Kind: "int"}, 1, 65536),
+	"idleSocketTimeout":          between(Attribute{Kind: "int", Immediate: true}, 0, 65535),
+	"failureDetectionTime":       between(Attribute{Kind: "int"}, 10, 300),
+	"minMissedPingTimeout":       between(Attribute{Kind: "int"}, 1, noMax),
+	"leaseRecoveryWait":          between(Attribute{Kind: "int"}, 10, noMax),
+	"dmapiFileHandleSize":        between(Attribute{Kind: "int"}, 32, 64),
+	"maxBufferDescs":             between(Attribute{Kind: "int"}, -1, noMax),
+	"nsdMultiQueue":              between(Attribute{Kind: "int"}, 1, noMax),
 	"syncIntervalStrict":         {Kind: "yesno", Immediate: true},
 	"enforceFilesetQuotaOnRoot":  {Kind: "yesno", Immediate: true},
 }
+
+// ConfigPairs are values that bound each other within one scope: the
+// first may not exceed the second.
+var ConfigPairs = [][2]string{{"nsdMinWorkerThreads", "nsdMaxWorkerThreads"}, {"minMissedPingTimeout", "maxMissedPingTimeout"}}
 
 // AttributeNames is the sorted list of known keys.
 func AttributeNames() []string {
@@ -104,19 +129,63 @@ func CheckConfig(key, value string) error {
 	}
 	switch a.Kind {
 	case "size":
-		if _, err := ParseSize(value); err != nil {
+		n, err := ParseSize(value)
+		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
+		if a.Pow2 && n&(n-1) != 0 {
+			return fmt.Errorf("%w: %s=%s: want a power of two (64K, 128K, ... 16M)", ErrInvalid, key, value)
+		}
+		if a.HasRange && (n < a.Min || n > a.Max) {
+			return fmt.Errorf("%w: %s=%s: want %s", ErrInvalid, key, value, sizeRange(a))
+		}
 	case "int":
-		if _, err := strconv.ParseInt(value, 10, 64); err != nil {
-			return fmt.Errorf("%w: %s=%q: want a whole number", ErrInvalid, key, value)
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: %s=%q: want a whole number (no unit)", ErrInvalid, key, value)
+		}
+		if a.HasRange && (n < a.Min || n > a.Max) {
+			if a.Max == noMax {
+				return fmt.Errorf("%w: %s=%d: want at least %d", ErrInvalid, key, n, a.Min)
+			}
+			return fmt.Errorf("%w: %s=%d: want %d to %d", ErrInvalid, key, n, a.Min, a.Max)
 		}
 	case "yesno":
 		if value != "yes" && value != "no" {
 			return fmt.Errorf("%w: %s=%q: want yes or no", ErrInvalid, key, value)
 		}
+	case "enum":
+		if !slices.Contains(a.Values, value) {
+			return fmt.Errorf("%w: %s=%q: want one of %s%s", ErrInvalid, key, value, strings.Join(a.Values, ", "), didYouMean(value, a.Values))
+		}
 	}
 	return nil
+}
+
+func sizeRange(a Attribute) string {
+	if a.Max == noMax {
+		return "at least " + FormatSize(a.Min)
+	}
+	return FormatSize(a.Min) + " to " + FormatSize(a.Max)
+}
+
+// CheckPairs refuses, within one scope's values, a lower bound above its
+// upper bound (nsdMinWorkerThreads above nsdMaxWorkerThreads): the key
+// returned is the lower one.
+func CheckPairs(kv map[string]string) (string, error) {
+	for _, p := range ConfigPairs {
+		lo, ok1 := kv[p[0]]
+		hi, ok2 := kv[p[1]]
+		if !ok1 || !ok2 {
+			continue
+		}
+		l, err1 := strconv.ParseInt(lo, 10, 64)
+		h, err2 := strconv.ParseInt(hi, 10, 64)
+		if err1 == nil && err2 == nil && l > h {
+			return p[0], fmt.Errorf("%w: %s=%d is above %s=%d", ErrInvalid, p[0], l, p[1], h)
+		}
+	}
+	return "", nil
 }
 
 func closestKey(key string) (string, bool) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Step is one command of a convergence, with the files it reads (path ->
@@ -19,6 +21,10 @@ type Step struct {
 	Match  []string
 	// Once steps have no such query: they run a single time.
 	Once bool
+	// Pending, when set, is a record file on the node: the step runs
+	// while the file is not empty and empties it once it succeeded (work
+	// decided by an earlier step that a killed run may not have done).
+	Pending string
 }
 
 // ClusterSpec is the cluster as configured.
@@ -30,6 +36,9 @@ type ClusterSpec struct {
 	Config map[string]map[string]string
 	// Dir is where node files are written.
 	Dir string
+	// AllowDowntime accepts a cluster-wide outage (mmshutdown -a) for
+	// values that change only with every daemon down.
+	AllowDowntime bool
 	// Version is the Storage Scale version the nodes run ("": the
 	// default); a cluster whose minReleaseLevel is below it gets
 	// mmchconfig release=LATEST (the upgrade's finishing step).
@@ -133,7 +142,7 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		running = false
 	} else {
 		if d := ClusterDrift(spec, seen)["cluster"]; d != "" {
-			return nil, fmt.Errorf("%w: name: %s; this provider never moves a node between clusters", ErrInvalid, d)
+			return nil, located.Errorf(located.At("name"), "%w: %s; this provider never moves a node between clusters", ErrInvalid, d)
 		}
 		var gone []string
 		for _, n := range sorted(dropped) {
@@ -174,23 +183,17 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		q, m := guardClass(c)
 		steps = append(steps, guarded(Step{Name: "mmcrnodeclass " + c, Argv: []string{"mmcrnodeclass", c, "-N", strings.Join(sorted(spec.Classes[c]), ",")}}, q, m))
 	}
-	// Values to change, by scope; keys that need the daemons down apart.
-	down := map[string]map[string]string{}
-	live := map[string]map[string]string{}
-	for _, scope := range sortedKeys(spec.Config) {
-		for k, want := range spec.Config[scope] {
-			if got, ok := seen.Config.Value(k, scope); seen.Exists && ok && SameValue(k, want, got) {
-				continue
+	down, live := configChanges(spec, seen)
+	if len(down) > 0 && running && !spec.AllowDowntime {
+		var keys []string
+		for _, scope := range sortedKeys(down) {
+			for _, k := range sortedKeys(down[scope]) {
+				keys = append(keys, k)
 			}
-			into := live
-			if Attributes[k].NeedsDown {
-				into = down
-			}
-			if into[scope] == nil {
-				into[scope] = map[string]string{}
-			}
-			into[scope][k] = want
 		}
+		return nil, located.Errorf(located.At("allow_downtime"), "%s %s only while GPFS is down on every node, and it "+
+			"runs: the change takes every file system down (mmshutdown -a). Set allow_downtime = true to accept the outage, "+
+			"or put the value back", strings.Join(keys, ", "), map[bool]string{true: "changes", false: "change"}[len(keys) == 1])
 	}
 	if len(down) > 0 && running {
 		// Not needed once the values are in (a re-run after a kill); the
@@ -206,6 +209,21 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 	for _, scope := range sortedKeys(down) {
 		q, m := guardConfig(scope, down[scope])
 		steps = append(steps, guarded(Step{Name: "mmchconfig " + scope + " (daemons down)", Argv: mmchconfig(scope, down[scope], false)}, q, m))
+	}
+	if restart := RestartNodes(spec, seen); running && len(restart) > 0 {
+		// Recorded before the values go in, so a run killed after
+		// mmchconfig still restarts them (RestartPending).
+		var match []string
+		for _, scope := range sortedKeys(live) {
+			if kv := restartKeys(live[scope]); len(kv) > 0 {
+				_, m := guardConfig(scope, kv)
+				match = append(match, m...)
+			}
+		}
+		f := spec.RestartFile()
+		steps = append(steps, guarded(Step{Name: "restart-pending", Argv: append([]string{"/bin/sh", "-c",
+			`f=$1; shift; mkdir -p "${f%/*}" && printf '%s\n' "$@" >>"$f"`, "gpfs-record", f}, restart...)},
+			[]string{"mmlsconfig", "-Y"}, match))
 	}
 	for _, scope := range sortedKeys(live) {
 		q, m := guardConfig(scope, live[scope])
@@ -230,6 +248,139 @@ func ClusterSteps(spec ClusterSpec, seen ClusterSeen, dropped []string) ([]Step,
 		steps = append(steps, guarded(Step{Name: "mmstartup " + strings.Join(stopped, ","), Argv: []string{"mmstartup", "-N", strings.Join(stopped, ",")}}, q, m))
 	}
 	return steps, nil
+}
+
+// configChanges are the values to change, by scope: those that need
+// every daemon down apart from the others.
+func configChanges(spec ClusterSpec, seen ClusterSeen) (down, live map[string]map[string]string) {
+	down, live = map[string]map[string]string{}, map[string]map[string]string{}
+	for _, scope := range sortedKeys(spec.Config) {
+		for k, want := range spec.Config[scope] {
+			if got, ok := seen.Config.Value(k, scope); seen.Exists && ok && SameValue(k, want, got) {
+				continue
+			}
+			into := live
+			if Attributes[k].NeedsDown {
+				into = down
+			}
+			if into[scope] == nil {
+				into[scope] = map[string]string{}
+			}
+			into[scope][k] = want
+		}
+	}
+	return down, live
+}
+
+// restartKeys are the values of kv that a running daemon reads only when
+// it starts (no -i).
+func restartKeys(kv map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range kv {
+		if a := Attributes[k]; !a.Immediate && !a.NeedsDown {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// RestartNodes are the nodes whose daemon must restart to read the values
+// this apply changes that take no -i: the running members of their
+// scopes, in name order (empty when the cluster is new or stopped).
+func RestartNodes(spec ClusterSpec, seen ClusterSeen) []string {
+	if !seen.Exists {
+		return nil
+	}
+	_, live := configChanges(spec, seen)
+	set := map[string]bool{}
+	for scope, kv := range live {
+		if len(restartKeys(kv)) == 0 {
+			continue
+		}
+		for _, n := range ScopeNodes(spec, scope) {
+			if st := seen.States[n]; st == "active" || st == "arbitrating" {
+				set[n] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+// ChangedConfig lists the values that differ between two configurations
+// (before: the state's, after: the plan's), by scope then key.
+func ChangedConfig(before, after map[string]map[string]string) map[string][]string {
+	out := map[string][]string{}
+	for _, scope := range sortedKeys(after) {
+		for _, k := range sortedKeys(after[scope]) {
+			if was, ok := before[scope][k]; !ok || !SameValue(k, after[scope][k], was) {
+				out[scope] = append(out[scope], k)
+			}
+		}
+	}
+	return out
+}
+
+// ScopeNodes are the nodes a config scope reaches: every node (all), a
+// class's members, a node, or the members of a system class GPFS derives
+// from the roles (quorumNodes, nsdNodes, cesNodes...; one this provider
+// does not derive counts as every node).
+func ScopeNodes(spec ClusterSpec, scope string) []string {
+	if members, ok := spec.Classes[scope]; ok {
+		return sorted(members)
+	}
+	var pick func(Node) bool
+	switch strings.ToLower(scope) {
+	case "quorumnodes":
+		pick = func(n Node) bool { return n.Has(RoleQuorum) }
+	case "nonquorumnodes":
+		pick = func(n Node) bool { return !n.Has(RoleQuorum) }
+	case "managernodes":
+		pick = func(n Node) bool { return n.Has(RoleManager) }
+	case "clientnodes", "nonmanagernodes":
+		pick = func(n Node) bool { return !n.Has(RoleManager) }
+	case "nsdnodes":
+		pick = func(n Node) bool { return n.Has(RoleNSDServer) }
+	case "cesnodes":
+		pick = func(n Node) bool { return n.Has(RoleGateway) }
+	case "serverlicense":
+		pick = func(n Node) bool { return n.Licence() == "server" }
+	case "clientlicense":
+		pick = func(n Node) bool { return n.Licence() == "client" }
+	default:
+		for _, n := range spec.Nodes {
+			if n.Name == scope {
+				return []string{scope}
+			}
+		}
+		pick = func(Node) bool { return true }
+	}
+	var out []string
+	for _, n := range sortedNodes(spec.Nodes) {
+		if pick(n) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
+}
+
+// RestartFile records the nodes still to restart (one name a line).
+func (s ClusterSpec) RestartFile() string { return s.Dir + "/restart.pending" }
+
+// ReadRestartArgv prints the restart record (nothing when there is none):
+// shell built-ins only, so it reads the same on any node.
+func (s ClusterSpec) ReadRestartArgv() []string {
+	return []string{"/bin/sh", "-c", `[ -e "$1" ] || exit 0; while IFS= read -r l; do [ -n "$l" ] && echo "$l"; done <"$1"; exit 0`,
+		"gpfs-record", s.RestartFile()}
+}
+
+// RestartDoneStep takes node out of the record once it restarted.
+func (s ClusterSpec) RestartDoneStep(node string) Step {
+	f := s.RestartFile()
+	return guarded(Step{Name: "restarted " + node, Argv: []string{"/bin/sh", "-c",
+		`f=$1; n=$2; keep=""; while IFS= read -r l; do [ "$l" = "$n" ] || keep="$keep$l
+"; done <"$f"; printf '%s' "$keep" >"$f"`, "gpfs-record", f, node}},
+		[]string{"/bin/sh", "-c", `[ -e "$1" ] || exit 0; while IFS= read -r l; do [ "$l" = "$2" ] && exit 1; done <"$1"; exit 0`,
+			"gpfs-record", f, node}, nil)
 }
 
 // mmchconfig is MmchconfigArgv with -i only while the daemons run.

@@ -1,7 +1,9 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,12 +104,59 @@ func TestClusterStepsDrift(t *testing.T) {
 	if got := lines(steps); got != "mmchconfig pagepool=16G -N nsdServers -i" {
 		t.Errorf("steps = %s", got)
 	}
-	// maxblocksize needs every daemon down: shut down, change, start.
+	// maxblocksize needs every daemon down: refused on a running cluster
+	// (on allow_downtime) unless the outage is accepted; then shut down,
+	// change, start.
 	seen = seenFrom(t, spec)
 	seen.Config["maxblocksize"] = map[string]string{"": "4M"}
+	_, err := ClusterSteps(spec, seen, nil)
+	if le, ok := located.Find(err); !ok || le.Path.String() != "allow_downtime" || !strings.Contains(err.Error(), "maxblocksize changes only while GPFS is down") {
+		t.Errorf("maxblocksize on a running cluster without allow_downtime: %v", err)
+	}
+	spec.AllowDowntime = true
 	steps, _ = ClusterSteps(spec, seen, nil)
 	if got := lines(steps); got != "mmshutdown -a\nmmchconfig maxblocksize=8M\nmmstartup -a" {
 		t.Errorf("maxblocksize steps = %s", got)
+	}
+}
+
+// TestClusterStepsRestart: a value read only at daemon start (no -i) on a
+// running cluster is recorded for a rolling restart of its scope's
+// running members before mmchconfig; immediate values and stopped nodes
+// need none.
+func TestClusterStepsRestart(t *testing.T) {
+	spec := r5ClusterSpec()
+	seen := seenFrom(t, spec)
+	spec.Config["nsdServers"]["workerThreads"] = "1024"
+	seen.States["nsd2"] = "down"
+	if got := RestartNodes(spec, seen); !slices.Equal(got, []string{"nsd1"}) {
+		t.Errorf("restart nodes = %v, want the running NSD server", got)
+	}
+	seen.States["nsd2"] = "active"
+	if got := RestartNodes(spec, seen); !slices.Equal(got, []string{"nsd1", "nsd2"}) {
+		t.Errorf("restart nodes = %v", got)
+	}
+	steps, err := ClusterSteps(spec, seen, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps[0].Name != "restart-pending" || !slices.Equal(steps[0].Argv[len(steps[0].Argv)-2:], []string{"nsd1", "nsd2"}) ||
+		steps[1].Argv[0] != "mmchconfig" || slices.Contains(steps[1].Argv, "-i") {
+		t.Errorf("steps = %v", steps)
+	}
+	// The record is written only while mmchconfig has not run (its guard
+	// is mmchconfig's).
+	if !slices.Equal(steps[0].Unless, []string{"mmlsconfig", "-Y"}) || len(steps[0].Match) != 1 {
+		t.Errorf("record guard = %v %v", steps[0].Unless, steps[0].Match)
+	}
+	// An immediate value restarts nothing.
+	spec = r5ClusterSpec()
+	spec.Config["nsdServers"]["pagepool"] = "32G"
+	if got := RestartNodes(spec, seen); len(got) != 0 {
+		t.Errorf("pagepool restarts %v", got)
+	}
+	if got := ScopeNodes(spec, "cesNodes"); !slices.Equal(got, []string{"gw1", "gw2"}) {
+		t.Errorf("cesNodes = %v", got)
 	}
 }
 

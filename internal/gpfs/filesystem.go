@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"slices"
 	"sort"
@@ -187,64 +189,64 @@ func policyPools(policy string) []string {
 func (f FileSystem) Validate() Problems {
 	var ps Problems
 	if !validName(f.Device, "") || f.Device[0] >= '0' && f.Device[0] <= '9' {
-		ps.add("device", "%q is not a file system device name (letters, digits, underscores)", f.Device)
+		ps.add(located.At("device"), "%q is not a file system device name (letters, digits, underscores)", f.Device)
 	}
 	bs, err := ParseSize(f.BlockSize)
 	if err != nil {
-		ps.add("block_size", "%v", err)
+		ps.add(located.At("block_size"), "%v", err)
 	} else {
 		if !slices.Contains(blockSizes, bs) {
-			ps.add("block_size", "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.BlockSize)
+			ps.add(located.At("block_size"), "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.BlockSize)
 		} else if f.MaxBlockSize > 0 && bs > f.MaxBlockSize {
-			ps.add("block_size", "block size %s is above the cluster's maxblocksize %s: mmcrfs would fail with 6027-1084 "+
+			ps.add(located.At("block_size"), "block size %s is above the cluster's maxblocksize %s: mmcrfs would fail with 6027-1084 "+
 				"(set maxblocksize=%s in the cluster's config first; it restarts the daemons)", f.BlockSize,
 				FormatSize(f.MaxBlockSize), f.BlockSize)
 		}
 	}
 	if !ValidVersion(versionOr(f.Version)) {
-		ps.add("version", "%q is not one of %s", f.Version, strings.Join(Versions, ", "))
+		ps.add(located.At("version"), "%q is not one of %s", f.Version, strings.Join(Versions, ", "))
 	}
 	if f.separateMetaBlocks() {
 		mb, err := ParseSize(f.MetaBlockSize)
 		switch {
 		case err != nil:
-			ps.add("metadata_block_size", "%v", err)
+			ps.add(located.At("metadata_block_size"), "%v", err)
 		case !slices.Contains(blockSizes, mb):
-			ps.add("metadata_block_size", "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.MetaBlockSize)
+			ps.add(located.At("metadata_block_size"), "%s is not a GPFS block size (64K, 128K, 256K, 512K, 1M, 2M, 4M, 8M or 16M)", f.MetaBlockSize)
 		case f.MaxBlockSize > 0 && mb > f.MaxBlockSize:
-			ps.add("metadata_block_size", "block size %s is above the cluster's maxblocksize %s (6027-1084)", f.MetaBlockSize, FormatSize(f.MaxBlockSize))
+			ps.add(located.At("metadata_block_size"), "block size %s is above the cluster's maxblocksize %s (6027-1084)", f.MetaBlockSize, FormatSize(f.MaxBlockSize))
 		}
 		for i, d := range f.Disks {
 			if poolOf(d) == SystemPool && d.Usage != MetadataOnly {
-				ps.add("metadata_block_size", "the system pool can have its own block size only when all its NSDs are %s; "+
+				ps.add(located.At("metadata_block_size"), "the system pool can have its own block size only when all its NSDs are %s; "+
 					"disks[%d] (%s) is %s", MetadataOnly, i, d.Name, d.Usage)
 				break
 			}
 		}
 	}
 	if !slices.Contains(LayoutMaps, f.LayoutMap) {
-		ps.add("allocation", "%q is not one of %s", f.LayoutMap, strings.Join(LayoutMaps, ", "))
+		ps.add(located.At("allocation"), "%q is not one of %s", f.LayoutMap, strings.Join(LayoutMaps, ", "))
 	}
 	if !strings.HasPrefix(f.MountPoint, "/") {
-		ps.add("mount_point", "%q is not an absolute path", f.MountPoint)
+		ps.add(located.At("mount_point"), "%q is not an absolute path", f.MountPoint)
 	}
 	repl := func(lo, hi int, loName, hiName string) {
 		switch {
 		case lo < 1 || lo > MaxReplicas:
-			ps.add(loName, "%d replicas: want 1 to %d", lo, MaxReplicas)
+			ps.add(located.At(loName), "%d replicas: want 1 to %d", lo, MaxReplicas)
 		case hi < 1 || hi > MaxReplicas:
-			ps.add(hiName, "%d replicas: want 1 to %d", hi, MaxReplicas)
+			ps.add(located.At(hiName), "%d replicas: want 1 to %d", hi, MaxReplicas)
 		case lo > hi:
-			ps.add(loName, "%d default replicas is more than the maximum %s = %d", lo, hiName, hi)
+			ps.add(located.At(loName), "%d default replicas is more than the maximum %s = %d", lo, hiName, hi)
 		}
 	}
 	repl(f.MetaRepl, f.MaxMeta, "metadata_replicas", "max_metadata_replicas")
 	repl(f.DataRepl, f.MaxData, "data_replicas", "max_data_replicas")
 	if f.NumNodes < 1 {
-		ps.add("num_nodes", "%d: want at least 1", f.NumNodes)
+		ps.add(located.At("num_nodes"), "%d: want at least 1", f.NumNodes)
 	}
 	if len(f.Disks) == 0 {
-		ps.add("disks", "a file system needs at least one NSD")
+		ps.add(located.At("disks"), "a file system needs at least one NSD")
 	}
 	seen := map[string]int{}
 	metaFG, dataFG := map[int]bool{}, map[int]bool{}
@@ -253,13 +255,17 @@ func (f FileSystem) Validate() Problems {
 		pools[p.Name] = true
 	}
 	for i, d := range f.Disks {
-		at := func(s string) string { return fmt.Sprintf("disks[%d].%s", i, s) }
+		at := func(s string) located.Path { return located.At("disks").Index(i).Name(s) }
 		if j, dup := seen[d.Name]; dup {
 			ps.add(at("nsd"), "NSD %s is listed twice (disks[%d])", d.Name, j)
 		}
 		seen[d.Name] = i
 		if !slices.Contains(Usages, d.Usage) {
 			ps.add(at("usage"), "usage %q is not one of %s%s", d.Usage, strings.Join(Usages, ", "), didYouMean(d.Usage, Usages))
+		}
+		if d.Usage != DataOnly && slices.Contains(Usages, d.Usage) && poolOf(d) != SystemPool {
+			ps.add(at("usage"), "NSD %s is %s in pool %s: metadata lives in the system pool only (mmcrfs and mmadddisk "+
+				"refuse it); make it %s, or put it in pool system", d.Name, d.Usage, poolOf(d), DataOnly)
 		}
 		if !pools[poolOf(d)] {
 			ps.add(at("pool"), "pool %s has no entry in pools (its block size and layout map)", poolOf(d))
@@ -273,16 +279,16 @@ func (f FileSystem) Validate() Problems {
 	}
 	if len(f.Disks) > 0 {
 		if len(metaFG) == 0 {
-			ps.add("disks", "no NSD holds metadata: give the system pool metadataOnly or dataAndMetadata NSDs")
+			ps.add(located.At("disks"), "no NSD holds metadata: give the system pool metadataOnly or dataAndMetadata NSDs")
 		}
 		// Replicas are written to distinct failure groups: the default
 		// count needs that many now (the maximum only bounds later changes).
 		if f.MetaRepl > len(metaFG) && len(metaFG) > 0 {
-			ps.add("metadata_replicas", "%d metadata replicas need as many failure groups among the metadata NSDs; they have %d",
+			ps.add(located.At("metadata_replicas"), "%d metadata replicas need as many failure groups among the metadata NSDs; they have %d",
 				f.MetaRepl, len(metaFG))
 		}
 		if f.DataRepl > len(dataFG) && len(dataFG) > 0 {
-			ps.add("data_replicas", "%d data replicas need as many failure groups among the data NSDs; they have %d",
+			ps.add(located.At("data_replicas"), "%d data replicas need as many failure groups among the data NSDs; they have %d",
 				f.DataRepl, len(dataFG))
 		}
 	}
@@ -291,24 +297,24 @@ func (f FileSystem) Validate() Problems {
 			continue
 		}
 		if pb, err := ParseSize(p.BlockSize); err != nil {
-			ps.add(fmt.Sprintf("pools[%d].block_size", i), "%v", err)
+			ps.add(located.At("pools").Index(i).Name("block_size"), "%v", err)
 		} else if f.MaxBlockSize > 0 && pb > f.MaxBlockSize {
-			ps.add(fmt.Sprintf("pools[%d].block_size", i), "block size %s is above the cluster's maxblocksize %s (6027-1084)",
+			ps.add(located.At("pools").Index(i).Name("block_size"), "block size %s is above the cluster's maxblocksize %s (6027-1084)",
 				p.BlockSize, FormatSize(f.MaxBlockSize))
 		}
 		if !slices.Contains(LayoutMaps, p.LayoutMap) {
-			ps.add(fmt.Sprintf("pools[%d].layout_map", i), "%q is not one of %s", p.LayoutMap, strings.Join(LayoutMaps, ", "))
+			ps.add(located.At("pools").Index(i).Name("layout_map"), "%q is not one of %s", p.LayoutMap, strings.Join(LayoutMaps, ", "))
 		}
 	}
 	if f.NeedsPolicy() {
 		if strings.TrimSpace(f.Policy) == "" {
-			ps.add("placement_policy", "data goes to pool(s) %s, not system: a placement policy must say which files go there "+
+			ps.add(located.At("placement_policy"), "data goes to pool(s) %s, not system: a placement policy must say which files go there "+
 				"(without one every file lands in system, which holds metadata only here)", strings.Join(f.DataPools(), ", "))
 		}
 	}
 	for _, p := range policyPools(f.Policy) {
 		if !pools[p] {
-			ps.add("placement_policy", "the policy places files in pool %s, which no NSD of this file system is in", p)
+			ps.add(located.At("placement_policy"), "the policy places files in pool %s, which no NSD of this file system is in", p)
 		}
 	}
 	return ps
@@ -320,11 +326,11 @@ func (f FileSystem) Validate() Problems {
 func (f FileSystem) CreateProblems() Problems {
 	var ps Problems
 	if f.AutoInodeLimit && !hasAutoInodeLimit(f.Version) {
-		ps.add("auto_inode_limit", "Storage Scale %s's mmcrfs has no --auto-inode-limit (added in 5.1.6): set version to 5.1 or later, "+
+		ps.add(located.At("auto_inode_limit"), "Storage Scale %s's mmcrfs has no --auto-inode-limit (added in 5.1.6): set version to 5.1 or later, "+
 			"or leave auto_inode_limit unset", versionOr(f.Version))
 	}
 	if f.separateMetaBlocks() && !hasMetadataBlockSize(f.Version) {
-		ps.add("metadata_block_size", "Storage Scale %s's mmcrfs has no --metadata-block-size and nothing replaces it: the "+
+		ps.add(located.At("metadata_block_size"), "Storage Scale %s's mmcrfs has no --metadata-block-size and nothing replaces it: the "+
 			"system pool's own block size (%s, the paper's) cannot be had; leave metadata_block_size unset (one block size "+
 			"everywhere) or create the file system with version 5.2", versionOr(f.Version), f.MetaBlockSize)
 	}
@@ -383,6 +389,7 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 		q, m = guardMounted(f.Device)
 		return append(steps, guarded(Step{Name: "mmmount", Argv: []string{"mmmount", f.Device, "-a"}}, q, m))
 	}
+	rf := RebalanceFile(dir)
 	if add := f.NewDisks(seen); len(add) > 0 {
 		af := dir + "/mmadddisk.stanza"
 		var names []string
@@ -390,10 +397,18 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 			names = append(names, d.Name)
 		}
 		q, m := guardDisks(f.Device, names)
-		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
 		if rebalance {
-			steps = append(steps, once(Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}}))
+			// The rebalance is recorded before the disks go in: a run
+			// killed between mmadddisk and mmrestripefs finds the disks
+			// added (mmadddisk is not sent again) and the record, and
+			// restripes.
+			steps = append(steps, guarded(Step{Name: "rebalance-pending", Argv: append([]string{"/bin/sh", "-c",
+				`f=$1; shift; mkdir -p "${f%/*}" && printf '%s\n' "$@" >"$f"`, "gpfs-record", rf}, names...)}, q, m))
 		}
+		steps = append(steps, guarded(Step{Name: "mmadddisk", Argv: MmadddiskArgv(f.Device, af, false), Files: map[string]string{af: StanzaFile(add, newPools(f.Pools, seen))}}, q, m))
+	}
+	if rebalance {
+		steps = append(steps, Step{Name: "mmrestripefs", Argv: []string{"mmrestripefs", f.Device, "-b"}, Pending: rf})
 	}
 	have := seen.diskSet()
 	var gone []string
@@ -420,6 +435,10 @@ func (f FileSystem) FSSteps(seen FSSeen, remove []string, rebalance bool, dir st
 	}
 	return steps
 }
+
+// RebalanceFile records, on the admin node, the disks an mmadddisk added
+// that mmrestripefs -b has not rebalanced onto yet.
+func RebalanceFile(dir string) string { return dir + "/rebalance.pending" }
 
 // DeleteFSSteps take seen away: mmumount -a while a node mounts it (mmdelfs
 // refuses a mounted file system), then mmdelfs. Both effects are absences

@@ -52,8 +52,20 @@ func TestFSStepsExpansion(t *testing.T) {
 	if got := steps[0].Files["/d/mmadddisk.stanza"]; got != want {
 		t.Errorf("mmadddisk stanzas (exactly the new NSDs):\n%s", got)
 	}
-	if got := lines(f.FSSteps(seen, nil, true, "/d")); got != "mmadddisk fs1 -F /d/mmadddisk.stanza\nmmrestripefs fs1 -b" {
+	// With rebalance: recorded first (guarded like mmadddisk), restriped
+	// while the record holds disks; a converged file system still sends
+	// the restripe, which runs only while a killed run left the record.
+	withRebalance := f.FSSteps(seen, nil, true, "/d")
+	if got := lines(withRebalance); got != "/bin/sh -c f=$1; shift; mkdir -p \"${f%/*}\" && printf '%s\\n' \"$@\" >\"$f\" gpfs-record /d/rebalance.pending a1e_d01 a1e_d02\n"+
+		"mmadddisk fs1 -F /d/mmadddisk.stanza\nmmrestripefs fs1 -b" {
 		t.Errorf("with rebalance: %s", got)
+	}
+	if withRebalance[0].Unless[0] != "mmlsdisk" || withRebalance[2].Pending != "/d/rebalance.pending" || withRebalance[2].Once {
+		t.Errorf("rebalance guards: %+v", withRebalance)
+	}
+	converged := r5FS()
+	if got := converged.FSSteps(seenFS(converged), nil, true, "/d"); len(got) != 1 || got[0].Pending != "/d/rebalance.pending" {
+		t.Errorf("converged with rebalance: %+v", got)
 	}
 	// Removal only when asked for (the caller passes the names).
 	f = r5FS()

@@ -10,45 +10,54 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // ErrInvalid is wrapped by every validation error.
 var ErrInvalid = errors.New("invalid Spectrum Scale setting")
 
-// Problem is one rule broken by a configuration. Attr names the attribute
-// at fault (a Terraform attribute path such as "nsds[3].usage"); Warning
-// problems are advice, not refusals.
-type Problem struct {
-	Attr    string
-	Msg     string
-	Warning bool
+// Problems are the rules a configuration breaks, each located on the
+// attribute at fault (internal/located: the provider puts the diagnostic
+// there without reading the message); Warning ones are advice, not
+// refusals. Every error wraps ErrInvalid.
+type Problems []*located.Error
+
+func (ps *Problems) add(at located.Path, format string, args ...any) {
+	*ps = append(*ps, &located.Error{Path: at, Err: invalid(fmt.Sprintf(format, args...))})
 }
 
-func (p Problem) Error() string { return fmt.Sprintf("%s: %s", p.Attr, p.Msg) }
+// invalid is a refusal's message; it wraps ErrInvalid without repeating
+// its text.
+type invalid string
 
-// Unwrap makes errors.Is(p, ErrInvalid) hold.
-func (p Problem) Unwrap() error { return ErrInvalid }
+func (e invalid) Error() string { return string(e) }
+func (e invalid) Unwrap() error { return ErrInvalid }
 
-// Problems is a list of problems; Err is the first refusal, nil when there
-// is none.
-type Problems []Problem
-
-func (ps *Problems) add(attr, format string, args ...any) {
-	*ps = append(*ps, Problem{Attr: attr, Msg: fmt.Sprintf(format, args...)})
+func (ps *Problems) warn(at located.Path, format string, args ...any) {
+	*ps = append(*ps, &located.Error{Path: at, Err: fmt.Errorf(format, args...), Warning: true})
 }
 
-func (ps *Problems) warn(attr, format string, args ...any) {
-	*ps = append(*ps, Problem{Attr: attr, Msg: fmt.Sprintf(format, args...), Warning: true})
-}
-
-// Err is the first refusal (warnings aside), nil when none.
+// Err joins the refusals (warnings aside); nil when none.
 func (ps Problems) Err() error {
+	var errs []error
 	for _, p := range ps {
 		if !p.Warning {
-			return p
+			errs = append(errs, p)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// Warnings joins the advice; nil when none.
+func (ps Problems) Warnings() error {
+	var errs []error
+	for _, p := range ps {
+		if p.Warning {
+			errs = append(errs, p)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Usage words of an %nsd stanza (IBM's stanza grammar; descOnly and

@@ -208,6 +208,26 @@ func TestConfigKeys(t *testing.T) {
 		{"workerThreads", "many", "whole number"},
 		{"autoload", "true", "yes or no"},
 		{"pagepool", "1G,maxMBpS=1", "commas"},
+		// Units and limits of the mmchconfig reference.
+		{"pagepool", "16384M", ""},
+		{"pagepool", "16", "want at least 4M"},
+		{"pagepool", "2M", "want at least 4M"},
+		{"maxblocksize", "16M", ""},
+		{"maxblocksize", "12M", "power of two"},
+		{"maxblocksize", "32M", "want 64K to 16M"},
+		{"maxblocksize", "32K", "want 64K to 16M"},
+		{"maxMBpS", "10G", "whole number (no unit)"},
+		{"workerThreads", "0", "want 1 to 8192"},
+		{"workerThreads", "9000", "want 1 to 8192"},
+		{"nsdbufspace", "80", "want 10 to 70"},
+		{"prefetchPct", "61", "want 0 to 60"},
+		{"pagepoolMaxPhysMemPct", "95", "want 10 to 90"},
+		{"maxTcpConnsPerNodeConn", "9", "want 1 to 8"},
+		{"numaMemoryInterleave", "Yes", "yes or no"},
+		{"unmountOnDiskFail", "meta", ""},
+		{"unmountOnDiskFail", "metadata", "want one of yes, no, meta"},
+		{"verbsRdma", "enabled", `did you mean "enable"?`},
+		{"readReplicaPolicy", "fastest", ""},
 	} {
 		err := CheckConfig(tc.key, tc.value)
 		if tc.want == "" {
@@ -224,7 +244,7 @@ func TestConfigKeys(t *testing.T) {
 
 func hasProblem(ps Problems, attr, msg string, warning bool) bool {
 	for _, p := range ps {
-		if p.Attr == attr && strings.Contains(p.Msg, msg) && p.Warning == warning {
+		if p.Path.String() == attr && strings.Contains(p.Err.Error(), msg) && p.Warning == warning {
 			return true
 		}
 	}
@@ -258,7 +278,7 @@ func TestClusterRules(t *testing.T) {
 
 func TestNSDRules(t *testing.T) {
 	nsds := r5NSDs()
-	if ps := ValidateNSDs(nsds, []string{"nsd1", "nsd2"}); len(ps) != 0 {
+	if ps := ValidateNSDs(nsds, nil, []string{"nsd1", "nsd2"}); len(ps) != 0 {
 		t.Fatalf("R5 NSDs: %v", ps)
 	}
 	bad := slices.Clone(nsds)
@@ -266,7 +286,7 @@ func TestNSDRules(t *testing.T) {
 	bad[2].Usage = "dataonly"
 	bad[3].Servers = []string{"nsd1", "nsd2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}
 	bad[4].Servers = []string{"nsd1", "gw1"}
-	ps := ValidateNSDs(bad, []string{"nsd1", "nsd2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"})
+	ps := ValidateNSDs(bad, nil, []string{"nsd1", "nsd2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"})
 	for _, w := range []struct{ attr, msg string }{
 		{"nsds[1].name", "not unique"},
 		{"nsds[2].usage", `did you mean "dataOnly"?`},
@@ -279,6 +299,66 @@ func TestNSDRules(t *testing.T) {
 	}
 	if err := ps.Err(); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Err = %v", err)
+	}
+}
+
+// TestOneVolumePerNSD: two NSDs on one volume (same WWN, or the same
+// device given twice) are refused on the second; a WWN not known yet
+// (""), as while the volume is created in the same apply, is not compared.
+func TestOneVolumePerNSD(t *testing.T) {
+	nsds := r5NSDs()
+	wwns := []string{"600a1", "600a2", "600a3", "600a4", "600a5"}
+	if ps := ValidateNSDs(nsds, wwns, nil); len(ps) != 0 {
+		t.Fatalf("distinct volumes: %v", ps)
+	}
+	same := slices.Clone(wwns)
+	same[3] = "600a1"
+	if ps := ValidateNSDs(nsds, same, nil); !hasProblem(ps, "nsds[3].wwn", "volume 600a1 is already NSD a1_d01 (nsds[0])", false) || len(ps) != 1 {
+		t.Errorf("same WWN twice: %v", ps)
+	}
+	unknown := slices.Clone(same)
+	unknown[0] = ""
+	if ps := ValidateNSDs(nsds, unknown, nil); len(ps) != 0 {
+		t.Errorf("unknown WWN compared: %v", ps)
+	}
+	dev := slices.Clone(nsds)
+	dev[2].Device = dev[1].Device
+	if ps := ValidateNSDs(dev, nil, nil); !hasProblem(ps, "nsds[2].device", "device /dev/mapper/a1_d02 is already NSD a1_d02 (nsds[1])", false) {
+		t.Errorf("same device twice: %v", ps)
+	}
+}
+
+// TestUsageInPool: metadata (metadataOnly, dataAndMetadata) lives in the
+// system pool only, in the NSD set and in the file system's disks.
+func TestUsageInPool(t *testing.T) {
+	nsds := r5NSDs()
+	nsds[0].Usage = DataAndMetadata
+	nsds[4].Pool = "data"
+	ps := ValidateNSDs(nsds, nil, nil)
+	for _, at := range []string{"nsds[0].usage", "nsds[4].usage"} {
+		if !hasProblem(ps, at, "only the system pool holds metadata", false) {
+			t.Errorf("%s: %v", at, ps)
+		}
+	}
+	for _, tc := range []struct {
+		usage, pool string
+		bad         bool
+	}{{MetadataOnly, "data", true}, {DataAndMetadata, "data", true}, {DataOnly, "data", false}, {DataAndMetadata, SystemPool, false}} {
+		f := r5FS()
+		f.Disks[0].Usage, f.Disks[0].Pool = tc.usage, tc.pool
+		got := hasProblem(f.Validate(), "disks[0].usage", "metadata lives in the system pool only", false)
+		if got != tc.bad {
+			t.Errorf("%s in pool %s: refused %v, want %v", tc.usage, tc.pool, got, tc.bad)
+		}
+	}
+}
+
+// TestConfigPairs: a lower bound above its upper bound in one scope.
+func TestConfigPairs(t *testing.T) {
+	ps := ValidateCluster("r5", []Node{{Name: "n1", Roles: []string{RoleQuorum}}}, nil,
+		map[string]map[string]string{AllNodes: {"nsdMinWorkerThreads": "64", "nsdMaxWorkerThreads": "32"}})
+	if !hasProblem(ps, `config["all"]["nsdMinWorkerThreads"]`, "nsdMinWorkerThreads=64 is above nsdMaxWorkerThreads=32", false) {
+		t.Errorf("%v", ps)
 	}
 }
 

@@ -175,6 +175,15 @@ func OnceItem(id string, s Step, argv []string, dir, nonce string) protocol.Item
 	return runonce.Item(id, "gpfs-once", OnceMarker(dir, s, nonce), argv...)
 }
 
+// PendingItem runs argv (the step's, by its full path) while the record
+// file is not empty, and empties it once argv succeeded: the record a
+// step before it wrote, in this run or a killed one.
+func PendingItem(name, file string, argv []string) protocol.Item {
+	return protocol.Item{Command: &protocol.Command{Name: name,
+		Argv:   append([]string{"/bin/sh", "-c", `f=$1; shift; "$@" && : >"$f"`, "gpfs-pending", file}, argv...),
+		Unless: []string{"/bin/sh", "-c", `[ -s "$1" ] && exit 1; exit 0`, "gpfs-pending", file}}}
+}
+
 // OnceMarker is the marker file of a Once step in dir for one decision
 // (nonce): named by a hash of the step, as a step's argv can be long.
 func OnceMarker(dir string, s Step, nonce string) string {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
 
 // A Once step's item, run by the real /bin/sh, leaves its marker in dir;
@@ -27,5 +29,37 @@ func TestOnceItemWithRealSh(t *testing.T) {
 	}
 	if it.Argv[3] != "gpfs-once" {
 		t.Fatalf("label %q", it.Argv[3])
+	}
+}
+
+// A pending step's item, run by the real /bin/sh: its guard holds (skip)
+// while the record is missing or empty; with disks recorded the command
+// runs and empties the record; a failing command keeps it.
+func TestPendingItemWithRealSh(t *testing.T) {
+	dir := t.TempDir()
+	rec := RebalanceFile(dir)
+	skip := func(it *protocol.Command) bool { return exec.Command(it.Unless[0], it.Unless[1:]...).Run() == nil }
+	ok := PendingItem("mmrestripefs", rec, []string{"true"}).Command
+	if !skip(ok) {
+		t.Fatal("runs without a record")
+	}
+	if err := os.WriteFile(rec, []byte("a1_e01\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := PendingItem("mmrestripefs", rec, []string{"false"}).Command
+	if skip(bad) {
+		t.Fatal("skipped while the record holds disks")
+	}
+	if exec.Command(bad.Argv[0], bad.Argv[1:]...).Run() == nil {
+		t.Fatal("a failing command succeeded")
+	}
+	if b, _ := os.ReadFile(rec); len(b) == 0 {
+		t.Fatal("a failed restripe emptied the record")
+	}
+	if err := exec.Command(ok.Argv[0], ok.Argv[1:]...).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(rec); len(b) != 0 || !skip(ok) {
+		t.Fatalf("record after success: %q", b)
 	}
 }

@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -83,33 +85,33 @@ func (e NFSExport) specs() []string {
 func ValidateProtocols(s ProtocolsSpec) Problems {
 	var ps Problems
 	if len(s.Nodes) == 0 {
-		ps.add("nodes", "name the CES (protocol gateway) nodes")
+		ps.add(located.At("nodes"), "name the CES (protocol gateway) nodes")
 	}
 	for i, svc := range s.Services {
 		if !slices.Contains(CESServices, svc) {
-			ps.add(fmt.Sprintf("services[%d]", i), "%q is not one of %s%s", svc, strings.Join(CESServices, ", "), didYouMean(svc, CESServices))
+			ps.add(located.At("services").Index(i), "%q is not one of %s%s", svc, strings.Join(CESServices, ", "), didYouMean(svc, CESServices))
 		}
 	}
 	seen := map[string]bool{}
 	for i, e := range s.Exports {
 		if !strings.HasPrefix(e.Path, "/") {
-			ps.add(fmt.Sprintf("exports[%d].path", i), "%q is not an absolute path", e.Path)
+			ps.add(located.At("exports").Index(i).Name("path"), "%q is not an absolute path", e.Path)
 		}
 		if seen[e.Path] {
-			ps.add(fmt.Sprintf("exports[%d].path", i), "%s is exported twice", e.Path)
+			ps.add(located.At("exports").Index(i).Name("path"), "%s is exported twice", e.Path)
 		}
 		seen[e.Path] = true
 		if len(e.Clients) == 0 {
-			ps.add(fmt.Sprintf("exports[%d].clients", i), "an export needs at least one client")
+			ps.add(located.At("exports").Index(i).Name("clients"), "an export needs at least one client")
 		}
 		for j, c := range e.Clients {
 			if c.Spec == "" || strings.ContainsAny(c.Spec+c.Options, "();\" ") {
-				ps.add(fmt.Sprintf("exports[%d].clients[%d]", i, j), "client %q (%q): no spaces, quotes, parentheses or semicolons", c.Spec, c.Options)
+				ps.add(located.At("exports").Index(i).Name("clients").Index(j), "client %q (%q): no spaces, quotes, parentheses or semicolons", c.Spec, c.Options)
 			}
 		}
 	}
 	if len(s.Exports) > 0 && !slices.Contains(s.Services, "NFS") {
-		ps.add("services", "exports need the NFS service: add \"NFS\"")
+		ps.add(located.At("services"), "exports need the NFS service: add \"NFS\"")
 	}
 	validateGatewayExtras(s, &ps)
 	return ps

@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"net"
 	"slices"
@@ -109,7 +111,7 @@ func (s ProtocolsSeen) share(name string) (SMBShare, bool) {
 func validateGatewayExtras(s ProtocolsSpec, ps *Problems) {
 	seenIP := map[string]int{}
 	for i, ip := range s.Addresses {
-		at := fmt.Sprintf("ces_addresses[%d]", i)
+		at := located.At("ces_addresses").Index(i)
 		if net.ParseIP(ip) == nil {
 			ps.add(at, "%q is not an IP address (mmces address add --ces-ip takes addresses, not networks)", ip)
 		}
@@ -121,7 +123,7 @@ func validateGatewayExtras(s ProtocolsSpec, ps *Problems) {
 	names := map[string]int{}
 	opts := SMBOptionNames()
 	for i, x := range s.SMB {
-		at := func(f string) string { return fmt.Sprintf("smb_exports[%d].%s", i, f) }
+		at := func(f string) located.Path { return located.At("smb_exports").Index(i).Name(f) }
 		switch {
 		case x.Name == "" || len(x.Name) > 80:
 			ps.add(at("name"), "%q: an SMB export name has 1 to 80 characters", x.Name)
@@ -149,7 +151,7 @@ func validateGatewayExtras(s ProtocolsSpec, ps *Problems) {
 		}
 	}
 	if len(s.SMB) > 0 && !slices.Contains(s.Services, "SMB") {
-		ps.add("services", "smb_exports need the SMB service: add \"SMB\"")
+		ps.add(located.At("services"), "smb_exports need the SMB service: add \"SMB\"")
 	}
 }
 

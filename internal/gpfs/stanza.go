@@ -1,6 +1,8 @@
 package gpfs
 
 import (
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
+
 	"fmt"
 	"slices"
 	"strconv"
@@ -98,12 +100,34 @@ func StanzaFile(nsds []NSD, pools []Pool) string {
 }
 
 // ValidateNSDs checks an NSD set on its own and against the cluster's
-// nodes (nil: not known yet, not checked); attrs are "nsds[i].field".
-func ValidateNSDs(nsds []NSD, clusterNodes []string) Problems {
+// nodes (nil: not known yet, not checked); wwns are the volumes' WWNs
+// ("": not known yet, as while the volume is created in the same apply).
+// Problems are on nsds[i].<field>.
+func ValidateNSDs(nsds []NSD, wwns []string, clusterNodes []string) Problems {
 	var ps Problems
 	seen := map[string]int{}
+	vols, devs := map[string]int{}, map[string]int{}
 	for i, n := range nsds {
-		at := func(f string) string { return fmt.Sprintf("nsds[%d].%s", i, f) }
+		at := func(f string) located.Path { return located.At("nsds").Index(i).Name(f) }
+		// One volume, one NSD: mmcrnsd refuses a disk that already holds
+		// an NSD descriptor, after it created the stanzas before it.
+		if i < len(wwns) && wwns[i] != "" {
+			if j, dup := vols[wwns[i]]; dup {
+				ps.add(at("wwn"), "volume %s is already NSD %s (nsds[%d]): a volume holds one NSD", wwns[i], nsds[j].Name, j)
+			} else {
+				vols[wwns[i]] = i
+			}
+		}
+		if n.Device != "" {
+			if j, dup := devs[n.Device]; dup && (i >= len(wwns) || j >= len(wwns) || wwns[i] != wwns[j] || wwns[i] == "") {
+				ps.add(at("device"), "device %s is already NSD %s (nsds[%d]): a volume holds one NSD", n.Device, nsds[j].Name, j)
+			} else if !dup {
+				devs[n.Device] = i
+			}
+		}
+	}
+	for i, n := range nsds {
+		at := func(f string) located.Path { return located.At("nsds").Index(i).Name(f) }
 		switch {
 		case !validName(n.Name, "") || n.Name[0] >= '0' && n.Name[0] <= '9':
 			ps.add(at("name"), "%q is not an NSD name: letters, digits and underscores, not starting with a digit", n.Name)
@@ -206,6 +230,27 @@ func NSDSteps(nsds []NSD, seen map[string]NSDInfo, dropped []string, dir string,
 		steps = append(steps, guarded(Step{Name: "mmcrnsd", Argv: []string{"mmcrnsd", "-F", f, "-v", v}, Files: map[string]string{f: StanzaFile(missing, nil)}}, q, m))
 	}
 	return steps
+}
+
+// DeleteNSDSteps delete the named NSDs mmlsnsd still lists (seen), with
+// one mmdelnsd; refused, before any command, while one belongs to a file
+// system (GPFS would refuse it, after deleting the ones before it).
+func DeleteNSDSteps(names []string, seen map[string]NSDInfo) ([]Step, error) {
+	var gone []string
+	for _, n := range sorted(names) {
+		info, ok := seen[n]
+		if !ok {
+			continue
+		}
+		if info.FileSystem != "" {
+			return nil, fmt.Errorf("%w: NSD %s belongs to file system %s", ErrInvalid, n, info.FileSystem)
+		}
+		gone = append(gone, n)
+	}
+	if len(gone) == 0 {
+		return nil, nil
+	}
+	return []Step{once(Step{Name: "mmdelnsd", Argv: []string{"mmdelnsd", strings.Join(gone, ";")}})}, nil
 }
 
 // NSDDrift lists NSDs missing from mmlsnsd or served by other nodes.

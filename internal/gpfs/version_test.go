@@ -30,7 +30,7 @@ func TestMmcrfsPerVersion(t *testing.T) {
 		}
 		ps := g.CreateProblems()
 		if c.problem != "" {
-			if len(ps) != 1 || ps[0].Attr != c.problem {
+			if len(ps) != 1 || ps[0].Path.String() != c.problem {
 				t.Errorf("%s: CreateProblems %v, want one on %s", c.version, ps, c.problem)
 			}
 			continue
@@ -57,7 +57,7 @@ func TestMmcrfsPerVersion(t *testing.T) {
 		t.Errorf("6.0, one block size: %v %v", ps, g.MmcrfsArgv("/x"))
 	}
 	g.Version = "5.3"
-	if ps := g.Validate(); len(ps) == 0 || ps[0].Attr != "version" {
+	if ps := g.Validate(); len(ps) == 0 || ps[0].Path.String() != "version" {
 		t.Errorf("unknown version: %v", ps)
 	}
 }

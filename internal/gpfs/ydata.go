@@ -216,6 +216,9 @@ type NSDInfo struct {
 	VolumeID   string
 	Servers    []string
 	Device     string
+	// Devices is the device each server sees the NSD as (mmlsnsd -X's
+	// localDiskName, by server short name).
+	Devices map[string]string
 }
 
 // ParseNSDs reads mmlsnsd -X -Y (or mmlsnsd -Y), by NSD name.
@@ -241,6 +244,9 @@ func ParseNSDs(out string) (map[string]NSDInfo, error) {
 			dev = r["deviceName"]
 		}
 		name := r["diskName"]
+		if prev, ok := res[name]; ok && prev.Devices != nil && len(servers) == 1 && r["localDiskName"] != "" {
+			prev.Devices[servers[0]] = r["localDiskName"]
+		}
 		if prev, ok := res[name]; ok {
 			// -X prints one line per server: merge them.
 			for _, s := range servers {
@@ -251,7 +257,11 @@ func ParseNSDs(out string) (map[string]NSDInfo, error) {
 			res[name] = prev
 			continue
 		}
-		res[name] = NSDInfo{Name: name, FileSystem: fs, VolumeID: r["volumeId"], Servers: servers, Device: dev}
+		devs := map[string]string{}
+		if len(servers) == 1 && r["localDiskName"] != "" {
+			devs[servers[0]] = r["localDiskName"]
+		}
+		res[name] = NSDInfo{Name: name, FileSystem: fs, VolumeID: r["volumeId"], Servers: servers, Device: dev, Devices: devs}
 	}
 	return res, nil
 }

@@ -149,7 +149,10 @@ resource "hpcstorage_gpfs_cluster" "this" {
     all        = merge({ maxblocksize = var.block_size }, length(var.gateways) > 0 ? { cesSharedRoot = "${var.mount_point}/.ces" } : {})
     nsdServers = { pagepool = var.pagepool }
   }
-  depends_on = [hpcstorage_server.this]
+  # A block_size above the running cluster's maxblocksize needs GPFS down
+  # on every node: refused at plan unless the window is accepted here.
+  allow_downtime = var.allow_downtime
+  depends_on     = [hpcstorage_server.this]
 }
 
 resource "hpcstorage_gpfs_nsds" "this" {

@@ -124,6 +124,12 @@ variable "pagepool" {
   default     = "16G"
 }
 
+variable "allow_downtime" {
+  description = "Accept a cluster-wide GPFS outage (mmshutdown -a) for changes GPFS takes only with every daemon down (a larger block_size raises maxblocksize). Off: such a change fails the plan."
+  type        = bool
+  default     = false
+}
+
 variable "num_nodes" {
   description = "Estimated number of nodes mounting the file system (mmcrfs -n)."
   type        = number

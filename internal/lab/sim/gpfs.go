@@ -206,6 +206,7 @@ type gpfsRun struct {
 // when body changed it and succeeded. needCluster refuses a node outside
 // a cluster (every command but mmcrcluster).
 func gpfsCmd(e *Env, needCluster bool, body func(g *gpfsRun) int) int {
+	e.gpfsHold(e.sharedPath("gpfs"), e.tool+":start")
 	dir, unlock, err := e.Shared("gpfs")
 	if err != nil {
 		return e.gpfsFail("%v", err)
@@ -234,7 +235,53 @@ func gpfsCmd(e *Env, needCluster bool, body func(g *gpfsRun) int) int {
 			return e.gpfsFail("%v", err)
 		}
 	}
+	if code == 0 {
+		// The change is in; the command has not returned yet (it holds
+		// the cluster's lock, as a real one does until it ends).
+		e.gpfsHold(dir, e.tool+":done")
+	}
 	return code
+}
+
+// Kill points, for the kill tests: when the shared gpfs folder's
+// GPFSHoldFile names a point ("mmcrnsd:start": before the command does
+// anything; "mmcrnsd:done": its change made, before it returns), the
+// command reaching it writes GPFSHeldFile and waits until the hold file
+// is removed. If the process that ran it goes meanwhile (the agent,
+// killed with its SSH session when Terraform is killed), it ends at once
+// without going further, as a command killed with its session does.
+const (
+	GPFSHoldFile = "hold"
+	GPFSHeldFile = "held"
+)
+
+// gpfsHoldLimit bounds a hold nobody releases.
+const gpfsHoldLimit = 2 * time.Minute
+
+func (e *Env) gpfsHold(dir, point string) {
+	hold := filepath.Join(dir, GPFSHoldFile)
+	want, err := os.ReadFile(hold)
+	if err != nil || strings.TrimSpace(string(want)) != point {
+		return
+	}
+	held := filepath.Join(dir, GPFSHeldFile)
+	if os.WriteFile(held, []byte(point+"\n"), 0o644) != nil {
+		return
+	}
+	parent := os.Getppid()
+	deadline := time.Now().Add(gpfsHoldLimit)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if os.Getppid() != parent {
+			_ = os.Remove(held)
+			os.Exit(129) // killed with its session (SIGHUP)
+		}
+		if _, err := os.Stat(hold); err != nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	_ = os.Remove(held)
 }
 
 // saveNow writes the state (atomically: a killed command leaves the old

@@ -600,16 +600,45 @@ func (g *gpfsRun) effective(n *gpfsNode, key string) string {
 	return gpfsAttrs[key].def
 }
 
+// gpfsLimits are the ranges mmchconfig enforces (sizes in bytes), from
+// the mmchconfig reference; values outside are refused naming the range.
+var gpfsLimits = map[string][2]int64{
+	"pagepool": {4 << 20, 1 << 62}, "maxblocksize": {64 << 10, 16 << 20}, "workerThreads": {1, 8192},
+	"worker1Threads": {1, 8192}, "nsdbufspace": {10, 70}, "prefetchPct": {0, 60}, "pagepoolMaxPhysMemPct": {10, 90},
+	"maxTcpConnsPerNodeConn": {1, 8}, "failureDetectionTime": {10, 300}, "maxMBpS": {1, 1 << 62},
+}
+
+// gpfsEnums are the words of the attributes that take one of a list.
+var gpfsEnums = map[string][]string{
+	"verbsRdma": {"enable", "disable"}, "verbsRdmaCm": {"enable", "disable"}, "readReplicaPolicy": {"DEFAULT", "local", "fastest"},
+	"unmountOnDiskFail": {"yes", "no", "meta"}, "adminMode": {"allToAll", "central"},
+}
+
 func checkAttrValue(key, val string) error {
 	a := gpfsAttrs[key]
+	lim, limited := gpfsLimits[key]
+	if words, ok := gpfsEnums[key]; ok && !slices.Contains(words, val) {
+		return fmt.Errorf("Incorrect value %s for attribute %s (want one of %s).", val, key, strings.Join(words, ", "))
+	}
 	switch a.kind {
 	case "size":
-		if _, err := parseSize(val); err != nil {
+		n, err := parseSize(val)
+		if err != nil {
 			return fmt.Errorf("Incorrect value %s for attribute %s (want a size such as 16G).", val, key)
 		}
+		if key == "maxblocksize" && n&(n-1) != 0 {
+			return fmt.Errorf("Incorrect value %s for attribute maxblocksize: the block size must be a power of 2.", val)
+		}
+		if limited && (n < lim[0] || n > lim[1]) {
+			return fmt.Errorf("Incorrect value %s for attribute %s: valid range is %s to %s.", val, key, sizeString(lim[0]), sizeString(lim[1]))
+		}
 	case "int":
-		if _, err := strconv.Atoi(val); err != nil {
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
 			return fmt.Errorf("Incorrect value %s for attribute %s (want an integer).", val, key)
+		}
+		if limited && (n < lim[0] || n > lim[1]) {
+			return fmt.Errorf("Incorrect value %s for attribute %s: valid range is %d to %d.", val, key, lim[0], lim[1])
 		}
 	case "bool":
 		if val != "yes" && val != "no" {
@@ -673,6 +702,15 @@ func mmchconfig(e *Env, args []string) int {
 			}
 			if immediate && !a.immediate {
 				return g.fail("Attribute %s cannot be changed with -i or -I: it takes effect when the daemon restarts.", k)
+			}
+			if k == "maxblocksize" {
+				// The block size limit is read when the daemons start:
+				// GPFS changes it only while they are all down.
+				for _, n := range g.st.Nodes {
+					if n.Active {
+						return g.fail("Attribute maxblocksize cannot be changed while GPFS is active (node %s): stop GPFS on all nodes (mmshutdown -a) first.", n.Name)
+					}
+				}
 			}
 			if k == "cesSharedRoot" && v != "DEFAULT" && !strings.HasPrefix(v, "/") {
 				return g.fail("Incorrect value %s for attribute cesSharedRoot (want an absolute path).", v)

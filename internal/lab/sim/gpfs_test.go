@@ -456,6 +456,12 @@ func TestGPFSRefusals(t *testing.T) {
 			l.refused("nsd1", "Unknown attribute pagePool (did you mean pagepool?)", "mmchconfig", "pagePool=16G")
 			l.refused("nsd1", "Unknown attribute noSuchKey", "mmchconfig", "pagepool=16G,noSuchKey=1")
 			l.refused("nsd1", "Incorrect value 16Q for attribute pagepool", "mmchconfig", "pagepool=16Q")
+			// The mmchconfig reference's limits and words.
+			l.refused("nsd1", "Incorrect value 16 for attribute pagepool: valid range is 4M", "mmchconfig", "pagepool=16")
+			l.refused("nsd1", "the block size must be a power of 2", "mmchconfig", "maxblocksize=12M")
+			l.refused("nsd1", "valid range is 64K to 16M", "mmchconfig", "maxblocksize=32M")
+			l.refused("nsd1", "valid range is 10 to 70", "mmchconfig", "nsdbufspace=80")
+			l.refused("nsd1", "want one of yes, no, meta", "mmchconfig", "unmountOnDiskFail=metadata")
 			l.refused("nsd1", "cannot be changed with -i", "mmchconfig", "maxblocksize=16M", "-i")
 			l.refused("nsd1", "Incorrect node nobody", "mmchconfig", "pagepool=8G", "-N", "nobody")
 			if v := one(t, l.y("nsd1", "mmlsconfig", "-Y")["mmlsconfig:"], "configParameter", "pagepool")["value"]; v != "16G" {
@@ -470,9 +476,10 @@ func TestGPFSRefusals(t *testing.T) {
 			l.withNSDs()
 			fs := append([]string{}, r5fs...)
 			l.refused("nsd1", "mmcrfs: 6027-1084 The specified block size (8M) exceeds the maximum allowed block size currently in effect (4M).", fs...)
-			l.mm("nsd1", "mmchconfig", "maxblocksize=8M")
-			l.refused("nsd1", "6027-1084", fs...) // not in effect until the daemons restart
+			// maxblocksize changes only with every daemon down.
+			l.refused("nsd1", "maxblocksize cannot be changed while GPFS is active", "mmchconfig", "maxblocksize=8M")
 			l.mm("nsd1", "mmshutdown", "-a")
+			l.mm("nsd1", "mmchconfig", "maxblocksize=8M")
 			l.refused("nsd1", "GPFS is not active on node nsd1", fs...)
 			l.mm("nsd1", "mmstartup", "-a")
 			l.mm("nsd1", fs...)

@@ -9,7 +9,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"regexp"
 	"strings"
@@ -50,7 +49,13 @@ func newGPFSAdmin(nodes *nodeAccess, host types.String, ssh types.Object) gpfsAd
 // when it exits non-zero (a cluster or file system that does not exist
 // yet); ok is false on a transport failure (a diagnostic says why).
 func (a gpfsAdmin) query(ctx context.Context, diags *diag.Diagnostics, argv ...string) (out, failed string, ok bool) {
-	item := protocol.Item{Command: &protocol.Command{Name: commandName(strings.Join(argv, " ")), Argv: mmArgv(argv), ReadOnly: true}}
+	return a.queryAs(ctx, diags, commandName(strings.Join(argv, " ")), argv...)
+}
+
+// queryAs is query with the item named name (argv too long or too odd
+// to name it: a shell script).
+func (a gpfsAdmin) queryAs(ctx context.Context, diags *diag.Diagnostics, name string, argv ...string) (out, failed string, ok bool) {
+	item := protocol.Item{Command: &protocol.Command{Name: name, Argv: mmArgv(argv), ReadOnly: true}}
 	res, ok := a.results(ctx, diags, []protocol.Item{item})
 	if !ok {
 		return "", "", false
@@ -80,6 +85,9 @@ func gpfsCommand(name string, argv ...string) protocol.Item {
 // (a fresh one each time the step is decided, from what was just read).
 func gpfsStep(s gpfs.Step) protocol.Item {
 	it := gpfsCommand(s.Name, s.Argv...)
+	if s.Pending != "" {
+		return gpfs.PendingItem(it.Command.Name, s.Pending, it.Command.Argv)
+	}
 	if !s.Once {
 		it.Command.Unless, it.Command.UnlessMatch = mmArgv(s.Unless), s.Match
 		return it
@@ -111,22 +119,15 @@ func mmArgv(argv []string) []string {
 
 func gpfsPath(parts ...string) string { return path.Join(append([]string{gpfsDir}, parts...)...) }
 
+// nothingSent is the detail of a refusal made before any command.
+const nothingSent = "Correct the configuration: nothing was sent to the cluster."
+
 // gpfsProblems reports the rules a configuration breaks on their
 // attributes: refusals as errors, advice as warnings.
 func gpfsProblems(diags *diag.Diagnostics, ps gpfs.Problems) {
-	for _, p := range ps {
-		at := gpfsAttrPath(p.Attr)
-		if p.Warning {
-			diags.AddAttributeWarning(at, gpfsKind+" Advice", fmt.Sprintf("Attribute %s: %s", at, p.Msg))
-			continue
-		}
-		addError(diags, at, "Invalid "+gpfsKind+" Setting", p.Msg, nil)
-	}
+	addLocated(diags, tfpath.Empty(), "Invalid "+gpfsKind+" Setting", nothingSent, ps.Err())
+	addLocated(diags, tfpath.Empty(), gpfsKind+" Advice", "", ps.Warnings())
 }
-
-// gpfsAttrPath reads the attribute paths internal/gpfs writes: names,
-// list indexes ([3]) and map keys (["nsdNodes"]).
-func gpfsAttrPath(s string) tfpath.Path { return attrPath(s) }
 
 // reSafeName is a name that is safe in a file name on the admin node.
 var reSafeName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
