@@ -131,6 +131,16 @@ func checkPort(field string, p int) error {
 	return nil
 }
 
+// portKeys are a service's port keys: BeeGFS 7.x names TCP and UDP apart
+// (connMgmtdPortTCP/UDP), 8 has one key per port (connMgmtdPort).
+func portKeys(version, service string, port int, into map[string]string) {
+	if IsV8(version) {
+		into["conn"+service+"Port"] = itoa(port)
+		return
+	}
+	into["conn"+service+"PortTCP"], into["conn"+service+"PortUDP"] = itoa(port), itoa(port)
+}
+
 func setupCommand(name string, argv []string, creates string) protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: name, Argv: argv, Creates: creates}}
 }
@@ -196,6 +206,8 @@ type Metadata struct {
 	Instances []MetaInstance
 	Auth      Auth
 	Settings  map[string]string
+	// Version is the BeeGFS release ("" is the paper's, 7.2).
+	Version string
 }
 
 // Items: per instance its config (/etc/beegfs/<name>.d/beegfs-meta.conf,
@@ -237,10 +249,12 @@ func (m Metadata) Items() ([]protocol.Item, error) {
 			seen[k] = at
 		}
 		unit := "beegfs-meta@" + in.Name
-		base := map[string]string{"sysMgmtdHost": m.MgmtdHost, "connMgmtdPortTCP": itoa(m.MgmtdPort), "connMgmtdPortUDP": itoa(m.MgmtdPort),
-			"storeMetaDirectory": in.Directory, "storeAllowFirstRunInit": "false", "connMetaPortTCP": itoa(in.Port),
-			"connMetaPortUDP": itoa(in.Port), "connAuthFile": authPath("beegfs-meta"), "logStdFile": "/var/log/beegfs-meta-" + in.Name + ".log",
+		base := map[string]string{"sysMgmtdHost": m.MgmtdHost,
+			"storeMetaDirectory": in.Directory, "storeAllowFirstRunInit": "false",
+			"connAuthFile": authPath("beegfs-meta"), "logStdFile": "/var/log/beegfs-meta-" + in.Name + ".log",
 			"sysTargetOfflineTimeoutSecs": "900"}
+		portKeys(m.Version, "Mgmtd", m.MgmtdPort, base)
+		portKeys(m.Version, "Meta", in.Port, base)
 		for k, v := range MetaTuning {
 			base[k] = v
 		}
@@ -284,6 +298,8 @@ type Storage struct {
 	Targets   []StorageTarget
 	Auth      Auth
 	Settings  map[string]string
+	// Version is the BeeGFS release ("" is the paper's, 7.2).
+	Version string
 }
 
 // Items: auth file, config overlay (storeStorageDirectory lists the
@@ -334,9 +350,11 @@ func (s Storage) Items() ([]protocol.Item, error) {
 		setups = append(setups, setupCommand(fmt.Sprintf("beegfs-setup-storage-%d", t.ID), []string{SetupDir + "/beegfs-setup-storage", "-C",
 			"-p", t.Directory, "-s", itoa(s.NodeID), "-i", itoa(t.ID), "-P", itoa(t.Pool)}, t.Directory+"/targetNumID"))
 	}
-	base := map[string]string{"sysMgmtdHost": s.MgmtdHost, "connMgmtdPortTCP": itoa(s.MgmtdPort), "connMgmtdPortUDP": itoa(s.MgmtdPort),
-		"storeStorageDirectory": strings.Join(list, ","), "storeAllowFirstRunInit": "false", "connStoragePortTCP": itoa(s.Port),
-		"connStoragePortUDP": itoa(s.Port), "connAuthFile": authPath("beegfs-storage"), "sysTargetOfflineTimeoutSecs": "900"}
+	base := map[string]string{"sysMgmtdHost": s.MgmtdHost,
+		"storeStorageDirectory": strings.Join(list, ","), "storeAllowFirstRunInit": "false",
+		"connAuthFile": authPath("beegfs-storage"), "sysTargetOfflineTimeoutSecs": "900"}
+	portKeys(s.Version, "Mgmtd", s.MgmtdPort, base)
+	portKeys(s.Version, "Storage", s.Port, base)
 	for k, v := range StorageTuning {
 		base[k] = v
 	}
@@ -367,6 +385,9 @@ type Client struct {
 	// Version is the BeeGFS major version: 7 (default) runs beegfs-helperd
 	// beside the client; 8 has no helperd.
 	Version int
+	// Release is the BeeGFS release (version attribute; "" when unset):
+	// "8" renders 8's config keys and implies Version 8.
+	Release string
 }
 
 // Versions lists the BeeGFS major versions the client renders.
@@ -394,11 +415,19 @@ func (c Client) Items() ([]protocol.Item, error) {
 	if c.Version == 0 {
 		c.Version = 7
 	}
+	if c.Release != "" {
+		if err := CheckVersion(c.Release); err != nil {
+			return nil, err
+		}
+		c.Version = Major(c.Release)
+	}
 	if c.Version != 7 && c.Version != 8 {
 		return nil, fmt.Errorf("%w: beegfs_version %d: want 7 or 8", ErrInvalid, c.Version)
 	}
-	base := map[string]string{"sysMgmtdHost": c.MgmtdHost, "connMgmtdPortTCP": itoa(c.MgmtdPort), "connMgmtdPortUDP": itoa(c.MgmtdPort),
-		"connAuthFile": authPath("beegfs-client"), "tuneFileCacheType": c.CacheType}
+	base := map[string]string{"sysMgmtdHost": c.MgmtdHost, "connAuthFile": authPath("beegfs-client"), "tuneFileCacheType": c.CacheType}
+	// Before the release attribute, beegfs_version = 8 only dropped
+	// helperd and kept 7.x's port keys: unchanged for such clients.
+	portKeys(map[bool]string{true: Version8}[c.Release == Version8], "Mgmtd", c.MgmtdPort, base)
 	for k, v := range ClientTuning {
 		base[k] = v
 	}
