@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,12 +17,14 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewBeegfsClientResource is the hpcstorage_beegfs_client resource:
 // beegfs-client and beegfs-helperd on one node.
 func NewBeegfsClientResource() resource.Resource {
-	return &nodeService[beegfsClientModel, *beegfsClientModel]{name: "_beegfs_client", kind: beegfsKind, schema: beegfsClientSchema}
+	return &beegfsVersioned[beegfsClientModel, *beegfsClientModel]{&nodeService[beegfsClientModel, *beegfsClientModel]{name: "_beegfs_client",
+		kind: beegfsKind, schema: beegfsClientSchema, claim: claimClientVersion}}
 }
 
 type beegfsClientModel struct {
@@ -31,6 +34,7 @@ type beegfsClientModel struct {
 	MountPoint types.String `tfsdk:"mount_point"`
 	CacheType  types.String `tfsdk:"cache_type"`
 	Version    types.Int64  `tfsdk:"beegfs_version"`
+	Release    types.String `tfsdk:"version"`
 	Settings   types.Map    `tfsdk:"settings"`
 	Services   types.List   `tfsdk:"services"`
 }
@@ -43,9 +47,11 @@ func beegfsClientSchema() schema.Schema {
 			MarkdownDescription: "`tuneFileCacheType`: " + backtickList(beegfs.CacheTypes) + ". R3: `native` uses the Linux page " +
 				"cache, so re-reads (deep-learning epochs) are served from local memory.",
 			Validators: []validator.String{stringvalidator.OneOf(beegfs.CacheTypes...)}},
+		"version": beegfsVersionAttribute(),
 		"beegfs_version": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(7),
-			MarkdownDescription: "BeeGFS major version of the client packages, one of " + intList(beegfs.Versions) + ": `7` runs " +
-				"beegfs-helperd beside the client; `8` has no helperd.",
+			DeprecationMessage: "Use version (\"8\" renders BeeGFS 8's client config, not only the missing helperd).",
+			MarkdownDescription: "Deprecated: use `version`, which takes precedence. BeeGFS major version of the client packages, one of " +
+				intList(beegfs.Versions) + ": `7` runs beegfs-helperd beside the client; `8` has no helperd (7.x config keys).",
 			Validators: []validator.Int64{int64validator.OneOf(beegfs.Versions...)}},
 		"settings": beegfsSettingsAttribute(beegfs.ClientTuning),
 		"services": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "`beegfs-helperd`, `beegfs-client`."},
@@ -64,13 +70,18 @@ func beegfsClientSchema() schema.Schema {
 func (m *beegfsClientModel) owner() string { return "beegfs-client" }
 
 func (m *beegfsClientModel) known() bool {
-	return m.mgmtdKnown() && !m.MountPoint.IsUnknown() && !m.CacheType.IsUnknown() && !m.Settings.IsUnknown() && !m.Version.IsUnknown()
+	return m.mgmtdKnown() && !m.MountPoint.IsUnknown() && !m.CacheType.IsUnknown() && !m.Settings.IsUnknown() && !m.Version.IsUnknown() &&
+		!m.Release.IsUnknown()
 }
 
 func (m *beegfsClientModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
 	items, err := beegfs.Client{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint),
-		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: beegfs.Auth(auth), Settings: settings, Version: intOr(m.Version, 7)}.Items()
+		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: beegfs.Auth(auth), Settings: settings, Version: intOr(m.Version, 7),
+		Release: m.Release.ValueString()}.Items()
+	if _, ok := located.Find(err); ok {
+		return items, beegfsErrPath(err), err
+	}
 	return items, errorPath(err, "mount_point", "mgmtd_host", "mgmtd_port", "cache_type", "beegfs_version", "settings", "conn_auth_secret"), err
 }
 
@@ -86,6 +97,13 @@ func (m *beegfsClientModel) itemPath(i int, _ string) path.Path {
 	return path.Root("host")
 }
 
+// claimClientVersion refuses a client whose major release differs from
+// the services' of its file system in this configuration.
+func claimClientVersion(nodes *nodeAccess, m *beegfsClientModel, diags *diag.Diagnostics) {
+	// beegfs_version (deprecated) keeps its old meaning: helperd only.
+	beegfsClaimVersion(nodes, m.MgmtdHost.ValueString(), m.Release.ValueString(), diags)
+}
+
 func intList(l []int64) string {
 	out := make([]string, len(l))
 	for i, v := range l {
@@ -95,5 +113,9 @@ func intList(l []int64) string {
 }
 
 func (m *beegfsClientModel) fill() {
+	if beegfs.IsV8(m.Release.ValueString()) {
+		m.Services = stringList([]string{"beegfs-client"})
+		return
+	}
 	m.Services = stringList([]string{"beegfs-helperd", "beegfs-client"})
 }

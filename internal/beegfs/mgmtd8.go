@@ -65,9 +65,9 @@ type TLS struct {
 	Disable bool
 	Cert    PEM
 	Key     PEM
-	// Given reports whether certificate and key were supplied (or, on a
-	// refresh, were when applied).
-	Given bool
+	// Given and KeyGiven report whether the certificate and the key were
+	// supplied (or, on a refresh, were when applied).
+	Given, KeyGiven bool
 }
 
 // Management8 is beegfs-mgmtd of BeeGFS 8 on one node.
@@ -222,7 +222,7 @@ func (m Management8) Validate() error {
 		return err
 	}
 	if m.TLS.Disable {
-		if m.TLS.Given {
+		if m.TLS.Given || m.TLS.KeyGiven {
 			return located.Errorf(located.At("tls_disable"), "%w: TLS is disabled but a certificate is given: unset one", ErrInvalid)
 		}
 	} else {
@@ -230,6 +230,10 @@ func (m Management8) Validate() error {
 			return located.Errorf(located.At("tls_cert_pem"), "%w: BeeGFS 8 serves gRPC with TLS: give the certificate and key "+
 				"(tls_cert_pem or tls_cert_file, tls_key_pem or tls_key_file, e.g. from the tls provider; none is generated), "+
 				"or set tls_disable = true", ErrInvalid)
+		}
+		if !m.TLS.KeyGiven {
+			return located.Errorf(located.At("tls_key_pem"), "%w: the certificate's private key is missing: set tls_key_pem "+
+				"or tls_key_file", ErrInvalid)
 		}
 		if err := checkPEM(located.At("tls_cert_pem"), m.TLS.Cert, "CERTIFICATE"); err != nil {
 			return err

@@ -20,7 +20,7 @@ const (
 
 func mgmtd8() Management8 {
 	return Management8{Directory: "/data/mdt01/mgmtd", BeeMsgPort: 8008, GRPCPort: 8010, Auth: Auth{Secret: "0123456789abcdef0123"},
-		TLS: TLS{Cert: PEM{Text: testCert}, Key: PEM{Text: testKey}, Given: true}, License: PEM{Text: testLicense}, LicenseGiven: true}
+		TLS: TLS{Cert: PEM{Text: testCert}, Key: PEM{Text: testKey}, Given: true, KeyGiven: true}, License: PEM{Text: testLicense}, LicenseGiven: true}
 }
 
 // mgmtdConfig mirrors the keys of beegfs-mgmtd's config struct that the
@@ -147,6 +147,7 @@ func TestMgmtd8Refusals(t *testing.T) {
 		{"no license", func(m *Management8) { m.License, m.LicenseGiven = PEM{}, false }, "license_pem"},
 		{"license not PEM", func(m *Management8) { m.License = PEM{Text: "trial"} }, "license_pem"},
 		{"no TLS", func(m *Management8) { m.TLS = TLS{} }, "tls_cert_pem"},
+		{"no key", func(m *Management8) { m.TLS.Key, m.TLS.KeyGiven = PEM{}, false }, "tls_key_pem"},
 		{"key is a cert", func(m *Management8) { m.TLS.Key = PEM{Text: testCert} }, "tls_key_pem"},
 		{"cert and disable", func(m *Management8) { m.TLS.Disable = true }, "tls_disable"},
 		{"unknown key", func(m *Management8) { m.Settings = map[string]string{"storeMgmtdDirectory": "/x"} }, `settings["storeMgmtdDirectory"]`},
