@@ -29,9 +29,9 @@ type beegfsMetadataModel struct {
 	BeegfsSecret
 	BeegfsMgmtd
 	Version   types.String `tfsdk:"version"`
-	Instances types.List `tfsdk:"instances"`
-	Settings  types.Map  `tfsdk:"settings"`
-	Services  types.List `tfsdk:"services"`
+	Instances types.List   `tfsdk:"instances"`
+	Settings  types.Map    `tfsdk:"settings"`
+	Services  types.List   `tfsdk:"services"`
 }
 
 type metaInstanceModel struct {
