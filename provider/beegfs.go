@@ -166,6 +166,14 @@ func beegfsVersionAttribute() schema.StringAttribute {
 		Validators: []validator.String{stringvalidator.OneOf(beegfs.Releases...)}}
 }
 
+// beegfsCLITLSAttribute is tls_disable of the resources that run the
+// beegfs command.
+func beegfsCLITLSAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{Optional: true, MarkdownDescription: "BeeGFS 8: run the `beegfs` command with `--tls-disable`, " +
+		"for a management service with `tls_disable`. Otherwise it verifies the service with `" + beegfs.TLSCertFile +
+		"` on the node (`hpcstorage_beegfs_client`'s `tls_cert_pem`)."}
+}
+
 // beegfsErrPath is where a render error belongs: its location when it
 // has one, else (the 7.x renderers) the field its message starts with.
 func beegfsErrPath(err error, names ...string) path.Path {

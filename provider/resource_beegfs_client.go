@@ -35,6 +35,7 @@ type beegfsClientModel struct {
 	CacheType  types.String `tfsdk:"cache_type"`
 	Version    types.Int64  `tfsdk:"beegfs_version"`
 	Release    types.String `tfsdk:"version"`
+	TLSCertPEM types.String `tfsdk:"tls_cert_pem"`
 	Settings   types.Map    `tfsdk:"settings"`
 	Services   types.List   `tfsdk:"services"`
 }
@@ -48,6 +49,9 @@ func beegfsClientSchema() schema.Schema {
 				"cache, so re-reads (deep-learning epochs) are served from local memory.",
 			Validators: []validator.String{stringvalidator.OneOf(beegfs.CacheTypes...)}},
 		"version": beegfsVersionAttribute(),
+		"tls_cert_pem": schema.StringAttribute{Optional: true, MarkdownDescription: "BeeGFS 8: the management service's " +
+			"certificate (its `tls_cert_pem`), written to `" + beegfs.TLSCertFile + "`: the `beegfs` command on this node " +
+			"(stripe patterns, mirror groups) verifies the gRPC connection with it. Not needed to mount, nor with `tls_disable` there."},
 		"beegfs_version": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(7),
 			DeprecationMessage: "Use version (\"8\" renders BeeGFS 8's client config, not only the missing helperd).",
 			MarkdownDescription: "Deprecated: use `version`, which takes precedence. BeeGFS major version of the client packages, one of " +
@@ -71,14 +75,15 @@ func (m *beegfsClientModel) owner() string { return "beegfs-client" }
 
 func (m *beegfsClientModel) known() bool {
 	return m.mgmtdKnown() && !m.MountPoint.IsUnknown() && !m.CacheType.IsUnknown() && !m.Settings.IsUnknown() && !m.Version.IsUnknown() &&
-		!m.Release.IsUnknown()
+		!m.Release.IsUnknown() &&
+		!m.TLSCertPEM.IsUnknown()
 }
 
 func (m *beegfsClientModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
 	items, err := beegfs.Client{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint),
 		CacheType: stringOr(m.CacheType, beegfs.CacheTypes[0]), Auth: beegfs.Auth(auth), Settings: settings, Version: intOr(m.Version, 7),
-		Release: m.Release.ValueString()}.Items()
+		Release: m.Release.ValueString(), TLSCert: m.TLSCertPEM.ValueString()}.Items()
 	if _, ok := located.Find(err); ok {
 		return items, beegfsErrPath(err), err
 	}

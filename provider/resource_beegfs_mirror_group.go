@@ -46,6 +46,7 @@ type beegfsMirrorGroupModel struct {
 	Secondary      types.Object `tfsdk:"secondary"`
 	MirrorMetadata types.Bool   `tfsdk:"mirror_metadata"`
 	Version        types.String `tfsdk:"version"`
+	TLSDisable     types.Bool   `tfsdk:"tls_disable"`
 	CurrentPrimary types.Int64  `tfsdk:"current_primary"`
 	Command        types.List   `tfsdk:"command"`
 }
@@ -94,7 +95,8 @@ func beegfsMirrorGroupSchema() schema.Schema {
 				"(`beegfs-ctl --listnodes --nodetype=client`) and refuses, naming them. The provider does not order the restarts " +
 				"itself: after the apply, restart every metadata service (with HA, each metadata group: `crm_resource --restart " +
 				"--resource <group>`, what `pcs resource restart` runs), then start the clients. It cannot be turned off again."},
-		"version": beegfsVersionAttribute(),
+		"version":     beegfsVersionAttribute(),
+		"tls_disable": beegfsCLITLSAttribute(),
 		"current_primary": schema.Int64Attribute{Computed: true, MarkdownDescription: "The side that is primary now, as " +
 			"`beegfs-ctl --listmirrorgroups` shows it (after a failover BeeGFS swaps primary and secondary; that is no drift)."},
 		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --addmirrorgroup` " +
@@ -121,7 +123,7 @@ func (m *beegfsMirrorGroupModel) owner() string {
 
 func (m *beegfsMirrorGroupModel) known() bool {
 	return !m.NodeType.IsUnknown() && !m.GroupID.IsUnknown() && !m.MirrorMetadata.IsUnknown() && memberKnown(m.Primary) && memberKnown(m.Secondary) &&
-		!m.Version.IsUnknown()
+		!m.Version.IsUnknown() && !m.TLSDisable.IsUnknown()
 }
 
 func memberKnown(o types.Object) bool {
@@ -145,7 +147,8 @@ func mirrorMember(o types.Object) beegfs.MirrorMember {
 
 func (m *beegfsMirrorGroupModel) group() beegfs.MirrorGroup {
 	return beegfs.MirrorGroup{NodeType: m.NodeType.ValueString(), GroupID: int(m.GroupID.ValueInt64()), Primary: mirrorMember(m.Primary),
-		Secondary: mirrorMember(m.Secondary), MirrorMetadata: m.MirrorMetadata.ValueBool(), Version: m.Version.ValueString()}
+		Secondary: mirrorMember(m.Secondary), MirrorMetadata: m.MirrorMetadata.ValueBool(), Version: m.Version.ValueString(),
+		TLSDisable: m.TLSDisable.ValueBool()}
 }
 
 func (m *beegfsMirrorGroupModel) items(secretInput) ([]protocol.Item, path.Path, error) {
@@ -245,7 +248,7 @@ func (r *beegfsMirrorGroupResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if ir := res.Items[0]; ir.Error != "" {
 		addError(&resp.Diagnostics, path.Root("mirror_metadata"), "Cannot List BeeGFS Clients", fmt.Sprintf("Host %s: %s: %s",
-			plan.Host.ValueString(), strings.Join(beegfs.ClientsArgvFor(plan.Version.ValueString()), " "), ir.Error), nil)
+			plan.Host.ValueString(), strings.Join(beegfs.ClientsArgvFor(plan.Version.ValueString(), plan.TLSDisable.ValueBool()), " "), ir.Error), nil)
 		return
 	}
 	if clients := beegfs.ParseClients(res.Items[0].Output); len(clients) > 0 {

@@ -40,6 +40,7 @@ type beegfsStripePatternModel struct {
 	Pool        types.Int64  `tfsdk:"pool"`
 	BuddyMirror types.Bool   `tfsdk:"buddy_mirror"`
 	Version     types.String `tfsdk:"version"`
+	TLSDisable  types.Bool   `tfsdk:"tls_disable"`
 	Command     types.List   `tfsdk:"command"`
 }
 
@@ -60,7 +61,8 @@ func beegfsStripePatternSchema() schema.Schema {
 			MarkdownDescription: "Stripe over storage buddy mirror groups (`--pattern=buddymirror`; `num_targets` then counts groups): " +
 				"every chunk is written to both targets of a group (`hpcstorage_beegfs_mirror_group`), so files here take twice " +
 				"their size. Needs storage mirror groups in `pool`."},
-		"version": beegfsVersionAttribute(),
+		"version":     beegfsVersionAttribute(),
+		"tls_disable": beegfsCLITLSAttribute(),
 		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The argv run on the " +
 			"client: `beegfs-ctl --setpattern` (7.x) or `beegfs entry set` (8)."},
 	}, false)
@@ -125,13 +127,13 @@ func (m *beegfsStripePatternModel) owner() string {
 
 func (m *beegfsStripePatternModel) known() bool {
 	return !m.MountPoint.IsUnknown() && !m.Path.IsUnknown() && !m.ChunkSize.IsUnknown() && !m.NumTargets.IsUnknown() && !m.Pool.IsUnknown() &&
-		!m.BuddyMirror.IsUnknown() && !m.Version.IsUnknown()
+		!m.BuddyMirror.IsUnknown() && !m.Version.IsUnknown() && !m.TLSDisable.IsUnknown()
 }
 
 func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
 	return beegfs.Stripe{MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
 		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1), BuddyMirror: m.BuddyMirror.ValueBool(),
-		Version: m.Version.ValueString()}
+		Version: m.Version.ValueString(), TLSDisable: m.TLSDisable.ValueBool()}
 }
 
 func (m *beegfsStripePatternModel) items(secretInput) ([]protocol.Item, path.Path, error) {

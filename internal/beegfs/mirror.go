@@ -58,6 +58,8 @@ type MirrorGroup struct {
 	// Version is the BeeGFS release ("" is the paper's, 7.2): 8 uses the
 	// beegfs command instead of beegfs-ctl.
 	Version string
+	// TLSDisable (8) runs the beegfs command without TLS.
+	TLSDisable bool
 }
 
 func mirrorInvalid(field, format string, a ...any) error {
@@ -126,7 +128,7 @@ func (g MirrorGroup) Alias() string { return fmt.Sprintf("%s_group_%d", g.NodeTy
 // (beegfs-go ctl/internal/cmd/buddygroup/create.go).
 func (g MirrorGroup) AddArgv() []string {
 	if IsV8(g.Version) {
-		return []string{"beegfs", "mirror", "create", g.Alias(), "--node-type=" + g.NodeType,
+		return []string{"beegfs", cliTLS(g.TLSDisable), "mirror", "create", g.Alias(), "--node-type=" + g.NodeType,
 			fmt.Sprintf("--primary=%s:%d", g.NodeType, g.Primary.ID), fmt.Sprintf("--secondary=%s:%d", g.NodeType, g.Secondary.ID),
 			fmt.Sprintf("--num-id=%d", g.GroupID)}
 	}
@@ -140,9 +142,9 @@ func ListArgv(nodeType string) []string {
 }
 
 // ListArgvFor is ListArgv of a release: 8 has `beegfs mirror list`.
-func ListArgvFor(version, nodeType string) []string {
+func ListArgvFor(version, nodeType string, tlsDisable bool) []string {
 	if IsV8(version) {
-		return []string{"beegfs", "mirror", "list", "--node-type=" + nodeType}
+		return []string{"beegfs", cliTLS(tlsDisable), "mirror", "list", "--node-type=" + nodeType}
 	}
 	return ListArgv(nodeType)
 }
@@ -152,11 +154,20 @@ func ListArgvFor(version, nodeType string) []string {
 var ClientsArgv = []string{"beegfs-ctl", "--listnodes", "--nodetype=client"}
 
 // ClientsArgvFor is ClientsArgv of a release: 8 has `beegfs node list`.
-func ClientsArgvFor(version string) []string {
+func ClientsArgvFor(version string, tlsDisable bool) []string {
 	if IsV8(version) {
-		return []string{"beegfs", "node", "list", "--node-type=client"}
+		return []string{"beegfs", cliTLS(tlsDisable), "node", "list", "--node-type=client"}
 	}
 	return ClientsArgv
+}
+
+// cliTLS is the beegfs command's TLS flag: the certificate it verifies
+// the management service with (cert.pem, the default), or none.
+func cliTLS(disable bool) string {
+	if disable {
+		return "--tls-disable"
+	}
+	return "--tls-cert-file=" + TLSCertFile
 }
 
 // MirrorMDArgv turns metadata mirroring on.
@@ -164,9 +175,9 @@ var MirrorMDArgv = []string{"beegfs-ctl", "--mirrormd"}
 
 // MirrorMDArgvFor is MirrorMDArgv of a release: 8's `beegfs mirror init`
 // needs --yes to act.
-func MirrorMDArgvFor(version string) []string {
+func MirrorMDArgvFor(version string, tlsDisable bool) []string {
 	if IsV8(version) {
-		return []string{"beegfs", "mirror", "init", "--yes"}
+		return []string{"beegfs", cliTLS(tlsDisable), "mirror", "init", "--yes"}
 	}
 	return MirrorMDArgv
 }
@@ -204,11 +215,11 @@ func (g MirrorGroup) Items() ([]protocol.Item, error) {
 	if err := CheckVersion(g.Version); err != nil {
 		return nil, err
 	}
-	items := []protocol.Item{{Command: &protocol.Command{Name: "addmirrorgroup", Argv: g.AddArgv(), Unless: ListArgvFor(g.Version, g.NodeType),
+	items := []protocol.Item{{Command: &protocol.Command{Name: "addmirrorgroup", Argv: g.AddArgv(), Unless: ListArgvFor(g.Version, g.NodeType, g.TLSDisable),
 		UnlessMatch: []string{g.matcher()}}}}
 	if g.MirrorMetadata {
 		argv := append([]string{"/bin/sh", "-c", `marker=$1; shift; "$@" || exit 1; mkdir -p "${marker%/*}" && : > "$marker"`,
-			"hpcstorage-mirrormd", MirrorMDMarker}, MirrorMDArgvFor(g.Version)...)
+			"hpcstorage-mirrormd", MirrorMDMarker}, MirrorMDArgvFor(g.Version, g.TLSDisable)...)
 		items = append(items, protocol.Item{Command: &protocol.Command{Name: "mirrormd", Argv: argv, Creates: MirrorMDMarker}})
 	}
 	return items, nil
@@ -218,8 +229,8 @@ func (g MirrorGroup) Items() ([]protocol.Item, error) {
 // ParseClients read: the groups, and the mounted clients.
 func (g MirrorGroup) ProbeItems() []protocol.Item {
 	return []protocol.Item{
-		{Command: &protocol.Command{Name: "listmirrorgroups", Argv: ListArgvFor(g.Version, g.NodeType), ReadOnly: true}},
-		{Command: &protocol.Command{Name: "listclients", Argv: ClientsArgvFor(g.Version), ReadOnly: true}},
+		{Command: &protocol.Command{Name: "listmirrorgroups", Argv: ListArgvFor(g.Version, g.NodeType, g.TLSDisable), ReadOnly: true}},
+		{Command: &protocol.Command{Name: "listclients", Argv: ClientsArgvFor(g.Version, g.TLSDisable), ReadOnly: true}},
 	}
 }
 

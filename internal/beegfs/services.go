@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Where BeeGFS 7.x keeps its files.
@@ -388,6 +389,9 @@ type Client struct {
 	// Release is the BeeGFS release (version attribute; "" when unset):
 	// "8" renders 8's config keys and implies Version 8.
 	Release string
+	// TLSCert (8) is the management service's certificate, which the
+	// beegfs command on this node verifies it with (cert.pem).
+	TLSCert string
 }
 
 // Versions lists the BeeGFS major versions the client renders.
@@ -441,6 +445,15 @@ func (c Client) Items() ([]protocol.Item, error) {
 		auth,
 		{File: &protocol.File{Path: ClientConf, Set: toSet(conf), Notify: []string{"beegfs-client"}}},
 		{File: &protocol.File{Path: MountsConf, Content: &mounts, Mode: "0644", Notify: []string{"beegfs-client"}}},
+	}
+	if c.TLSCert != "" {
+		if !IsV8(c.Release) {
+			return nil, located.Errorf(located.At("tls_cert_pem"), "%w: the beegfs command's certificate is a BeeGFS 8 setting (set version = \"8\")", ErrInvalid)
+		}
+		if err := checkPEM(located.At("tls_cert_pem"), PEM{Text: c.TLSCert}, "CERTIFICATE"); err != nil {
+			return nil, err
+		}
+		items = append(items, pemItem(TLSCertFile, PEM{Text: c.TLSCert}, "0644", "beegfs-client"))
 	}
 	if c.Version == 8 {
 		auth.File.Notify = []string{"beegfs-client"}

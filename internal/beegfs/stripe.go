@@ -26,6 +26,9 @@ type Stripe struct {
 	// Version is the BeeGFS release ("" is the paper's, 7.2): 8 uses
 	// `beegfs entry` instead of beegfs-ctl.
 	Version string
+	// TLSDisable (8) runs the beegfs command without TLS, for a
+	// management service with tls-disable.
+	TLSDisable bool
 }
 
 // Dir is the absolute directory.
@@ -70,7 +73,7 @@ func chunkArg(b int64) string {
 // the pattern raid0 or mirrored: beegfs-go ctl/internal/cmd/entry/flags.go).
 func (s Stripe) SetPatternArgv() []string {
 	if IsV8(s.Version) {
-		return []string{"beegfs", "entry", "set", "--pattern=" + map[bool]string{false: "raid0", true: "mirrored"}[s.BuddyMirror],
+		return []string{"beegfs", cliTLS(s.TLSDisable), "entry", "set", "--pattern=" + map[bool]string{false: "raid0", true: "mirrored"}[s.BuddyMirror],
 			fmt.Sprintf("--chunk-size=%d", s.ChunkSize), fmt.Sprintf("--num-targets=%d", s.NumTargets), fmt.Sprintf("--pool=%d", s.Pool), s.Dir()}
 	}
 	argv := []string{"beegfs-ctl", "--setpattern"}
@@ -86,7 +89,7 @@ func (s Stripe) SetPatternArgv() []string {
 // `beegfs entry info --retro`, same output).
 func (s Stripe) GetEntryInfoArgv() []string {
 	if IsV8(s.Version) {
-		return []string{"beegfs", "entry", "info", "--retro", s.Dir()}
+		return []string{"beegfs", cliTLS(s.TLSDisable), "entry", "info", "--retro", s.Dir()}
 	}
 	return []string{"beegfs-ctl", "--getentryinfo", s.Dir()}
 }

@@ -257,7 +257,7 @@ func TestV8PortKeys(t *testing.T) {
 func TestV8MirrorAndStripeCommands(t *testing.T) {
 	g := MirrorGroup{NodeType: MirrorStorage, GroupID: 1, Primary: MirrorMember{ID: 101, SizeBytes: 1, Pool: 1},
 		Secondary: MirrorMember{ID: 102, SizeBytes: 1, Pool: 1}, Version: Version8}
-	if got := strings.Join(g.AddArgv(), " "); got != "beegfs mirror create storage_group_1 --node-type=storage --primary=storage:101 --secondary=storage:102 --num-id=1" {
+	if got := strings.Join(g.AddArgv(), " "); got != "beegfs --tls-cert-file=/etc/beegfs/cert.pem mirror create storage_group_1 --node-type=storage --primary=storage:101 --secondary=storage:102 --num-id=1" {
 		t.Errorf("create argv %q", got)
 	}
 	// beegfs mirror list's table (beegfs-go buddygroup/list.go columns).
@@ -277,7 +277,7 @@ func TestV8MirrorAndStripeCommands(t *testing.T) {
 		t.Errorf("clients %v", got)
 	}
 	s := Stripe{MountPoint: "/mnt/beegfs", Path: "bench", ChunkSize: 1 << 20, NumTargets: 2, Pool: 1, BuddyMirror: true, Version: Version8}
-	if got := strings.Join(s.SetPatternArgv(), " "); got != "beegfs entry set --pattern=mirrored --chunk-size=1048576 --num-targets=2 --pool=1 /mnt/beegfs/bench" {
+	if got := strings.Join(s.SetPatternArgv(), " "); got != "beegfs --tls-cert-file=/etc/beegfs/cert.pem entry set --pattern=mirrored --chunk-size=1048576 --num-targets=2 --pool=1 /mnt/beegfs/bench" {
 		t.Errorf("entry set %q", got)
 	}
 	// beegfs entry info --retro prints IEC prefixes (beegfs-go entry/info.go).

@@ -307,7 +307,6 @@ func mgmtd8Hook(e *Env, _ *Systemd, start bool) error {
 	})
 }
 
-
 // beegfsSetupMgmtd is 7.x's beegfs-setup-mgmtd -p DIR [-C]: it creates the
 // store with its format.conf.
 func beegfsSetupMgmtd(e *Env, args []string) int {

@@ -148,7 +148,7 @@ func TestBeegfs8Mgmtd(t *testing.T) {
 	}
 	client.refused("already exists", gi[0].Command.Argv...)
 	client.refused("storage:201 is already part of a buddy group", "beegfs", "mirror", "create", "g2", "--node-type=storage", "--primary=storage:102", "--secondary=storage:201")
-	out, _ = client.query(beegfs.ClientsArgvFor(beegfs.Version8)...)
+	out, _ = client.query(beegfs.ClientsArgvFor(beegfs.Version8, false)...)
 	if got := beegfs.ParseClients(out); len(got) != 1 || got[0] != "client01" {
 		t.Errorf("clients %v from\n%s", got, out)
 	}
