@@ -115,3 +115,61 @@ func TestR1ModuleBeegfs8(t *testing.T) {
 		t.Error("the stripe pattern was not set with beegfs entry set on client01")
 	}
 }
+
+// TestR1ModuleBeegfs8Upgrade runs the BeeGFS 8 guide's sequence on the R1
+// example in the lab: an R1 site on 7.4 unmounts its clients
+// (client_count = 0), changes beegfs_version to 8 (the management service
+// imports the 7.x store: the mirror groups, targets and pools it holds
+// stay; every service switches to 8's config), then mounts its clients
+// again with 8's client; each step ends in an empty plan.
+func TestR1ModuleBeegfs8Upgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies the whole R1 design four times")
+	}
+	t.Parallel()
+	tfPath := terraformCLI(t)
+	needAgent(t)
+	dir := t.TempDir()
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 1, Simulator: simtest.Binary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cfg := copyExample(t, dir, "r1", "modules/beegfs-high-capacity")
+	tf, ri := labTerraform(t, tfPath, dir, cfg)
+	ctx := context.Background()
+	if err := tf.Init(ctx, tfexec.Reattach(ri)); err != nil {
+		t.Fatal(err)
+	}
+	r := &r1Lab{Lab: l}
+	v8 := r1V8Vars(t, dir)
+	v74 := []tfexec.PlanOption{tfexec.Var("ha=false"), tfexec.Var("beegfs_version=7.4")}
+	step := func(name string, vars []tfexec.PlanOption) {
+		t.Helper()
+		if err := tf.Apply(ctx, append(applyOpts(vars), tfexec.Reattach(ri))...); err != nil {
+			t.Fatalf("%s: apply: %v", name, err)
+		}
+		if changes, err := tf.Plan(ctx, append(vars, tfexec.Reattach(ri))...); err != nil || changes {
+			t.Fatalf("%s: plan after the apply: changes %v, err %v", name, changes, err)
+		}
+	}
+	step("7.4 site", v74)
+	if fc := r.read(t, "meta1", "data/mdt01/mgmtd/format.conf"); !strings.Contains(fc, "version=5") {
+		t.Fatalf("7.4 store format.conf %q", fc)
+	}
+	step("clients unmounted", append(v74, tfexec.Var("client_count=0")))
+	step("servers on 8", append(v8, tfexec.Var("client_count=0")))
+	if db := r.read(t, "meta1", "data/mdt01/mgmtd/mgmtd.sqlite"); !strings.Contains(db, `"imported_from":"/data/mdt01/mgmtd"`) {
+		t.Fatalf("the 7.4 store was not imported: %q", db)
+	}
+	if conf := []byte(r.read(t, "meta1", "etc/beegfs/beegfs-mgmtd.conf")); confKey("storeMgmtdDirectory", "/data/mdt01/mgmtd").Match(conf) {
+		t.Errorf("the 7.x mgmtd config still holds what the 7.x resource set:\n%s", conf)
+	}
+	if stor := []byte(r.read(t, "stor1", "etc/beegfs/beegfs-storage.conf")); !confKey("connStoragePort", "8003").Match(stor) || confKey("connStoragePortTCP", "8003").Match(stor) {
+		t.Errorf("stor1 keeps 7.x port keys:\n%s", stor)
+	}
+	step("clients on 8", v8)
+	if conf := []byte(r.read(t, "client01", "etc/beegfs/beegfs-client.conf")); !confKey("connMgmtdPort", "8008").Match(conf) {
+		t.Errorf("client01 config:\n%s", conf)
+	}
+}

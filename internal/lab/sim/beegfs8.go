@@ -9,7 +9,7 @@ package sim
 //     file; it refuses one that exists ("File exists"). The import
 //     needs a 7.x store: format.conf with version=5, and no target of the
 //     file system needing a resync (import_v7.rs checks every target is
-//     GOOD).
+//     GOOD), and, as its help asks, no client mounted.
 //   - Starting beegfs-mgmtd.service on a node with /etc/beegfs/beegfs-mgmtd.toml
 //     runs the 8 daemon: it refuses to start without a valid config, the
 //     database, the TLS certificate and key (unless tls-disable), the
@@ -204,8 +204,9 @@ func beegfsMgmtd(e *Env, args []string) int {
 		if strings.Count(string(conf), "version") != 1 || !strings.Contains("\n"+string(conf), "\nversion=5\n") {
 			return e.fail(1, "Initializing database failed: v7 management data import failed: on-disk-format (format.conf): Unexpected version in format.conf: Expected \"version=5\"")
 		}
-		var notGood []string
+		var notGood, mounted []string
 		if err := e.withMirror(func(st *mirrorState) (bool, error) {
+			mounted = st.Clients
 			for _, ts := range st.Targets {
 				for _, t := range ts {
 					if t.Resync {
@@ -216,6 +217,12 @@ func beegfsMgmtd(e *Env, args []string) int {
 			return false, nil
 		}); err != nil {
 			return e.fail(1, "%v", err)
+		}
+		// The import guide: every client unmounted first (beegfs-rust
+		// config.rs, --import-from-v7); the lab enforces it.
+		if len(mounted) > 0 {
+			return e.fail(1, "Initializing database failed: v7 management data import failed: clients are still mounted (%s): "+
+				"unmount every client before importing", strings.Join(mounted, ", "))
 		}
 		if len(notGood) > 0 {
 			return e.fail(1, "Initializing database failed: v7 management data import failed: storage targets (targetStates): targets [%s] are not in GOOD state", strings.Join(notGood, ", "))
