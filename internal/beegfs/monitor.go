@@ -131,7 +131,7 @@ func (m Monitor) Items() ([]protocol.Item, error) {
 	conn.File.Path = monConnAuthPath
 	items := []protocol.Item{
 		conn,
-		{File: &protocol.File{Path: MonConf, Set: toSet(conf), Notify: []string{MonService}}},
+		confFile(m.Version, MonConf, MonService, conf),
 	}
 	if m.DBAuth != nil {
 		items = append(items, m.DBAuth.item())

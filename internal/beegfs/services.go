@@ -142,6 +142,18 @@ func portKeys(version, service string, port int, into map[string]string) {
 	into["conn"+service+"PortTCP"], into["conn"+service+"PortUDP"] = itoa(port), itoa(port)
 }
 
+// confFile is a service's config: 7.x overlays keys on the packaged file;
+// 8 writes the whole file, because a package upgrade keeps the edited 7.x
+// file (a noreplace config) and 8's daemons refuse the keys 7.x had
+// (connMgmtdPortTCP and the like): no 7.x key may survive there.
+func confFile(version, p, unit string, conf map[string]string) protocol.Item {
+	if IsV8(version) {
+		content := renderConf(unit+" (BeeGFS 8)", conf)
+		return protocol.Item{File: &protocol.File{Path: p, Content: &content, Mode: "0644", Notify: []string{unit}}}
+	}
+	return protocol.Item{File: &protocol.File{Path: p, Set: toSet(conf), Notify: []string{unit}}}
+}
+
 func setupCommand(name string, argv []string, creates string) protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: name, Argv: argv, Creates: creates}}
 }
@@ -368,7 +380,7 @@ func (s Storage) Items() ([]protocol.Item, error) {
 	}
 	items := []protocol.Item{
 		authItem("beegfs-storage", s.Auth),
-		{File: &protocol.File{Path: ConfDir + "/beegfs-storage.conf", Set: toSet(conf), Notify: []string{"beegfs-storage"}}},
+		confFile(s.Version, ConfDir+"/beegfs-storage.conf", "beegfs-storage", conf),
 	}
 	items = append(items, setups...)
 	return append(items, serviceItem("beegfs-storage")), nil
@@ -443,7 +455,7 @@ func (c Client) Items() ([]protocol.Item, error) {
 	auth := authItem("beegfs-client", c.Auth)
 	items := []protocol.Item{
 		auth,
-		{File: &protocol.File{Path: ClientConf, Set: toSet(conf), Notify: []string{"beegfs-client"}}},
+		confFile(c.Release, ClientConf, "beegfs-client", conf),
 		{File: &protocol.File{Path: MountsConf, Content: &mounts, Mode: "0644", Notify: []string{"beegfs-client"}}},
 	}
 	if c.TLSCert != "" {

@@ -244,6 +244,11 @@ func TestV8PortKeys(t *testing.T) {
 				t.Errorf("version %q %s: mgmtd port keys %v", v, what, conf)
 			}
 		}
+		for _, it := range stor {
+			if it.File != nil && strings.HasSuffix(it.File.Path, "beegfs-storage.conf") && (it.File.Content != nil) != IsV8(v) {
+				t.Errorf("version %q: 8 writes the whole storage config (no 7.x key survives), 7.x overlays it: %+v", v, it.File)
+			}
+		}
 		helperd := false
 		for _, it := range cli {
 			helperd = helperd || it.Service != nil && it.Service.Name == "beegfs-helperd"
