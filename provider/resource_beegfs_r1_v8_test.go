@@ -70,6 +70,21 @@ func TestR1ModuleBeegfs8(t *testing.T) {
 	if changes, err := tf.Plan(ctx, append(vars, tfexec.Reattach(ri))...); err != nil || changes {
 		t.Fatalf("second plan: changes %v, err %v", changes, err)
 	}
+	// The key, the license and the connection secret are write-only: in
+	// no state.
+	st, err := os.ReadFile(filepath.Join(cfg, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	connAuth, err := os.ReadFile(filepath.Join(dir, "lab", lab.SecretFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"MIIlabKey0123", "MIIlabLicense0123", strings.TrimSpace(string(connAuth))} {
+		if strings.Contains(string(st), secret) {
+			t.Errorf("the state holds %s...", secret[:6])
+		}
+	}
 	r := &r1Lab{Lab: l}
 	toml := r.read(t, "meta1", "etc/beegfs/beegfs-mgmtd.toml")
 	for _, want := range []string{`db-file = "/data/mdt01/mgmtd/mgmtd.sqlite"`, "tls-disable = false", `license-cert-file = "/etc/beegfs/license.pem"`} {

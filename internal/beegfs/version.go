@@ -92,7 +92,15 @@ func CheckMix(this, other, otherWhat string) error {
 	if Major(this) == Major(other) {
 		return nil
 	}
-	return located.Errorf(located.At("version"), "%w: BeeGFS %s here but %s runs BeeGFS %s: %d.x clients cannot talk to %d.x "+
+	return located.Errorf(located.At("version"), "%w: BeeGFS %s here but %s runs BeeGFS %s: %s clients cannot talk to %s "+
 		"servers; every service and client of one file system runs the same major release (upgrade them together, with "+
-		"downtime)", ErrInvalid, VersionOr(this), otherWhat, VersionOr(other), Major(this), Major(other))
+		"downtime)", ErrInvalid, VersionOr(this), otherWhat, majorLabel(other), majorLabel(this), majorLabel(other))
+}
+
+// majorLabel is "7.x" or "8".
+func majorLabel(v string) string {
+	if IsV8(v) {
+		return Version8
+	}
+	return "7.x"
 }
