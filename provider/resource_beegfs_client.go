@@ -62,7 +62,7 @@ func beegfsClientSchema() schema.Schema {
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service.")
 	return schema.Schema{
-		MarkdownDescription: "The BeeGFS client (BeeGFS 7.x) on one node: `beegfs-client.conf` and `beegfs-helperd.conf` " +
+		MarkdownDescription: "The BeeGFS client (BeeGFS 7.x; `version = \"8\"`: 8's config written whole, no helperd) on one node: `beegfs-client.conf` and `beegfs-helperd.conf` " +
 			"(keys overlaid on the packaged files, R1 tuning `connMaxInternodeNum=24`, `connBufSize=720896`), " +
 			"`beegfs-mounts.conf`, the connection authentication file, and the running, enabled beegfs-helperd and " +
 			"beegfs-client units (the client unit builds the kernel module after kernel updates and mounts the file " +

@@ -67,7 +67,7 @@ func beegfsMetadataSchema() schema.Schema {
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service.")
 	return schema.Schema{
-		MarkdownDescription: "BeeGFS metadata service instances (beegfs-meta, BeeGFS 7.x multi-mode) on one server: per " +
+		MarkdownDescription: "BeeGFS metadata service instances (beegfs-meta multi-mode; BeeGFS 7.x, or 8 with `version = \"8\"`: 8's port keys) on one server: per " +
 			"instance its config, one-time setup and running, enabled template unit, plus the connection authentication " +
 			"file. Destroy stops and disables the units and removes the configs; metadata on the targets is kept.",
 		Attributes: attrs,

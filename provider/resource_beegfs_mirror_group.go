@@ -104,7 +104,7 @@ func beegfsMirrorGroupSchema() schema.Schema {
 			"with `beegfs mirror list`, metadata mirroring with `beegfs mirror init --yes`, clients with `beegfs node list`)."},
 	}, false)
 	return schema.Schema{
-		MarkdownDescription: "One BeeGFS buddy mirror group (BeeGFS 7.x `beegfs-ctl --addmirrorgroup`), for designs whose " +
+		MarkdownDescription: "One BeeGFS buddy mirror group (BeeGFS 7.x `beegfs-ctl --addmirrorgroup`; with `version = \"8\"` `beegfs mirror create`), for designs whose " +
 			"servers do not share storage: the secondary keeps a copy of everything written to the primary, and takes over when " +
 			"the primary fails. **Mirroring halves the capacity** of the targets it pairs (files in a `buddy_mirror` directory " +
 			"take twice their size). Groups are defined explicitly, never with `--automatic`. The group is read back with " +

@@ -98,7 +98,7 @@ func beegfsMonitorSchema() schema.Schema {
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service (`connMgmtdPortTCP/UDP`).")
 	return schema.Schema{
-		MarkdownDescription: "The BeeGFS monitoring service (beegfs-mon, BeeGFS 7.x) on one node: it polls the management, " +
+		MarkdownDescription: "The BeeGFS monitoring service (beegfs-mon; BeeGFS 7.x, or 8 with `version = \"8\"`) on one node: it polls the management, " +
 			"metadata and storage services and writes their statistics to InfluxDB 1.x, which the ready-made BeeGFS Grafana " +
 			"dashboards read. R1 runs it on the management server. This resource writes its config (`" + beegfs.MonConf +
 			"`, keys overlaid on the packaged file), the connection authentication file (`/etc/beegfs/beegfs-mon-conn.auth`: " +

@@ -70,7 +70,7 @@ func beegfsStorageSchema() schema.Schema {
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service.")
 	return schema.Schema{
-		MarkdownDescription: "The BeeGFS storage service (beegfs-storage, BeeGFS 7.x) of one server with its targets: " +
+		MarkdownDescription: "The BeeGFS storage service (beegfs-storage; BeeGFS 7.x, or 8 with `version = \"8\"`: the config written whole with 8's port keys) of one server with its targets: " +
 			"config (`/etc/beegfs/beegfs-storage.conf`, keys overlaid on the packaged file, R1 tuning), connection " +
 			"authentication file, one-time target setup and the running, enabled unit. Duplicate target IDs, in one " +
 			"resource or across the configuration, fail the plan. Destroy stops the unit and puts the config back; " +
