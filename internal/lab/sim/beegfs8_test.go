@@ -160,7 +160,7 @@ func TestBeegfs8Mgmtd(t *testing.T) {
 // The 7.4 -> 8 upgrade step: the same init item imports a 7.x store found
 // in the directory (format.conf version=5), and refuses other formats.
 func TestBeegfs8ImportFromV7(t *testing.T) {
-	mgmt, _ := b8Nodes(t)
+	mgmt, client := b8Nodes(t)
 	v7, err := beegfs.Management{Directory: "/data/mdt01/mgmtd", Port: 8008, Auth: beegfs.Auth{Secret: b8Secret}}.Items()
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +178,14 @@ func TestBeegfs8ImportFromV7(t *testing.T) {
 	mgmt.write("data/mdt01/mgmtd/format.conf", "version=4\n")
 	mgmt.refused(`Expected "version=5"`, m.InitArgv()...)
 	mgmt.write("data/mdt01/mgmtd/format.conf", "# 7.4\nversion=5\n")
+	// A mounted client stops the import; unmounted, it goes through.
+	client.write("etc/beegfs/beegfs-mounts.conf", "/mnt/beegfs /etc/beegfs/beegfs-client.conf\n")
+	client.ok("systemctl", "start", "beegfs-client")
+	mgmt.refused("clients are still mounted (client01)", m.InitArgv()...)
+	if mgmt.exists("data/mdt01/mgmtd/mgmtd.sqlite") {
+		t.Fatal("a refused import left a database")
+	}
+	client.ok("systemctl", "stop", "beegfs-client")
 	mgmt.ok(m.InitArgv()...)
 	if db := mgmt.read("data/mdt01/mgmtd/mgmtd.sqlite"); !strings.Contains(db, `"imported_from":"/data/mdt01/mgmtd"`) {
 		t.Fatalf("database %q: not imported", db)
