@@ -5,6 +5,7 @@ package provider
 // one file system and the mapping of internal/beegfs errors to attributes.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -12,12 +13,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // beegfsKind names BeeGFS in render errors.
@@ -149,4 +152,83 @@ func errorPath(err error, names ...string) path.Path {
 		}
 	}
 	return at
+}
+
+// beegfsVersionAttribute is the version attribute of every BeeGFS
+// resource: the release its nodes run.
+func beegfsVersionAttribute() schema.StringAttribute {
+	return schema.StringAttribute{Optional: true,
+		MarkdownDescription: "BeeGFS release the nodes run: " + backtickList(beegfs.Releases) + "; unset is `" + beegfs.PaperVersion +
+			"`, the R1 paper's (R3 uses `7.4`). `8` renders BeeGFS 8's configs and commands (the TOML management service, the " +
+			"`beegfs` command instead of `beegfs-ctl`, one port key per port, no helperd). Every service and client of one file " +
+			"system runs one major release: a 7.x client against 8 servers is refused at plan. A change goes from `7.2` to " +
+			"`7.4` to `8` only (`7.2` straight to `8` is refused: BeeGFS 8 imports 7.4 stores), never back.",
+		Validators: []validator.String{stringvalidator.OneOf(beegfs.Releases...)}}
+}
+
+// beegfsCLITLSAttribute is tls_disable of the resources that run the
+// beegfs command.
+func beegfsCLITLSAttribute() schema.BoolAttribute {
+	return schema.BoolAttribute{Optional: true, MarkdownDescription: "BeeGFS 8: run the `beegfs` command with `--tls-disable`, " +
+		"for a management service with `tls_disable`. Otherwise it verifies the service with `" + beegfs.TLSCertFile +
+		"` on the node (`hpcstorage_beegfs_client`'s `tls_cert_pem`)."}
+}
+
+// beegfsErrPath is where a render error belongs: its location when it
+// has one, else (the 7.x renderers) the field its message starts with.
+func beegfsErrPath(err error, names ...string) path.Path {
+	if le, ok := located.Find(err); ok {
+		return locatedPath(le.Path)
+	}
+	return errorPath(err, names...)
+}
+
+// beegfsUpgradeCheck refuses, at plan, a change of version BeeGFS cannot
+// make in place (7.2 straight to 8, any step back): ok is false then.
+func beegfsUpgradeCheck(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) bool {
+	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+		return true
+	}
+	var from, to types.String
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("version"), &from)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("version"), &to)...)
+	if resp.Diagnostics.HasError() || to.IsUnknown() {
+		return !resp.Diagnostics.HasError()
+	}
+	addLocated(&resp.Diagnostics, path.Root("version"), "Unsupported BeeGFS Upgrade",
+		"Change the version one supported step at a time (the BeeGFS 8 upgrade guide).", beegfs.CheckUpgrade(from.ValueString(), to.ValueString()))
+	return !resp.Diagnostics.HasError()
+}
+
+// beegfsVersioned is a BeeGFS node service with the upgrade check.
+type beegfsVersioned[M any, P interface {
+	*M
+	nodeModel
+}] struct {
+	*nodeService[M, P]
+}
+
+func (r *beegfsVersioned[M, P]) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if beegfsUpgradeCheck(ctx, req, resp) {
+		r.nodeService.ModifyPlan(ctx, req, resp)
+	}
+}
+
+// beegfsClaimVersion refuses services and clients of one file system
+// (scope: their mgmtd_host) on different major releases: every resource
+// of one major claims the same owner, so only a mix clashes.
+func beegfsClaimVersion(n *nodeAccess, scope, version string, diags *diag.Diagnostics) {
+	if n == nil || n.claims == nil {
+		return
+	}
+	mine := fmt.Sprintf("BeeGFS %d", beegfs.Major(version))
+	for _, other := range n.claims.claim("beegfs-version:"+scope, mine, []string{"major release"}) {
+		otherVersion := beegfs.Version8
+		if beegfs.Major(version) == 8 {
+			otherVersion = beegfs.Version74
+		}
+		addLocated(diags, path.Root("version"), "BeeGFS Releases Mixed", "Set the same major version on every BeeGFS service and "+
+			"client of this file system.", beegfs.CheckMix(version, otherVersion, "another service or client with mgmtd_host "+
+			scope+" ("+other+")"))
+	}
 }

@@ -20,16 +20,18 @@ import (
 // NewBeegfsMetadataResource is the hpcstorage_beegfs_metadata resource:
 // the beegfs-meta instances of one server.
 func NewBeegfsMetadataResource() resource.Resource {
-	return &nodeService[beegfsMetadataModel, *beegfsMetadataModel]{name: "_beegfs_metadata", kind: beegfsKind, schema: beegfsMetadataSchema, claim: claimMetadataIDs}
+	return &beegfsVersioned[beegfsMetadataModel, *beegfsMetadataModel]{&nodeService[beegfsMetadataModel, *beegfsMetadataModel]{name: "_beegfs_metadata",
+		kind: beegfsKind, schema: beegfsMetadataSchema, claim: claimMetadataIDs}}
 }
 
 type beegfsMetadataModel struct {
 	NodeService
 	BeegfsSecret
 	BeegfsMgmtd
-	Instances types.List `tfsdk:"instances"`
-	Settings  types.Map  `tfsdk:"settings"`
-	Services  types.List `tfsdk:"services"`
+	Version   types.String `tfsdk:"version"`
+	Instances types.List   `tfsdk:"instances"`
+	Settings  types.Map    `tfsdk:"settings"`
+	Services  types.List   `tfsdk:"services"`
 }
 
 type metaInstanceModel struct {
@@ -59,12 +61,13 @@ func beegfsMetadataSchema() schema.Schema {
 					"and memory to (`tuneBindToNumaZone`); unset leaves it unbound.", Validators: []validator.Int64{int64validator.Between(0, 63)}},
 			}},
 		},
+		"version":  beegfsVersionAttribute(),
 		"settings": beegfsSettingsAttribute(beegfs.MetaTuning),
 		"services": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The systemd units, one per instance."},
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service.")
 	return schema.Schema{
-		MarkdownDescription: "BeeGFS metadata service instances (beegfs-meta, BeeGFS 7.x multi-mode) on one server: per " +
+		MarkdownDescription: "BeeGFS metadata service instances (beegfs-meta multi-mode; BeeGFS 7.x, or 8 with `version = \"8\"`: 8's port keys) on one server: per " +
 			"instance its config, one-time setup and running, enabled template unit, plus the connection authentication " +
 			"file. Destroy stops and disables the units and removes the configs; metadata on the targets is kept.",
 		Attributes: attrs,
@@ -80,6 +83,7 @@ func claimMetadataIDs(nodes *nodeAccess, m *beegfsMetadataModel, diags *diag.Dia
 		ids = append(ids, fmt.Sprintf("metadata node_id %d", in.NodeID.ValueInt64()))
 	}
 	beegfsClaim(nodes, m.MgmtdHost.ValueString(), "hpcstorage_beegfs_metadata on "+m.Host.ValueString(), ids, diags)
+	beegfsClaimVersion(nodes, m.MgmtdHost.ValueString(), m.Version.ValueString(), diags)
 }
 
 func (m *beegfsMetadataModel) owner() string { return "beegfs-meta" }
@@ -98,7 +102,7 @@ func (m *beegfsMetadataModel) instances() ([]metaInstanceModel, bool) {
 
 func (m *beegfsMetadataModel) known() bool {
 	ins, ok := m.instances()
-	if !m.mgmtdKnown() || m.Settings.IsUnknown() || !ok {
+	if !m.mgmtdKnown() || m.Settings.IsUnknown() || m.Version.IsUnknown() || !ok {
 		return false
 	}
 	for _, in := range ins {
@@ -111,7 +115,8 @@ func (m *beegfsMetadataModel) known() bool {
 
 func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 	settings, _ := settingsMap(m.Settings)
-	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), Auth: beegfs.Auth(auth), Settings: settings}
+	md := beegfs.Metadata{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), Auth: beegfs.Auth(auth), Settings: settings,
+		Version: m.Version.ValueString()}
 	ins, _ := m.instances()
 	for _, in := range ins {
 		mi := beegfs.MetaInstance{Name: in.Name.ValueString(), Directory: in.Directory.ValueString(), NodeID: int(in.NodeID.ValueInt64()),
@@ -126,6 +131,9 @@ func (m *beegfsMetadataModel) spec(auth beegfs.Auth) beegfs.Metadata {
 }
 
 func (m *beegfsMetadataModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
+	if err := beegfs.CheckVersion(m.Version.ValueString()); err != nil {
+		return nil, beegfsErrPath(err), err
+	}
 	items, err := m.spec(beegfs.Auth(auth)).Items()
 	return items, errorPath(err, "instances", "mgmtd_host", "mgmtd_port", "settings", "conn_auth_secret"), err
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewBeegfsMirrorGroupResource is the hpcstorage_beegfs_mirror_group
@@ -44,6 +45,8 @@ type beegfsMirrorGroupModel struct {
 	Primary        types.Object `tfsdk:"primary"`
 	Secondary      types.Object `tfsdk:"secondary"`
 	MirrorMetadata types.Bool   `tfsdk:"mirror_metadata"`
+	Version        types.String `tfsdk:"version"`
+	TLSDisable     types.Bool   `tfsdk:"tls_disable"`
 	CurrentPrimary types.Int64  `tfsdk:"current_primary"`
 	Command        types.List   `tfsdk:"command"`
 }
@@ -92,12 +95,16 @@ func beegfsMirrorGroupSchema() schema.Schema {
 				"(`beegfs-ctl --listnodes --nodetype=client`) and refuses, naming them. The provider does not order the restarts " +
 				"itself: after the apply, restart every metadata service (with HA, each metadata group: `crm_resource --restart " +
 				"--resource <group>`, what `pcs resource restart` runs), then start the clients. It cannot be turned off again."},
+		"version":     beegfsVersionAttribute(),
+		"tls_disable": beegfsCLITLSAttribute(),
 		"current_primary": schema.Int64Attribute{Computed: true, MarkdownDescription: "The side that is primary now, as " +
 			"`beegfs-ctl --listmirrorgroups` shows it (after a failover BeeGFS swaps primary and secondary; that is no drift)."},
-		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --addmirrorgroup` argv."},
+		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --addmirrorgroup` " +
+			"argv (7.x), or `beegfs mirror create <node_type>_group_<group_id> --node-type --primary --secondary --num-id` (8: read back " +
+			"with `beegfs mirror list`, metadata mirroring with `beegfs mirror init --yes`, clients with `beegfs node list`)."},
 	}, false)
 	return schema.Schema{
-		MarkdownDescription: "One BeeGFS buddy mirror group (BeeGFS 7.x `beegfs-ctl --addmirrorgroup`), for designs whose " +
+		MarkdownDescription: "One BeeGFS buddy mirror group (BeeGFS 7.x `beegfs-ctl --addmirrorgroup`; with `version = \"8\"` `beegfs mirror create`), for designs whose " +
 			"servers do not share storage: the secondary keeps a copy of everything written to the primary, and takes over when " +
 			"the primary fails. **Mirroring halves the capacity** of the targets it pairs (files in a `buddy_mirror` directory " +
 			"take twice their size). Groups are defined explicitly, never with `--automatic`. The group is read back with " +
@@ -115,7 +122,8 @@ func (m *beegfsMirrorGroupModel) owner() string {
 }
 
 func (m *beegfsMirrorGroupModel) known() bool {
-	return !m.NodeType.IsUnknown() && !m.GroupID.IsUnknown() && !m.MirrorMetadata.IsUnknown() && memberKnown(m.Primary) && memberKnown(m.Secondary)
+	return !m.NodeType.IsUnknown() && !m.GroupID.IsUnknown() && !m.MirrorMetadata.IsUnknown() && memberKnown(m.Primary) && memberKnown(m.Secondary) &&
+		!m.Version.IsUnknown() && !m.TLSDisable.IsUnknown()
 }
 
 func memberKnown(o types.Object) bool {
@@ -139,11 +147,15 @@ func mirrorMember(o types.Object) beegfs.MirrorMember {
 
 func (m *beegfsMirrorGroupModel) group() beegfs.MirrorGroup {
 	return beegfs.MirrorGroup{NodeType: m.NodeType.ValueString(), GroupID: int(m.GroupID.ValueInt64()), Primary: mirrorMember(m.Primary),
-		Secondary: mirrorMember(m.Secondary), MirrorMetadata: m.MirrorMetadata.ValueBool()}
+		Secondary: mirrorMember(m.Secondary), MirrorMetadata: m.MirrorMetadata.ValueBool(), Version: m.Version.ValueString(),
+		TLSDisable: m.TLSDisable.ValueBool()}
 }
 
 func (m *beegfsMirrorGroupModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 	items, err := m.group().Items()
+	if _, ok := located.Find(err); ok {
+		return items, beegfsErrPath(err), err
+	}
 	return items, errorPath(err, "group_id", "node_type", "primary", "secondary", "mirror_metadata"), err
 }
 
@@ -210,6 +222,9 @@ func (r *beegfsMirrorGroupResource) Read(ctx context.Context, req resource.ReadR
 // ModifyPlan adds to the shell's plan-time check: metadata mirroring
 // about to be turned on while clients are mounted is refused, naming them.
 func (r *beegfsMirrorGroupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if !beegfsUpgradeCheck(ctx, req, resp) {
+		return
+	}
 	r.nodeService.ModifyPlan(ctx, req, resp)
 	if resp.Diagnostics.HasError() || req.Plan.Raw.IsNull() || r.nodes == nil {
 		return
@@ -233,7 +248,7 @@ func (r *beegfsMirrorGroupResource) ModifyPlan(ctx context.Context, req resource
 	}
 	if ir := res.Items[0]; ir.Error != "" {
 		addError(&resp.Diagnostics, path.Root("mirror_metadata"), "Cannot List BeeGFS Clients", fmt.Sprintf("Host %s: %s: %s",
-			plan.Host.ValueString(), strings.Join(beegfs.ClientsArgv, " "), ir.Error), nil)
+			plan.Host.ValueString(), strings.Join(beegfs.ClientsArgvFor(plan.Version.ValueString(), plan.TLSDisable.ValueBool()), " "), ir.Error), nil)
 		return
 	}
 	if clients := beegfs.ParseClients(res.Items[0].Output); len(clients) > 0 {

@@ -23,7 +23,10 @@ import (
 // NewBeegfsMonitorResource is the hpcstorage_beegfs_monitor resource:
 // beegfs-mon on one node.
 func NewBeegfsMonitorResource() resource.Resource {
-	return &beegfsMonitorResource{&nodeService[beegfsMonitorModel, *beegfsMonitorModel]{name: "_beegfs_monitor", kind: beegfsKind, schema: beegfsMonitorSchema}}
+	return &beegfsMonitorResource{&nodeService[beegfsMonitorModel, *beegfsMonitorModel]{name: "_beegfs_monitor", kind: beegfsKind, schema: beegfsMonitorSchema,
+		claim: func(n *nodeAccess, m *beegfsMonitorModel, diags *diag.Diagnostics) {
+			beegfsClaimVersion(n, m.MgmtdHost.ValueString(), m.Version.ValueString(), diags)
+		}}}
 }
 
 // beegfsMonitorResource overrides what the shell does not do for it.
@@ -43,6 +46,7 @@ type beegfsMonitorModel struct {
 	InfluxdbPasswordFile types.String `tfsdk:"influxdb_password_file"`
 	InfluxdbPasswordHash types.String `tfsdk:"influxdb_password_hash"`
 	Settings             types.Map    `tfsdk:"settings"`
+	Version              types.String `tfsdk:"version"`
 	Service              types.String `tfsdk:"service"`
 
 	// The password as read from the configuration (readWriteOnly); never
@@ -89,11 +93,12 @@ func beegfsMonitorSchema() schema.Schema {
 				"and the retention `dbSetRetentionPolicy`, `dbRetentionDuration` (the package defaults apply otherwise). Keys " +
 				"set by other attributes (`sysMgmtdHost`, `connMgmtdPortTCP/UDP`, `connAuthFile`, `dbType`, `dbHostName`, " +
 				"`dbHostPort`, `dbDatabase`, `dbAuthFile`) are refused."},
+		"version": beegfsVersionAttribute(),
 		"service": schema.StringAttribute{Computed: true, MarkdownDescription: "The systemd unit, `beegfs-mon`."},
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service (`connMgmtdPortTCP/UDP`).")
 	return schema.Schema{
-		MarkdownDescription: "The BeeGFS monitoring service (beegfs-mon, BeeGFS 7.x) on one node: it polls the management, " +
+		MarkdownDescription: "The BeeGFS monitoring service (beegfs-mon; BeeGFS 7.x, or 8 with `version = \"8\"`) on one node: it polls the management, " +
 			"metadata and storage services and writes their statistics to InfluxDB 1.x, which the ready-made BeeGFS Grafana " +
 			"dashboards read. R1 runs it on the management server. This resource writes its config (`" + beegfs.MonConf +
 			"`, keys overlaid on the packaged file), the connection authentication file (`/etc/beegfs/beegfs-mon-conn.auth`: " +
@@ -108,11 +113,14 @@ func (m *beegfsMonitorModel) owner() string { return beegfs.MonService }
 
 func (m *beegfsMonitorModel) known() bool {
 	return m.mgmtdKnown() && !m.InfluxdbHost.IsUnknown() && !m.InfluxdbPort.IsUnknown() &&
-		!m.InfluxdbDatabase.IsUnknown() && !m.InfluxdbUsername.IsUnknown() && !m.Settings.IsUnknown()
+		!m.InfluxdbDatabase.IsUnknown() && !m.InfluxdbUsername.IsUnknown() && !m.Settings.IsUnknown() && !m.Version.IsUnknown()
 }
 
 func (m *beegfsMonitorModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
+	if err := beegfs.CheckVersion(m.Version.ValueString()); err != nil {
+		return nil, beegfsErrPath(err), err
+	}
 	var login *beegfs.MonDBAuth
 	if !m.InfluxdbUsername.IsNull() {
 		// The password only renders with the connection secret: renders
@@ -121,7 +129,8 @@ func (m *beegfsMonitorModel) items(auth secretInput) ([]protocol.Item, path.Path
 	}
 	items, err := beegfs.Monitor{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(),
 		DBHost: stringOr(m.InfluxdbHost, beegfs.DefaultMonDBHost), DBPort: intOr(m.InfluxdbPort, beegfs.DefaultMonDBPort),
-		DBDatabase: stringOr(m.InfluxdbDatabase, beegfs.DefaultMonDatabase), DBAuth: login, Auth: beegfs.Auth(auth), Settings: settings}.Items()
+		DBDatabase: stringOr(m.InfluxdbDatabase, beegfs.DefaultMonDatabase), DBAuth: login, Auth: beegfs.Auth(auth), Settings: settings,
+		Version: m.Version.ValueString()}.Items()
 	return items, errorPath(err, "mgmtd_host", "mgmtd_port", "influxdb_host", "influxdb_port", "influxdb_database", "influxdb_username",
 		"influxdb_password", "settings", "conn_auth_secret"), err
 }
@@ -181,6 +190,13 @@ func (m *beegfsMonitorModel) readWriteOnly(ctx context.Context, config tfsdk.Con
 func (m *beegfsMonitorModel) fill() {
 	m.Service = types.StringValue(beegfs.MonService)
 	m.InfluxdbPassword = types.StringNull()
+}
+
+// ModifyPlan refuses an unsupported version change, then plans as the shell.
+func (r *beegfsMonitorResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if beegfsUpgradeCheck(ctx, req, resp) {
+		r.nodeService.ModifyPlan(ctx, req, resp)
+	}
 }
 
 // ValidateConfig renders the configuration like the other BeeGFS services

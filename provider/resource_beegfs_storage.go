@@ -21,13 +21,15 @@ import (
 // NewBeegfsStorageResource is the hpcstorage_beegfs_storage resource:
 // the beegfs-storage instance of one server.
 func NewBeegfsStorageResource() resource.Resource {
-	return &nodeService[beegfsStorageModel, *beegfsStorageModel]{name: "_beegfs_storage", kind: beegfsKind, schema: beegfsStorageSchema, claim: claimStorageIDs}
+	return &beegfsVersioned[beegfsStorageModel, *beegfsStorageModel]{&nodeService[beegfsStorageModel, *beegfsStorageModel]{name: "_beegfs_storage",
+		kind: beegfsKind, schema: beegfsStorageSchema, claim: claimStorageIDs}}
 }
 
 type beegfsStorageModel struct {
 	NodeService
 	BeegfsSecret
 	BeegfsMgmtd
+	Version  types.String `tfsdk:"version"`
 	NodeID   types.Int64  `tfsdk:"node_id"`
 	Port     types.Int64  `tfsdk:"port"`
 	NumaZone types.Int64  `tfsdk:"numa_zone"`
@@ -62,12 +64,13 @@ func beegfsStorageSchema() schema.Schema {
 					MarkdownDescription: "Storage pool ID (1 is the default pool).", Validators: []validator.Int64{int64validator.Between(1, 65535)}},
 			}},
 		},
+		"version":  beegfsVersionAttribute(),
 		"settings": beegfsSettingsAttribute(beegfs.StorageTuning),
 		"service":  schema.StringAttribute{Computed: true, MarkdownDescription: "The systemd unit, `beegfs-storage`."},
 	}, true)
 	beegfsMgmtdAttributes(attrs, "Port of the management service.")
 	return schema.Schema{
-		MarkdownDescription: "The BeeGFS storage service (beegfs-storage, BeeGFS 7.x) of one server with its targets: " +
+		MarkdownDescription: "The BeeGFS storage service (beegfs-storage; BeeGFS 7.x, or 8 with `version = \"8\"`: the config written whole with 8's port keys) of one server with its targets: " +
 			"config (`/etc/beegfs/beegfs-storage.conf`, keys overlaid on the packaged file, R1 tuning), connection " +
 			"authentication file, one-time target setup and the running, enabled unit. Duplicate target IDs, in one " +
 			"resource or across the configuration, fail the plan. Destroy stops the unit and puts the config back; " +
@@ -85,6 +88,7 @@ func claimStorageIDs(nodes *nodeAccess, m *beegfsStorageModel, diags *diag.Diagn
 		ids = append(ids, fmt.Sprintf("storage target id %d", t.ID.ValueInt64()))
 	}
 	beegfsClaim(nodes, m.MgmtdHost.ValueString(), "hpcstorage_beegfs_storage on "+m.Host.ValueString(), ids, diags)
+	beegfsClaimVersion(nodes, m.MgmtdHost.ValueString(), m.Version.ValueString(), diags)
 }
 
 func (m *beegfsStorageModel) owner() string { return "beegfs-storage" }
@@ -104,7 +108,7 @@ func (m *beegfsStorageModel) targets() ([]storageTargetModel, bool) {
 func (m *beegfsStorageModel) known() bool {
 	tg, ok := m.targets()
 	if !m.mgmtdKnown() || m.NodeID.IsUnknown() || m.Port.IsUnknown() || m.NumaZone.IsUnknown() ||
-		m.Settings.IsUnknown() || !ok {
+		m.Settings.IsUnknown() || m.Version.IsUnknown() || !ok {
 		return false
 	}
 	for _, t := range tg {
@@ -118,7 +122,11 @@ func (m *beegfsStorageModel) known() bool {
 func (m *beegfsStorageModel) items(auth secretInput) ([]protocol.Item, path.Path, error) {
 	settings, _ := settingsMap(m.Settings)
 	s := beegfs.Storage{MgmtdHost: m.MgmtdHost.ValueString(), MgmtdPort: m.mgmtdPort(), NodeID: int(m.NodeID.ValueInt64()),
-		Port: intOr(m.Port, beegfs.DefaultStorPort), Auth: beegfs.Auth(auth), Settings: settings}
+		Port: intOr(m.Port, beegfs.DefaultStorPort), Auth: beegfs.Auth(auth), Settings: settings,
+		Version: m.Version.ValueString()}
+	if err := beegfs.CheckVersion(s.Version); err != nil {
+		return nil, beegfsErrPath(err), err
+	}
 	if !m.NumaZone.IsNull() {
 		z := int(m.NumaZone.ValueInt64())
 		s.NumaZone = &z

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/beegfs"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // NewBeegfsStripePatternResource is the hpcstorage_beegfs_stripe_pattern resource:
@@ -38,6 +39,8 @@ type beegfsStripePatternModel struct {
 	NumTargets  types.Int64  `tfsdk:"num_targets"`
 	Pool        types.Int64  `tfsdk:"pool"`
 	BuddyMirror types.Bool   `tfsdk:"buddy_mirror"`
+	Version     types.String `tfsdk:"version"`
+	TLSDisable  types.Bool   `tfsdk:"tls_disable"`
 	Command     types.List   `tfsdk:"command"`
 }
 
@@ -58,7 +61,10 @@ func beegfsStripePatternSchema() schema.Schema {
 			MarkdownDescription: "Stripe over storage buddy mirror groups (`--pattern=buddymirror`; `num_targets` then counts groups): " +
 				"every chunk is written to both targets of a group (`hpcstorage_beegfs_mirror_group`), so files here take twice " +
 				"their size. Needs storage mirror groups in `pool`."},
-		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The `beegfs-ctl --setpattern` argv run on the client."},
+		"version":     beegfsVersionAttribute(),
+		"tls_disable": beegfsCLITLSAttribute(),
+		"command": schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "The argv run on the " +
+			"client: `beegfs-ctl --setpattern` (7.x) or `beegfs entry set` (8)."},
 	}, false)
 	return schema.Schema{
 		MarkdownDescription: "Stripe pattern (RAID0 chunk size, targets per file, storage pool) of one BeeGFS directory, " +
@@ -66,7 +72,8 @@ func beegfsStripePatternSchema() schema.Schema {
 			"get it. The pattern is read back with `beegfs-ctl --getentryinfo` on every refresh: `chunk_size_bytes`, `num_targets` " +
 			"`pool` and `buddy_mirror` in state are what the client shows, so a pattern changed by hand shows in the next plan and the " +
 			"apply sets it again (setpattern runs only when the read-back differs). Destroy leaves the directory and its " +
-			"pattern. The client needs BeeGFS 7.x `beegfs-ctl` (BeeGFS 8: `beegfs entry set`, not rendered yet).",
+			"pattern. The client needs `beegfs-ctl` (7.x); with `version = \"8\"` the `beegfs` command: `beegfs entry set` " +
+			"(`--pattern=raid0|mirrored`), read back with `beegfs entry info --retro`.",
 		Attributes: attrs,
 	}
 }
@@ -103,6 +110,13 @@ func (r *beegfsStripePatternResource) Read(ctx context.Context, req resource.Rea
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// ModifyPlan refuses an unsupported version change, then plans as the shell.
+func (r *beegfsStripePatternResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if beegfsUpgradeCheck(ctx, req, resp) {
+		r.nodeService.ModifyPlan(ctx, req, resp)
+	}
+}
+
 func (m *beegfsStripePatternModel) secret() serviceSecret { return nil }
 
 // owner is per directory, so patterns of several directories on one client
@@ -113,16 +127,20 @@ func (m *beegfsStripePatternModel) owner() string {
 
 func (m *beegfsStripePatternModel) known() bool {
 	return !m.MountPoint.IsUnknown() && !m.Path.IsUnknown() && !m.ChunkSize.IsUnknown() && !m.NumTargets.IsUnknown() && !m.Pool.IsUnknown() &&
-		!m.BuddyMirror.IsUnknown()
+		!m.BuddyMirror.IsUnknown() && !m.Version.IsUnknown() && !m.TLSDisable.IsUnknown()
 }
 
 func (m *beegfsStripePatternModel) stripe() beegfs.Stripe {
 	return beegfs.Stripe{MountPoint: stringOr(m.MountPoint, beegfs.DefaultMountPoint), Path: m.Path.ValueString(), ChunkSize: m.ChunkSize.ValueInt64(),
-		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1), BuddyMirror: m.BuddyMirror.ValueBool()}
+		NumTargets: int(m.NumTargets.ValueInt64()), Pool: intOr(m.Pool, 1), BuddyMirror: m.BuddyMirror.ValueBool(),
+		Version: m.Version.ValueString(), TLSDisable: m.TLSDisable.ValueBool()}
 }
 
 func (m *beegfsStripePatternModel) items(secretInput) ([]protocol.Item, path.Path, error) {
 	items, err := m.stripe().Items()
+	if _, ok := located.Find(err); ok {
+		return items, beegfsErrPath(err), err
+	}
 	return items, errorPath(err, "path", "mount_point", "chunk_size_bytes", "num_targets", "pool"), err
 }
 

@@ -52,6 +52,12 @@ module "r1" {
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
   bios_attributes       = var.bios_attributes
+  # BeeGFS 8 (beegfs_version = "8", with ha = false): license and TLS files.
+  beegfs_version       = var.beegfs_version
+  beegfs_license_file  = var.beegfs_license_file
+  beegfs_tls_cert_file = var.beegfs_tls_cert_file
+  beegfs_tls_key_file  = var.beegfs_tls_key_file
+  beegfs_tls_disable   = var.beegfs_tls_disable
 }
 
 output "standby_moves" {

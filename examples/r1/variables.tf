@@ -56,3 +56,33 @@ variable "bios_attributes" {
   type        = map(string)
   default     = null
 }
+
+variable "beegfs_version" {
+  description = "BeeGFS release: null is the paper's 7.2; \"7.4\"; \"8\" (needs ha = false, a license and TLS files or beegfs_tls_disable)."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_license_file" {
+  description = "BeeGFS 8: the license file (license.pem)."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_cert_file" {
+  description = "BeeGFS 8: the management service's certificate (PEM)."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_key_file" {
+  description = "BeeGFS 8: the certificate's private key (PEM)."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_disable" {
+  description = "BeeGFS 8: serve gRPC without TLS."
+  type        = bool
+  default     = null
+}

@@ -11,6 +11,7 @@ package beegfs
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,11 @@ type MirrorGroup struct {
 	// group exists: the root directory and everything created below it
 	// get mirrored metadata.
 	MirrorMetadata bool
+	// Version is the BeeGFS release ("" is the paper's, 7.2): 8 uses the
+	// beegfs command instead of beegfs-ctl.
+	Version string
+	// TLSDisable (8) runs the beegfs command without TLS.
+	TLSDisable bool
 }
 
 func mirrorInvalid(field, format string, a ...any) error {
@@ -113,8 +119,19 @@ func (g MirrorGroup) what() string {
 	return "targets"
 }
 
-// AddArgv is the command that defines the group.
+// Alias is the group's alias in BeeGFS 8 (aliases are unique over every
+// entity, so the node type is part of it).
+func (g MirrorGroup) Alias() string { return fmt.Sprintf("%s_group_%d", g.NodeType, g.GroupID) }
+
+// AddArgv is the command that defines the group: in BeeGFS 8 `beegfs
+// mirror create <alias>` with the members as <nodetype>:<id>
+// (beegfs-go ctl/internal/cmd/buddygroup/create.go).
 func (g MirrorGroup) AddArgv() []string {
+	if IsV8(g.Version) {
+		return []string{"beegfs", cliTLS(g.TLSDisable), "mirror", "create", g.Alias(), "--node-type=" + g.NodeType,
+			fmt.Sprintf("--primary=%s:%d", g.NodeType, g.Primary.ID), fmt.Sprintf("--secondary=%s:%d", g.NodeType, g.Secondary.ID),
+			fmt.Sprintf("--num-id=%d", g.GroupID)}
+	}
 	return []string{"beegfs-ctl", "--addmirrorgroup", "--nodetype=" + g.NodeType, fmt.Sprintf("--primary=%d", g.Primary.ID),
 		fmt.Sprintf("--secondary=%d", g.Secondary.ID), fmt.Sprintf("--groupid=%d", g.GroupID)}
 }
@@ -124,17 +141,57 @@ func ListArgv(nodeType string) []string {
 	return []string{"beegfs-ctl", "--listmirrorgroups", "--nodetype=" + nodeType}
 }
 
+// ListArgvFor is ListArgv of a release: 8 has `beegfs mirror list`.
+func ListArgvFor(version, nodeType string, tlsDisable bool) []string {
+	if IsV8(version) {
+		return []string{"beegfs", cliTLS(tlsDisable), "mirror", "list", "--node-type=" + nodeType}
+	}
+	return ListArgv(nodeType)
+}
+
 // ClientsArgv lists the clients registered at the management service: a
 // mounted client is registered.
 var ClientsArgv = []string{"beegfs-ctl", "--listnodes", "--nodetype=client"}
 
+// ClientsArgvFor is ClientsArgv of a release: 8 has `beegfs node list`.
+func ClientsArgvFor(version string, tlsDisable bool) []string {
+	if IsV8(version) {
+		return []string{"beegfs", cliTLS(tlsDisable), "node", "list", "--node-type=client"}
+	}
+	return ClientsArgv
+}
+
+// cliTLS is the beegfs command's TLS flag: the certificate it verifies
+// the management service with (cert.pem, the default), or none.
+func cliTLS(disable bool) string {
+	if disable {
+		return "--tls-disable"
+	}
+	return "--tls-cert-file=" + TLSCertFile
+}
+
 // MirrorMDArgv turns metadata mirroring on.
 var MirrorMDArgv = []string{"beegfs-ctl", "--mirrormd"}
+
+// MirrorMDArgvFor is MirrorMDArgv of a release: 8's `beegfs mirror init`
+// needs --yes to act.
+func MirrorMDArgvFor(version string, tlsDisable bool) []string {
+	if IsV8(version) {
+		return []string{"beegfs", cliTLS(tlsDisable), "mirror", "init", "--yes"}
+	}
+	return MirrorMDArgv
+}
 
 // matcher is the group's line in --listmirrorgroups, either way round:
 // after a failover BeeGFS swaps primary and secondary, and the group is
 // still the one defined.
 func (g MirrorGroup) matcher() string {
+	if IsV8(g.Version) {
+		// ALIAS ID TYPE PRIMARY_TARGET PRIMARY_CONSISTENCY SECONDARY_TARGET ...
+		t := g.NodeType[:1]
+		return fmt.Sprintf(`(?m)^\s*\S+\s+%s:%d\s+\S+\s+(?:%s:%d\s+\S+\s+%s:%d|%s:%d\s+\S+\s+%s:%d)\b`, t, g.GroupID,
+			t, g.Primary.ID, t, g.Secondary.ID, t, g.Secondary.ID, t, g.Primary.ID)
+	}
 	return fmt.Sprintf(`(?m)^\s*%d\s+(?:%d\s+%d|%d\s+%d)\s*$`, g.GroupID, g.Primary.ID, g.Secondary.ID, g.Secondary.ID, g.Primary.ID)
 }
 
@@ -155,11 +212,14 @@ func (g MirrorGroup) Items() ([]protocol.Item, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	items := []protocol.Item{{Command: &protocol.Command{Name: "addmirrorgroup", Argv: g.AddArgv(), Unless: ListArgv(g.NodeType),
+	if err := CheckVersion(g.Version); err != nil {
+		return nil, err
+	}
+	items := []protocol.Item{{Command: &protocol.Command{Name: "addmirrorgroup", Argv: g.AddArgv(), Unless: ListArgvFor(g.Version, g.NodeType, g.TLSDisable),
 		UnlessMatch: []string{g.matcher()}}}}
 	if g.MirrorMetadata {
 		argv := append([]string{"/bin/sh", "-c", `marker=$1; shift; "$@" || exit 1; mkdir -p "${marker%/*}" && : > "$marker"`,
-			"hpcstorage-mirrormd", MirrorMDMarker}, MirrorMDArgv...)
+			"hpcstorage-mirrormd", MirrorMDMarker}, MirrorMDArgvFor(g.Version, g.TLSDisable)...)
 		items = append(items, protocol.Item{Command: &protocol.Command{Name: "mirrormd", Argv: argv, Creates: MirrorMDMarker}})
 	}
 	return items, nil
@@ -169,8 +229,8 @@ func (g MirrorGroup) Items() ([]protocol.Item, error) {
 // ParseClients read: the groups, and the mounted clients.
 func (g MirrorGroup) ProbeItems() []protocol.Item {
 	return []protocol.Item{
-		{Command: &protocol.Command{Name: "listmirrorgroups", Argv: ListArgv(g.NodeType), ReadOnly: true}},
-		{Command: &protocol.Command{Name: "listclients", Argv: ClientsArgv, ReadOnly: true}},
+		{Command: &protocol.Command{Name: "listmirrorgroups", Argv: ListArgvFor(g.Version, g.NodeType, g.TLSDisable), ReadOnly: true}},
+		{Command: &protocol.Command{Name: "listclients", Argv: ClientsArgvFor(g.Version, g.TLSDisable), ReadOnly: true}},
 	}
 }
 
@@ -185,6 +245,9 @@ var reGroupLine = regexp.MustCompile(`^\s*(\d+)\s+(\d+)\s+(\d+)\s*$`)
 // (BuddyGroupID PrimaryTargetID SecondaryTargetID, or ...NodeID for
 // metadata), a line of =, then one line per group.
 func ParseMirrorGroups(out string) ([]ListedGroup, error) {
+	if strings.Contains(out, "PRIMARY_TARGET") {
+		return parseMirrorTable(out)
+	}
 	var groups []ListedGroup
 	header := false
 	for _, l := range strings.Split(out, "\n") {
@@ -208,10 +271,72 @@ func ParseMirrorGroups(out string) ([]ListedGroup, error) {
 	return groups, nil
 }
 
+var reV8Entity = regexp.MustCompile(`^[a-z]+:(\d+)$`)
+
+// parseMirrorTable reads `beegfs mirror list` (BeeGFS 8): a header of
+// column names (ALIAS ID TYPE PRIMARY_TARGET PRIMARY_CONSISTENCY
+// SECONDARY_TARGET SECONDARY_CONSISTENCY by default), then one row per
+// group, ids as <type>:<n>.
+func parseMirrorTable(out string) ([]ListedGroup, error) {
+	lines := strings.Split(out, "\n")
+	var cols []string
+	var groups []ListedGroup
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		if cols == nil {
+			if slices.Contains(f, "PRIMARY_TARGET") {
+				cols = f
+			}
+			continue
+		}
+		if len(f) != len(cols) {
+			return nil, fmt.Errorf("mirror list row %q does not match its header %q", l, strings.Join(cols, " "))
+		}
+		var g ListedGroup
+		for i, c := range cols {
+			var dst *int
+			switch c {
+			case "ID":
+				dst = &g.ID
+			case "PRIMARY_TARGET":
+				dst = &g.Primary
+			case "SECONDARY_TARGET":
+				dst = &g.Secondary
+			default:
+				continue
+			}
+			m := reV8Entity.FindStringSubmatch(f[i])
+			if m == nil {
+				return nil, fmt.Errorf("mirror list: %s %q is no <type>:<id>", c, f[i])
+			}
+			*dst, _ = strconv.Atoi(m[1])
+		}
+		groups = append(groups, g)
+	}
+	if cols == nil {
+		return nil, fmt.Errorf("no header in the mirror list: %q", clip(out))
+	}
+	return groups, nil
+}
+
 // ParseClients reads `beegfs-ctl --listnodes --nodetype=client`: one
-// "name [ID: n]" line per registered client.
+// "name [ID: n]" line per registered client; or BeeGFS 8's `beegfs node
+// list`: a header (ID TYPE ALIAS), then one row per node.
 func ParseClients(out string) []string {
 	var names []string
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) > 0 && slices.Contains(strings.Fields(lines[0]), "ALIAS") {
+		cols := strings.Fields(lines[0])
+		at := slices.Index(cols, "ALIAS")
+		for _, l := range lines[1:] {
+			if f := strings.Fields(l); len(f) == len(cols) {
+				names = append(names, f[at])
+			}
+		}
+		return names
+	}
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
 		if name, _, ok := strings.Cut(l, " [ID:"); ok && name != "" {

@@ -45,6 +45,7 @@ var monOwnedKeys = map[string]string{
 	"sysMgmtdHost":     "mgmtd_host",
 	"connMgmtdPortTCP": "mgmtd_port",
 	"connMgmtdPortUDP": "mgmtd_port",
+	"connMgmtdPort":    "mgmtd_port",
 	"connAuthFile":     "conn_auth_secret",
 	"dbType":           "the resource (InfluxDB 1.x only)",
 	"dbHostName":       "influxdb_host",
@@ -82,6 +83,8 @@ type Monitor struct {
 	DBAuth   *MonDBAuth
 	Auth     Auth
 	Settings map[string]string
+	// Version is the BeeGFS release ("" is the paper's, 7.2).
+	Version string
 }
 
 // Items: connection auth file, config overlay, the InfluxDB credentials
@@ -117,9 +120,10 @@ func (m Monitor) Items() ([]protocol.Item, error) {
 	if m.DBAuth != nil {
 		dbAuthFile = MonDBAuthFile
 	}
-	conf, err := merge(map[string]string{"sysMgmtdHost": m.MgmtdHost, "connMgmtdPortTCP": itoa(m.MgmtdPort),
-		"connMgmtdPortUDP": itoa(m.MgmtdPort), "connAuthFile": monConnAuthPath, "dbType": MonDBType, "dbHostName": m.DBHost,
-		"dbHostPort": itoa(m.DBPort), "dbDatabase": m.DBDatabase, "dbAuthFile": dbAuthFile}, m.Settings)
+	base := map[string]string{"sysMgmtdHost": m.MgmtdHost, "connAuthFile": monConnAuthPath, "dbType": MonDBType, "dbHostName": m.DBHost,
+		"dbHostPort": itoa(m.DBPort), "dbDatabase": m.DBDatabase, "dbAuthFile": dbAuthFile}
+	portKeys(m.Version, "Mgmtd", m.MgmtdPort, base)
+	conf, err := merge(base, m.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +131,7 @@ func (m Monitor) Items() ([]protocol.Item, error) {
 	conn.File.Path = monConnAuthPath
 	items := []protocol.Item{
 		conn,
-		{File: &protocol.File{Path: MonConf, Set: toSet(conf), Notify: []string{MonService}}},
+		confFile(m.Version, MonConf, MonService, conf),
 	}
 	if m.DBAuth != nil {
 		items = append(items, m.DBAuth.item())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
+	"github.com/hpcstorage/terraform-provider-hpcstorage/internal/located"
 )
 
 // Where BeeGFS 7.x keeps its files.
@@ -131,6 +132,28 @@ func checkPort(field string, p int) error {
 	return nil
 }
 
+// portKeys are a service's port keys: BeeGFS 7.x names TCP and UDP apart
+// (connMgmtdPortTCP/UDP), 8 has one key per port (connMgmtdPort).
+func portKeys(version, service string, port int, into map[string]string) {
+	if IsV8(version) {
+		into["conn"+service+"Port"] = itoa(port)
+		return
+	}
+	into["conn"+service+"PortTCP"], into["conn"+service+"PortUDP"] = itoa(port), itoa(port)
+}
+
+// confFile is a service's config: 7.x overlays keys on the packaged file;
+// 8 writes the whole file, because a package upgrade keeps the edited 7.x
+// file (a noreplace config) and 8's daemons refuse the keys 7.x had
+// (connMgmtdPortTCP and the like): no 7.x key may survive there.
+func confFile(version, p, unit string, conf map[string]string) protocol.Item {
+	if IsV8(version) {
+		content := renderConf(unit+" (BeeGFS 8)", conf)
+		return protocol.Item{File: &protocol.File{Path: p, Content: &content, Mode: "0644", Notify: []string{unit}}}
+	}
+	return protocol.Item{File: &protocol.File{Path: p, Set: toSet(conf), Notify: []string{unit}}}
+}
+
 func setupCommand(name string, argv []string, creates string) protocol.Item {
 	return protocol.Item{Command: &protocol.Command{Name: name, Argv: argv, Creates: creates}}
 }
@@ -196,6 +219,8 @@ type Metadata struct {
 	Instances []MetaInstance
 	Auth      Auth
 	Settings  map[string]string
+	// Version is the BeeGFS release ("" is the paper's, 7.2).
+	Version string
 }
 
 // Items: per instance its config (/etc/beegfs/<name>.d/beegfs-meta.conf,
@@ -237,10 +262,12 @@ func (m Metadata) Items() ([]protocol.Item, error) {
 			seen[k] = at
 		}
 		unit := "beegfs-meta@" + in.Name
-		base := map[string]string{"sysMgmtdHost": m.MgmtdHost, "connMgmtdPortTCP": itoa(m.MgmtdPort), "connMgmtdPortUDP": itoa(m.MgmtdPort),
-			"storeMetaDirectory": in.Directory, "storeAllowFirstRunInit": "false", "connMetaPortTCP": itoa(in.Port),
-			"connMetaPortUDP": itoa(in.Port), "connAuthFile": authPath("beegfs-meta"), "logStdFile": "/var/log/beegfs-meta-" + in.Name + ".log",
+		base := map[string]string{"sysMgmtdHost": m.MgmtdHost,
+			"storeMetaDirectory": in.Directory, "storeAllowFirstRunInit": "false",
+			"connAuthFile": authPath("beegfs-meta"), "logStdFile": "/var/log/beegfs-meta-" + in.Name + ".log",
 			"sysTargetOfflineTimeoutSecs": "900"}
+		portKeys(m.Version, "Mgmtd", m.MgmtdPort, base)
+		portKeys(m.Version, "Meta", in.Port, base)
 		for k, v := range MetaTuning {
 			base[k] = v
 		}
@@ -284,6 +311,8 @@ type Storage struct {
 	Targets   []StorageTarget
 	Auth      Auth
 	Settings  map[string]string
+	// Version is the BeeGFS release ("" is the paper's, 7.2).
+	Version string
 }
 
 // Items: auth file, config overlay (storeStorageDirectory lists the
@@ -334,9 +363,11 @@ func (s Storage) Items() ([]protocol.Item, error) {
 		setups = append(setups, setupCommand(fmt.Sprintf("beegfs-setup-storage-%d", t.ID), []string{SetupDir + "/beegfs-setup-storage", "-C",
 			"-p", t.Directory, "-s", itoa(s.NodeID), "-i", itoa(t.ID), "-P", itoa(t.Pool)}, t.Directory+"/targetNumID"))
 	}
-	base := map[string]string{"sysMgmtdHost": s.MgmtdHost, "connMgmtdPortTCP": itoa(s.MgmtdPort), "connMgmtdPortUDP": itoa(s.MgmtdPort),
-		"storeStorageDirectory": strings.Join(list, ","), "storeAllowFirstRunInit": "false", "connStoragePortTCP": itoa(s.Port),
-		"connStoragePortUDP": itoa(s.Port), "connAuthFile": authPath("beegfs-storage"), "sysTargetOfflineTimeoutSecs": "900"}
+	base := map[string]string{"sysMgmtdHost": s.MgmtdHost,
+		"storeStorageDirectory": strings.Join(list, ","), "storeAllowFirstRunInit": "false",
+		"connAuthFile": authPath("beegfs-storage"), "sysTargetOfflineTimeoutSecs": "900"}
+	portKeys(s.Version, "Mgmtd", s.MgmtdPort, base)
+	portKeys(s.Version, "Storage", s.Port, base)
 	for k, v := range StorageTuning {
 		base[k] = v
 	}
@@ -349,7 +380,7 @@ func (s Storage) Items() ([]protocol.Item, error) {
 	}
 	items := []protocol.Item{
 		authItem("beegfs-storage", s.Auth),
-		{File: &protocol.File{Path: ConfDir + "/beegfs-storage.conf", Set: toSet(conf), Notify: []string{"beegfs-storage"}}},
+		confFile(s.Version, ConfDir+"/beegfs-storage.conf", "beegfs-storage", conf),
 	}
 	items = append(items, setups...)
 	return append(items, serviceItem("beegfs-storage")), nil
@@ -367,6 +398,12 @@ type Client struct {
 	// Version is the BeeGFS major version: 7 (default) runs beegfs-helperd
 	// beside the client; 8 has no helperd.
 	Version int
+	// Release is the BeeGFS release (version attribute; "" when unset):
+	// "8" renders 8's config keys and implies Version 8.
+	Release string
+	// TLSCert (8) is the management service's certificate, which the
+	// beegfs command on this node verifies it with (cert.pem).
+	TLSCert string
 }
 
 // Versions lists the BeeGFS major versions the client renders.
@@ -394,11 +431,19 @@ func (c Client) Items() ([]protocol.Item, error) {
 	if c.Version == 0 {
 		c.Version = 7
 	}
+	if c.Release != "" {
+		if err := CheckVersion(c.Release); err != nil {
+			return nil, err
+		}
+		c.Version = Major(c.Release)
+	}
 	if c.Version != 7 && c.Version != 8 {
 		return nil, fmt.Errorf("%w: beegfs_version %d: want 7 or 8", ErrInvalid, c.Version)
 	}
-	base := map[string]string{"sysMgmtdHost": c.MgmtdHost, "connMgmtdPortTCP": itoa(c.MgmtdPort), "connMgmtdPortUDP": itoa(c.MgmtdPort),
-		"connAuthFile": authPath("beegfs-client"), "tuneFileCacheType": c.CacheType}
+	base := map[string]string{"sysMgmtdHost": c.MgmtdHost, "connAuthFile": authPath("beegfs-client"), "tuneFileCacheType": c.CacheType}
+	// Before the release attribute, beegfs_version = 8 only dropped
+	// helperd and kept 7.x's port keys: unchanged for such clients.
+	portKeys(map[bool]string{true: Version8}[c.Release == Version8], "Mgmtd", c.MgmtdPort, base)
 	for k, v := range ClientTuning {
 		base[k] = v
 	}
@@ -410,8 +455,17 @@ func (c Client) Items() ([]protocol.Item, error) {
 	auth := authItem("beegfs-client", c.Auth)
 	items := []protocol.Item{
 		auth,
-		{File: &protocol.File{Path: ClientConf, Set: toSet(conf), Notify: []string{"beegfs-client"}}},
+		confFile(c.Release, ClientConf, "beegfs-client", conf),
 		{File: &protocol.File{Path: MountsConf, Content: &mounts, Mode: "0644", Notify: []string{"beegfs-client"}}},
+	}
+	if c.TLSCert != "" {
+		if !IsV8(c.Release) {
+			return nil, located.Errorf(located.At("tls_cert_pem"), "%w: the beegfs command's certificate is a BeeGFS 8 setting (set version = \"8\")", ErrInvalid)
+		}
+		if err := checkPEM(located.At("tls_cert_pem"), PEM{Text: c.TLSCert}, "CERTIFICATE"); err != nil {
+			return nil, err
+		}
+		items = append(items, pemItem(TLSCertFile, PEM{Text: c.TLSCert}, "0644", "beegfs-client"))
 	}
 	if c.Version == 8 {
 		auth.File.Notify = []string{"beegfs-client"}

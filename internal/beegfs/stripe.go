@@ -23,6 +23,12 @@ type Stripe struct {
 	// (NumTargets then counts groups): every chunk is written twice, so
 	// files here take twice their size.
 	BuddyMirror bool
+	// Version is the BeeGFS release ("" is the paper's, 7.2): 8 uses
+	// `beegfs entry` instead of beegfs-ctl.
+	Version string
+	// TLSDisable (8) runs the beegfs command without TLS, for a
+	// management service with tls-disable.
+	TLSDisable bool
 }
 
 // Dir is the absolute directory.
@@ -62,9 +68,14 @@ func chunkArg(b int64) string {
 	return fmt.Sprintf("%dk", b>>10)
 }
 
-// SetPatternArgv is the BeeGFS 7.x command (BeeGFS 8: `beegfs entry set
-// --chunk-size --num-targets --pool`).
+// SetPatternArgv is the command that sets the pattern: BeeGFS 7.x
+// beegfs-ctl --setpattern, 8 `beegfs entry set` (the chunk size in bytes;
+// the pattern raid0 or mirrored: beegfs-go ctl/internal/cmd/entry/flags.go).
 func (s Stripe) SetPatternArgv() []string {
+	if IsV8(s.Version) {
+		return []string{"beegfs", cliTLS(s.TLSDisable), "entry", "set", "--pattern=" + map[bool]string{false: "raid0", true: "mirrored"}[s.BuddyMirror],
+			fmt.Sprintf("--chunk-size=%d", s.ChunkSize), fmt.Sprintf("--num-targets=%d", s.NumTargets), fmt.Sprintf("--pool=%d", s.Pool), s.Dir()}
+	}
 	argv := []string{"beegfs-ctl", "--setpattern"}
 	// Without --pattern beegfs-ctl sets raid0.
 	if s.BuddyMirror {
@@ -77,6 +88,9 @@ func (s Stripe) SetPatternArgv() []string {
 // GetEntryInfoArgv reads the directory's pattern back (BeeGFS 8:
 // `beegfs entry info --retro`, same output).
 func (s Stripe) GetEntryInfoArgv() []string {
+	if IsV8(s.Version) {
+		return []string{"beegfs", cliTLS(s.TLSDisable), "entry", "info", "--retro", s.Dir()}
+	}
 	return []string{"beegfs-ctl", "--getentryinfo", s.Dir()}
 }
 
@@ -93,7 +107,8 @@ func chunkAlternatives(b int64) string {
 // has this pattern: the setpattern command's unless_match guard.
 func (s Stripe) Matchers() []string {
 	return []string{
-		`(?mi)^\+ Chunksize: (?:` + chunkAlternatives(s.ChunkSize) + `)(?:i?B)?[ \t]*$`,
+		// 8's retro output prints IEC prefixes: 512Ki, 1Mi.
+		`(?mi)^\+ Chunksize: (?:` + chunkAlternatives(s.ChunkSize) + `)(?:i?B|i)?[ \t]*$`,
 		fmt.Sprintf(`(?m)^\+ Number of storage targets: desired: %d(?:[; \t].*)?$`, s.NumTargets),
 		fmt.Sprintf(`(?m)^\+ Storage Pool: %d(?:[ \t].*)?$`, s.Pool),
 		`(?mi)^\+ Type: ` + map[bool]string{false: `RAID0`, true: `Buddy ?Mirror`}[s.BuddyMirror] + `[ \t]*$`,
@@ -111,6 +126,9 @@ exec "$@"`
 // pattern changed by hand is set again by the next apply.
 func (s Stripe) Items() ([]protocol.Item, error) {
 	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckVersion(s.Version); err != nil {
 		return nil, err
 	}
 	argv := append([]string{"/bin/sh", "-c", stripeScript, "hpcstorage-stripe", s.Dir()}, s.SetPatternArgv()...)
@@ -238,6 +256,10 @@ func clip(s string) string {
 
 // parseSize reads a chunk size (524288, 512k, 512K, 1M, 1MiB, 1 MiB).
 func parseSize(s string) (int64, error) {
+	// BeeGFS 8 prints IEC prefixes without the B: 512Ki, 1Mi.
+	if t := strings.TrimSpace(s); len(t) > 2 && strings.HasSuffix(t, "i") && strings.ContainsRune("KMGkmg", rune(t[len(t)-2])) {
+		s = t[:len(t)-1]
+	}
 	v, err := bytesize.Parse(s)
 	if err == nil && v <= 0 {
 		err = fmt.Errorf("size %q: want a positive size", s)

@@ -11,6 +11,7 @@ check "secret" {
 }
 
 locals {
+  v8      = var.beegfs_version == "8"
   clients = var.client_count == null ? var.clients : slice(var.clients, 0, min(var.client_count, length(var.clients)))
   # With HA, services and clients reach mgmtd on its floating IP.
   mgmtd     = var.ha ? cidrhost(var.ha_floating_network, 1) : var.metadata_servers[0].name
@@ -193,6 +194,15 @@ resource "hpcstorage_beegfs_management" "this" {
   directory             = "${hpcstorage_beegfs_target.mdt["mdt01"].mount_point}/mgmtd"
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
+  version               = var.beegfs_version
+  # BeeGFS 8: license and TLS material (supplied, never generated).
+  license_pem   = local.v8 ? var.beegfs_license_pem : null
+  license_file  = local.v8 ? var.beegfs_license_file : null
+  tls_disable   = local.v8 ? var.beegfs_tls_disable : null
+  tls_cert_pem  = local.v8 ? var.beegfs_tls_cert_pem : null
+  tls_cert_file = local.v8 ? var.beegfs_tls_cert_file : null
+  tls_key_pem   = local.v8 ? var.beegfs_tls_key_pem : null
+  tls_key_file  = local.v8 ? var.beegfs_tls_key_file : null
 }
 
 # One beegfs-meta instance per MDT: metaA-numa0-1 ... (server letter, NUMA
@@ -201,6 +211,7 @@ resource "hpcstorage_beegfs_metadata" "this" {
   for_each              = var.ha ? {} : local.meta_host
   host                  = each.value
   mgmtd_host            = local.mgmtd
+  version               = var.beegfs_version
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
   instances = [for k, m in local.mdts : {
@@ -219,6 +230,7 @@ resource "hpcstorage_beegfs_storage" "this" {
   host                  = each.value
   mgmtd_host            = local.mgmtd
   node_id               = index(var.storage_servers[*].name, each.key) + 1
+  version               = var.beegfs_version
   numa_zone             = 0
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
@@ -236,6 +248,7 @@ resource "hpcstorage_beegfs_monitor" "this" {
   count                  = var.management_server == null ? 0 : 1
   host                   = var.management_server.host
   mgmtd_host             = local.mgmtd
+  version                = var.beegfs_version
   influxdb_host          = var.influxdb_host
   influxdb_port          = var.influxdb_port
   influxdb_database      = var.influxdb_database
@@ -252,6 +265,9 @@ resource "hpcstorage_beegfs_client" "this" {
   host        = each.value
   mgmtd_host  = local.mgmtd
   mount_point = var.mount_point
+  version     = var.beegfs_version
+  # BeeGFS 8: the certificate the beegfs command (stripe patterns) checks.
+  tls_cert_pem = local.v8 && var.beegfs_tls_cert_pem == null && var.beegfs_tls_cert_file != null ? file(var.beegfs_tls_cert_file) : (local.v8 ? var.beegfs_tls_cert_pem : null)
   # A client of an HA file system keeps its files when a service moves.
   settings              = var.ha ? { sysSessionChecksEnabled = "false" } : null
   conn_auth_secret      = var.conn_auth_secret
@@ -267,4 +283,6 @@ resource "hpcstorage_beegfs_stripe_pattern" "this" {
   chunk_size_bytes = each.value.chunk_size_bytes
   num_targets      = each.value.num_targets
   pool             = each.value.pool
+  version          = var.beegfs_version
+  tls_disable      = local.v8 ? var.beegfs_tls_disable : null
 }

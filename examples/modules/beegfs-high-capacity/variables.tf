@@ -224,3 +224,63 @@ variable "maintenance_timeout" {
   type        = string
   default     = "30m"
 }
+
+variable "beegfs_version" {
+  description = "BeeGFS release of every service and client (the resources' version): null is the paper's 7.2; \"7.4\"; \"8\" (TOML management service with TLS and a license, the beegfs command). A site goes 7.2 -> 7.4 -> 8 (the BeeGFS 8 upgrade guide)."
+  type        = string
+  default     = null
+  validation {
+    condition     = var.beegfs_version == null || contains(["7.2", "7.4", "8"], coalesce(var.beegfs_version, "7.2"))
+    error_message = "beegfs_version must be 7.2, 7.4 or 8."
+  }
+  validation {
+    condition     = var.beegfs_version != "8" || !var.ha
+    error_message = "BeeGFS 8 under pacemaker (ha = true) is not rendered yet: set ha = false with beegfs_version = \"8\"."
+  }
+}
+
+variable "beegfs_license_pem" {
+  description = "BeeGFS 8: the license certificate (license.pem), passed to a write-only attribute: never stored in state. Or beegfs_license_file."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+  default     = null
+}
+
+variable "beegfs_license_file" {
+  description = "BeeGFS 8: path of the license file, read where Terraform runs."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_cert_pem" {
+  description = "BeeGFS 8: the management service's gRPC certificate (PEM), e.g. a tls provider certificate's cert_pem; also written to the clients, whose beegfs command verifies the service with it. Or beegfs_tls_cert_file."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_cert_file" {
+  description = "BeeGFS 8: path of the certificate file, read where Terraform runs."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_key_pem" {
+  description = "BeeGFS 8: the certificate's private key (PEM), passed to a write-only attribute. Or beegfs_tls_key_file."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+  default     = null
+}
+
+variable "beegfs_tls_key_file" {
+  description = "BeeGFS 8: path of the private key file, read where Terraform runs."
+  type        = string
+  default     = null
+}
+
+variable "beegfs_tls_disable" {
+  description = "BeeGFS 8: serve gRPC without TLS (no certificate then)."
+  type        = bool
+  default     = null
+}

@@ -13,3 +13,13 @@ resource "hpcstorage_beegfs_stripe_pattern" "wide" {
   chunk_size_bytes = 1048576
   num_targets      = 8
 }
+
+# BeeGFS 8: beegfs entry set, verified with /etc/beegfs/cert.pem on the
+# client (hpcstorage_beegfs_client's tls_cert_pem).
+resource "hpcstorage_beegfs_stripe_pattern" "bench8" {
+  host             = "client02"
+  version          = "8"
+  path             = "bench"
+  chunk_size_bytes = 1048576
+  num_targets      = 4
+}

@@ -43,12 +43,16 @@ type mirrorState struct {
 	Clients  []string                 `json:"clients"`
 	// Targets the services registered, by node type (beegfs_targets.go).
 	Targets map[string][]beegfsTarget `json:"targets,omitempty"`
+	// Mgmtd8 is the running BeeGFS 8 management daemon (beegfs8.go).
+	Mgmtd8 *mgmtd8State `json:"mgmtd8,omitempty"`
 }
 
 type mirrorGroup struct {
 	ID        int `json:"id"`
 	Primary   int `json:"primary"`
 	Secondary int `json:"secondary"`
+	// Alias is BeeGFS 8's name of the group (beegfs mirror create).
+	Alias string `json:"alias,omitempty"`
 }
 
 const mirrorFile = "mirror.json"

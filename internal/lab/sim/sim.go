@@ -69,10 +69,14 @@ func init() {
 		// BeeGFS 7.x setup scripts (beegfs_targets.go).
 		"beegfs-setup-storage": beegfsSetup,
 		"beegfs-setup-meta":    beegfsSetup,
-		"mkdir":                mkdir,
-		"sh":                   shell,
-		"bash":                 shell,
-		"dash":                 shell,
+		// BeeGFS 8 and 7.x's mgmtd setup (beegfs8.go).
+		"beegfs-mgmtd":       beegfsMgmtd,
+		"beegfs":             beegfsCLI,
+		"beegfs-setup-mgmtd": beegfsSetupMgmtd,
+		"mkdir":              mkdir,
+		"sh":                 shell,
+		"bash":               shell,
+		"dash":               shell,
 		// Benchmarks (bench_fio.go, bench_tools.go): fio runs for real.
 		"fio":      fio,
 		"mpirun":   mpirun,
