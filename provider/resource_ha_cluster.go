@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -997,6 +998,9 @@ func (r *haClusterResource) apply(ctx context.Context, plan, prior *haClusterMod
 		h.invalidCluster(diags, err)
 		return
 	}
+	if prior == nil && !r.waitJoined(ctx, plan, h, diags) {
+		return
+	}
 	if !r.pushCIB(ctx, plan, h, want, diags) {
 		return
 	}
@@ -1039,6 +1043,36 @@ func (a haRunner) Run(ctx context.Context, owner string, items []protocol.Item, 
 		return nil, errReported
 	}
 	return res, nil
+}
+
+// joinTimeout bounds the wait for a new cluster's nodes to join before
+// its first push (two real nodes take well under a minute).
+const joinTimeout = 3 * time.Minute
+
+// waitJoined waits, before a new cluster's first push, until every node is
+// online with a DC: a CIB pushed while the peer was still joining was lost
+// when the partitions merged (seen on real pacemaker).
+func (r *haClusterResource) waitJoined(ctx context.Context, m *haClusterModel, h haCluster, diags *diag.Diagnostics) bool {
+	pn, err := h.c.PushNode()
+	if err != nil {
+		h.invalidCluster(diags, err)
+		return false
+	}
+	poll := time.Second
+	if r.data != nil && r.data.PollInterval > 0 {
+		poll = r.data.PollInterval
+	}
+	err = h.c.WaitJoined(ctx, haRunner{r: r, m: m, h: h, node: pn.Name, diags: diags}, joinTimeout, poll)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, errReported):
+	default:
+		addError(diags, path.Root("nodes"), "Cluster Not Formed", fmt.Sprintf("corosync and pacemaker run on every node, but "+
+			"they did not all join one cluster with a controller; nothing was pushed. Check the ring addresses and the "+
+			"firewall (corosync's UDP ports), then apply again."), err)
+	}
+	return false
 }
 
 // pushCIB runs pacemaker's push (read, version check, diff, patch, verify)

@@ -27,6 +27,10 @@ type Status struct {
 	Fenced []string
 	// Available are the nodes online and not in standby.
 	Available map[string]bool
+	// Online are the nodes online (standby or not), DC the designated
+	// controller ("" while the cluster elects one).
+	Online map[string]bool
+	DC     string
 }
 
 // ReadStatus reads the failures, fence history and nodes of crm_mon's XML
@@ -39,12 +43,21 @@ func ReadStatus(monXML []byte) (Status, error) {
 	if root.Name != "pacemaker-result" && root.Name != "crm_mon" {
 		return Status{}, fmt.Errorf("%w: want crm_mon's XML, got <%s>", ErrLive, root.Name)
 	}
-	st := Status{Available: map[string]bool{}}
+	st := Status{Available: map[string]bool{}, Online: map[string]bool{}}
 	if nodes := root.child("nodes"); nodes != nil {
 		for _, n := range nodes.Children {
-			if n.Name == "node" && n.attr("online") == "true" && n.attr("standby") != "true" && n.attr("maintenance") != "true" {
+			if n.Name != "node" || n.attr("online") != "true" {
+				continue
+			}
+			st.Online[n.attr("name")] = true
+			if n.attr("standby") != "true" && n.attr("maintenance") != "true" {
 				st.Available[n.attr("name")] = true
 			}
+		}
+	}
+	if sum := root.child("summary"); sum != nil {
+		if dc := sum.child("current_dc"); dc != nil && dc.attr("present") == "true" {
+			st.DC = dc.attr("name")
 		}
 	}
 	if f := root.child("failures"); f != nil {

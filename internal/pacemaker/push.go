@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/protocol"
 )
@@ -107,6 +109,65 @@ func (c Cluster) Push(ctx context.Context, r Runner, want []byte) (changed bool,
 		return true, fmt.Errorf("%w:\n%s", ErrNotVerified, d)
 	}
 	return true, nil
+}
+
+// ErrNotJoined: the nodes did not all join the cluster in time.
+var ErrNotJoined = errors.New("the cluster's nodes did not all join")
+
+// WaitJoined waits until every node of c is online in one partition with
+// a DC, as crm_mon on the push node sees it. A CIB pushed to a node whose
+// peer has not joined yet can be lost when the partitions merge (seen on
+// real corosync/pacemaker: the peer became DC and its empty CIB won), so
+// the first push of a new cluster waits for this.
+func (c Cluster) WaitJoined(ctx context.Context, r Runner, timeout, poll time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	pause := min(100*time.Millisecond, poll)
+	for {
+		missing, err := c.notJoined(ctx, r)
+		if err == nil && len(missing) == 0 {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("not online: %s", strings.Join(missing, ", "))
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w within %s: %v", ErrNotJoined, timeout, err)
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		pause = min(2*pause, poll)
+	}
+}
+
+// notJoined lists the nodes crm_mon does not show online ("no DC" while
+// none is elected).
+func (c Cluster) notJoined(ctx context.Context, r Runner) ([]string, error) {
+	res, err := r.Run(ctx, QueryOwner(c.Name), []protocol.Item{QueryStatusItem(false)}, true)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Items) == 0 || res.Items[0].Error != "" {
+		return nil, fmt.Errorf("crm_mon: %s", failedItems(res))
+	}
+	st, err := ReadStatus([]byte(res.Items[0].Output))
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, n := range c.Nodes {
+		if !st.Online[n.Name] {
+			missing = append(missing, n.Name)
+		}
+	}
+	if st.DC == "" {
+		missing = append(missing, "no DC")
+	}
+	return missing, nil
 }
 
 // failedItems lists the failed items of a result, "id: error; ...".

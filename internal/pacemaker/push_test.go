@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/engine"
 	"github.com/hpcstorage/terraform-provider-hpcstorage/agent/fsroot"
@@ -141,5 +142,45 @@ func TestPushOnFileCIB(t *testing.T) {
 	t.Logf("refused: %v", err)
 	if d, derr := ConfigDiff(liveConfiguration(t, cib), want2); derr != nil || d != "" {
 		t.Fatalf("a refused patch changed the CIB: %v\n%s", derr, d)
+	}
+}
+
+// TestWaitJoined reads crm_mon (the real one, on a file CIB): both R2
+// nodes online but no controller elected yet is not joined (nothing may be
+// pushed: the CIB could be lost when the partitions merge); with a DC it
+// is; with nfs2 gone it is not, naming nfs2.
+func TestWaitJoined(t *testing.T) {
+	_, cib := liveR2(t)
+	ctx := context.Background()
+	c := r2()
+	n := newFileNode(t, cib)
+	data, err := os.ReadFile(cib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	joined := string(data)
+	if !strings.Contains(joined, ` dc-uuid="1"`) {
+		t.Fatalf("crm_simulate elected no DC:\n%.300s", joined)
+	}
+	if err := os.WriteFile(cib, []byte(strings.Replace(joined, ` dc-uuid="1"`, "", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = c.WaitJoined(ctx, n, 300*time.Millisecond, 100*time.Millisecond)
+	if !errors.Is(err, ErrNotJoined) || !strings.Contains(err.Error(), "no DC") {
+		t.Fatalf("no DC yet: %v", err)
+	}
+	if err := os.WriteFile(cib, []byte(joined), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitJoined(ctx, n, time.Second, 100*time.Millisecond); err != nil {
+		t.Fatalf("both online with a DC: %v", err)
+	}
+	if out, errs, code := run(t, cib, "crm_simulate", "--xml-file", cib, "--node-down", "nfs2", "--save-output", cib+".down", "--simulate"); code != 0 {
+		t.Fatalf("crm_simulate: %d %s %s", code, out, errs)
+	}
+	n2 := newFileNode(t, cib+".down")
+	err = c.WaitJoined(ctx, n2, 300*time.Millisecond, 100*time.Millisecond)
+	if !errors.Is(err, ErrNotJoined) || !strings.Contains(err.Error(), "not online: nfs2") {
+		t.Fatalf("nfs2 down: %v", err)
 	}
 }

@@ -47,6 +47,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -454,7 +455,39 @@ func settleInject(dir string, c corosyncConf, up, down, failed, inject []string)
 	if err := recordFencing(dir, c, online, out.String()); err != nil {
 		return err
 	}
+	if err := electDC(next, c, online); err != nil {
+		return err
+	}
 	return os.Rename(next, cib)
+}
+
+var dcUUID = regexp.MustCompile(` dc-uuid="[^"]*"`)
+
+// electDC names the controller in the CIB (dc-uuid, which crm_mon reports
+// as current_dc) as a joined cluster has one: the online node with the
+// lowest id; none when no node is online.
+func electDC(file string, c corosyncConf, online []string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	dc := -1
+	for _, n := range c.nodes {
+		if slices.Contains(online, n.name) && (dc < 0 || n.id < dc) {
+			dc = n.id
+		}
+	}
+	i := bytes.Index(data, []byte("<cib "))
+	if i < 0 {
+		return fmt.Errorf("%s: no <cib> element", file)
+	}
+	end := i + bytes.IndexByte(data[i:], '>')
+	tag := dcUUID.ReplaceAll(data[i:end], nil)
+	if dc >= 0 {
+		tag = append(tag, []byte(fmt.Sprintf(` dc-uuid="%d"`, dc))...)
+	}
+	out := append(append(append([]byte{}, data[:i]...), tag...), data[end:]...)
+	return os.WriteFile(file, out, 0o600)
 }
 
 // pcmkConnected fails like pacemaker's tools when this node's CIB manager
