@@ -88,11 +88,21 @@ func (w *cmdWatch) count(match func(loggedCmd) bool) int {
 }
 
 // nodeKill is one kill point: terraform is killed once the lab's nodes
-// have started the at-th command that match accepts.
+// have started the at-th command that match accepts, or, with cond, once
+// the lab's shared state (in the lab folder) shows a stage.
 type nodeKill struct {
 	name  string
 	match func(loggedCmd) bool
 	at    int
+	cond  func(labDir string) bool
+}
+
+// reached tells whether the lab is at p.
+func (p nodeKill) reached(w *cmdWatch, labDir string) bool {
+	if p.cond != nil {
+		return p.cond(labDir)
+	}
+	return w.count(p.match) >= p.at
 }
 
 // killDesign applies example on a fresh lab of design for each kill
@@ -119,6 +129,7 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 	}
 	created := regexp.MustCompile(`(?m): Creation complete`)
 	modified := regexp.MustCompile(`(?m): Modifications complete`)
+	warning := regexp.MustCompile(`(?m)^(?:│ )?Warning: (.+)$`)
 	for i, p := range points {
 		l, err := lab.Up(c)
 		if err != nil {
@@ -131,25 +142,29 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 		state.clear()
 		w := newCmdWatch(l)
 		t0 := time.Now()
-		killed := killWhen(t, cli, func() bool { return w.count(p.match) >= p.at })
+		killed := killWhen(t, cli, func() bool { return p.reached(w, c.Dir) })
 		atKill := len(w.poll())
 		inState := len(parseResources(t, state.snapshot()))
 		t1 := time.Now()
 		again, code := cli.run("apply", "-auto-approve")
 		if code != 0 {
 			l.Close()
-			t.Fatalf("kill %d (%s #%d): the next apply failed (exit %d):\n%s\nkilled run:\n%s", i+1, p.name, p.at, code, again, killed)
+			t.Fatalf("kill %d (%s): the next apply failed (exit %d):\n%s\nkilled run:\n%s", i+1, p, code, again, killed)
 		}
 		after := w.poll()
 		var byReapply []string
 		for _, lc := range after[atKill:] {
-			if createsSomething(lc.argv) || p.match(lc) {
+			if createsSomething(lc.argv) || p.match != nil && p.match(lc) {
 				byReapply = append(byReapply, lc.node+": "+commandLabel(lc.argv))
 			}
 		}
-		t.Logf("kill %d at %s #%d after %s (%d resources in state, %d node commands run); the re-apply (%s) created %d and changed %d resources, %d warnings, and ran %d commands, of them: %s",
-			i+1, p.name, p.at, t1.Sub(t0).Round(100*time.Millisecond), inState, atKill, time.Since(t1).Round(100*time.Millisecond),
-			len(created.FindAllString(again, -1)), len(modified.FindAllString(again, -1)), strings.Count(again, "Warning: "),
+		var warnings []string
+		for _, m := range warning.FindAllStringSubmatch(again, -1) {
+			warnings = append(warnings, m[1])
+		}
+		t.Logf("kill %d at %s after %s (%d resources in state, %d node commands run); the re-apply (%s) created %d and changed %d resources, warned %s, and ran %d node commands, of them: %s",
+			i+1, p, t1.Sub(t0).Round(100*time.Millisecond), inState, atKill, time.Since(t1).Round(100*time.Millisecond),
+			len(created.FindAllString(again, -1)), len(modified.FindAllString(again, -1)), summarize(warnings),
 			len(after)-atKill, summarize(byReapply))
 		if os.Getenv("HPCSTORAGE_KILL_TRACE") != "" {
 			var labels []string
@@ -160,7 +175,7 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 		}
 		if plan, code := cli.run("plan", "-detailed-exitcode"); code != 0 {
 			l.Close()
-			t.Fatalf("kill %d (%s #%d): the plan after the re-apply is not empty (exit %d):\n%s", i+1, p.name, p.at, code, plan)
+			t.Fatalf("kill %d (%s): the plan after the re-apply is not empty (exit %d):\n%s", i+1, p, code, plan)
 		}
 		checkNothingTwice(t, l)
 		if extra != nil {
@@ -170,6 +185,21 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 		if t.Failed() {
 			return
 		}
+	}
+}
+
+func (p nodeKill) String() string {
+	if p.cond != nil {
+		return p.name
+	}
+	return fmt.Sprintf("%s #%d", p.name, p.at)
+}
+
+// starts: systemctl starts unit (named with or without .service).
+func starts(unit string) func(loggedCmd) bool {
+	return func(c loggedCmd) bool {
+		return len(c.argv) == 3 && filepath.Base(c.argv[0]) == "systemctl" && c.argv[1] == "start" &&
+			strings.TrimSuffix(c.argv[2], ".service") == unit
 	}
 }
 
@@ -262,12 +292,13 @@ func TestR1NodeKilled(t *testing.T) {
 	}
 	t.Parallel()
 	points := []nodeKill{
-		{"format", isFormat, 1}, {"format", isFormat, 11}, {"format", isFormat, 22}, {"format", isFormat, 33}, {"format", isFormat, 44},
-		{"corosync start", runs("systemctl", "start", "corosync"), 1},
-		{"pacemaker start", runs("systemctl", "start", "pacemaker"), 1},
-		{"pacemaker start", runs("systemctl", "start", "pacemaker"), 4},
-		{"CIB push", isShellStep("cib-push"), 1},
-		{"CIB push", isShellStep("cib-push"), 2},
+		{"format", isFormat, 1, nil}, {"format", isFormat, 11, nil}, {"format", isFormat, 22, nil}, {"format", isFormat, 33, nil},
+		{"format", isFormat, 44, nil},
+		{"corosync start", starts("corosync"), 1, nil},
+		{"pacemaker start", starts("pacemaker"), 1, nil},
+		{"pacemaker start", starts("pacemaker"), 4, nil},
+		{"CIB push", isShellStep("cib-push"), 1, nil},
+		{"CIB push", isShellStep("cib-push"), 2, nil},
 	}
 	if p := os.Getenv("HPCSTORAGE_KILL_POINTS"); p != "" {
 		points = pickPoints(t, points, p)
@@ -300,10 +331,60 @@ func TestR2NodeKilled(t *testing.T) {
 	}
 	t.Parallel()
 	points := []nodeKill{
-		{"CIB push", isShellStep("cib-push"), 1},
+		{"corosync start", starts("corosync"), 1, nil},
+		{"pacemaker start", starts("pacemaker"), 1, nil},
+		{"pacemaker start", starts("pacemaker"), 2, nil},
+		{"CIB push", isShellStep("cib-push"), 1, nil},
+		{"the CIB holding the NFS group", nil, 0, func(dir string) bool {
+			b, _ := lab.ClusterCIB(dir, "nfsha")
+			return bytes.Contains(b, []byte("<group "))
+		}},
+		{"HA-LVM creation", isShellStep("hpcstorage-halvm"), 1, nil},
+		{"HA-LVM: physical volumes labelled", nil, 0, lvmStage(func(st lvmSnapshot) bool { return len(st.PVs) > 0 })},
+		{"HA-LVM: volume group made", nil, 0, lvmStage(func(st lvmSnapshot) bool { return len(st.VGs) > 0 })},
+		{"HA-LVM: logical volume made", nil, 0, lvmStage(func(st lvmSnapshot) bool {
+			for _, vg := range st.VGs {
+				if len(vg.LVs) > 0 {
+					return true
+				}
+			}
+			return false
+		})},
+		{"HA-LVM: file system made", nil, 0, lvmStage(func(st lvmSnapshot) bool {
+			for _, vg := range st.VGs {
+				for _, lv := range vg.LVs {
+					if lv.FSType != "" {
+						return true
+					}
+				}
+			}
+			return false
+		})},
 	}
 	if p := os.Getenv("HPCSTORAGE_KILL_POINTS"); p != "" {
 		points = pickPoints(t, points, p)
 	}
 	killDesign(t, lab.Config{Design: "r2", PowerDelay: 500 * time.Millisecond}, "r2", []string{"modules/nfs-ha"}, points, nil)
+}
+
+// lvmSnapshot is what the lab's LVM simulator keeps of the shared volumes
+// (internal/lab/sim/lvm.go).
+type lvmSnapshot struct {
+	PVs map[string]json.RawMessage `json:"pvs"`
+	VGs map[string]struct {
+		Tags []string `json:"tags"`
+		LVs  []struct {
+			FSType string `json:"fstype"`
+		} `json:"lvs"`
+	} `json:"vgs"`
+}
+
+// lvmStage reads the lab's shared LVM metadata (written by rename, so a
+// read sees a whole snapshot) for a kill point.
+func lvmStage(at func(lvmSnapshot) bool) func(labDir string) bool {
+	return func(labDir string) bool {
+		b, err := os.ReadFile(filepath.Join(labDir, lab.SharedDir, "lvm", "lvm.json"))
+		var st lvmSnapshot
+		return err == nil && json.Unmarshal(b, &st) == nil && at(st)
+	}
 }

@@ -2,6 +2,7 @@ package labnode
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -46,6 +47,16 @@ func (p DropPoint) String() string {
 		return "after"
 	}
 	return "none"
+}
+
+// ParseDropPoint reads a DropPoint's name (before, while, after).
+func ParseDropPoint(s string) (DropPoint, error) {
+	for _, p := range []DropPoint{DropBefore, DropWhile, DropAfterAnswer} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not one of before, while, after", s)
 }
 
 // DefaultDropWhileMax bounds DropWhile's random delay when the faults set
