@@ -244,6 +244,9 @@ var creators = map[string]bool{
 	"wipefs": true, "beegfs-setup-storage": true, "beegfs-setup-meta": true, "beegfs-setup-mgmtd": true,
 	"pvcreate": true, "vgcreate": true, "lvcreate": true,
 	"mmcrcluster": true, "mmcrnsd": true, "mmcrfs": true, "mmadddisk": true, "cephadm": true,
+	// The guarded shell steps' labels: a target's format and its BeeGFS
+	// initialisation (registration), an HA-LVM volume group's creation.
+	"hpcstorage-format": true, "hpcstorage-beegfs-init": true, "hpcstorage-halvm": true,
 }
 
 // createsSomething: argv runs a creator, directly or under the shell of a
@@ -252,7 +255,7 @@ var creators = map[string]bool{
 func createsSomething(argv []string) bool {
 	for _, a := range argv {
 		b := filepath.Base(a)
-		if creators[b] || strings.HasPrefix(b, "mkfs.") || b == "hpcstorage-format" {
+		if creators[b] || strings.HasPrefix(b, "mkfs.") {
 			return true
 		}
 	}
