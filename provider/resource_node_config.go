@@ -610,6 +610,10 @@ func addNodeError(diags *diag.Diagnostics, host string, err error) {
 		summary = "SSH Connection Lost"
 		advice = "The connection to the node dropped while the request was in flight, so it may have run in part. " +
 			"Run terraform apply again: every step checks the node first and finishes what is left."
+	case errors.Is(err, transport.ErrInterrupted):
+		summary = "Node Agent Interrupted"
+		advice = "The agent on the node ended while it was applying (killed, out of memory, the node going down), so the " +
+			"change may have run in part. Run terraform apply again: every step checks the node first and finishes what is left."
 	}
 	diags.AddError(summary, fmt.Sprintf("Host %s: %s\n\nOriginal Error: %v", host, advice, err))
 }

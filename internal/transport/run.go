@@ -309,14 +309,20 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 	}
 }
 
-// inFlight says of a connection lost under a call that changes the node
-// that it may have run in part: what the user needs to know to go on
-// (apply again; every item converges from where the node is).
+// inFlight says of a connection lost (or an agent session ended) under a
+// call that changes the node that it may have run in part: what the user
+// needs to know to go on (apply again; every item converges from where the
+// node is).
 func inFlight(err error, readOnly bool) error {
-	if readOnly || !errors.Is(err, ErrConnectionLost) {
+	switch {
+	case readOnly:
 		return err
+	case errors.Is(err, ErrConnectionLost):
+		return fmt.Errorf("the connection was lost while the agent was applying, so the change may be partly applied on the node: %w: %w", ErrInterrupted, err)
+	case errors.Is(err, errSessionLost):
+		return fmt.Errorf("the agent ended while applying, so the change may be partly applied on the node: %w: %w", ErrInterrupted, err)
 	}
-	return fmt.Errorf("the connection was lost while the agent was applying, so the change may be partly applied on the node: %w", err)
+	return err
 }
 
 // DefaultExpectedArch is the node architecture a pool assumes for a host

@@ -113,7 +113,9 @@ func (px *serveProxy) requests(kill func()) {
 			}
 			req.Args = args
 			if px.s.drop != nil {
-				run, end := n.armDrop(n.planDrop(what), what, func() { kill(); px.s.drop() })
+				// The connection goes first, as in a network cut: the
+				// agent's end cannot reach the client.
+				run, end := n.armDrop(n.planDrop(what), what, func() { px.s.drop(); kill() })
 				if !run {
 					return
 				}
