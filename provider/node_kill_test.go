@@ -108,9 +108,11 @@ func (p nodeKill) reached(w *cmdWatch, labDir string) bool {
 // killDesign applies example on a fresh lab of design for each kill
 // point, SIGKILLs terraform's process group there, then runs one plain
 // apply that must converge, a plan that must be empty, and checks that
-// the nodes did nothing twice (checkNothingTwice, and then extra). It
-// logs what each re-apply did.
-func killDesign(t *testing.T, c lab.Config, example string, modules []string, points []nodeKill, extra func(t *testing.T, l *lab.Lab, w *cmdWatch)) {
+// the nodes did nothing twice (checkNothingTwice). It logs what each
+// re-apply did. With keeper, the provider's session keeper (outside the
+// group) finishes the requests in flight; without, the kill cuts their
+// connections and the nodes stop the agents in the middle of them.
+func killDesign(t *testing.T, c lab.Config, example string, modules []string, points []nodeKill, keeper bool) {
 	t.Helper()
 	needAgent(t)
 	dir := t.TempDir()
@@ -123,6 +125,9 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 		t.Fatal(err)
 	}
 	cli := pluginCLIIn(t, dir, cfg)
+	if !keeper {
+		cli.env = append(cli.env, "HPCSTORAGE_SESSION_KEEPER=off")
+	}
 	base := cli.env
 	if out, code := cli.run("init"); code != 0 {
 		t.Fatalf("init: exit %d\n%s", code, out)
@@ -178,9 +183,6 @@ func killDesign(t *testing.T, c lab.Config, example string, modules []string, po
 			t.Fatalf("kill %d (%s): the plan after the re-apply is not empty (exit %d):\n%s", i+1, p, code, plan)
 		}
 		checkNothingTwice(t, l)
-		if extra != nil {
-			extra(t, l, w)
-		}
 		l.Close()
 		if t.Failed() {
 			return
@@ -304,7 +306,7 @@ func TestR1NodeKilled(t *testing.T) {
 		points = pickPoints(t, points, p)
 	}
 	killDesign(t, lab.Config{Design: "r1", Clients: 2, PowerDelay: 500 * time.Millisecond}, "r1",
-		[]string{"modules/beegfs-high-capacity"}, points, nil)
+		[]string{"modules/beegfs-high-capacity"}, points, os.Getenv("HPCSTORAGE_KILL_KEEPER") != "off")
 }
 
 // pickPoints keeps the kill points numbered (from 1) in the comma list
@@ -364,7 +366,8 @@ func TestR2NodeKilled(t *testing.T) {
 	if p := os.Getenv("HPCSTORAGE_KILL_POINTS"); p != "" {
 		points = pickPoints(t, points, p)
 	}
-	killDesign(t, lab.Config{Design: "r2", PowerDelay: 500 * time.Millisecond}, "r2", []string{"modules/nfs-ha"}, points, nil)
+	killDesign(t, lab.Config{Design: "r2", PowerDelay: 500 * time.Millisecond}, "r2", []string{"modules/nfs-ha"}, points,
+		os.Getenv("HPCSTORAGE_KILL_KEEPER") != "off")
 }
 
 // lvmSnapshot is what the lab's LVM simulator keeps of the shared volumes
