@@ -267,27 +267,14 @@ func isShellStep(label string) func(loggedCmd) bool {
 	}
 }
 
-// runs: argv[0] is prog and the arguments hold every one of args.
-func runs(prog string, args ...string) func(loggedCmd) bool {
-	return func(c loggedCmd) bool {
-		if len(c.argv) == 0 || filepath.Base(c.argv[0]) != prog {
-			return false
-		}
-		for _, a := range args {
-			if !slices.Contains(c.argv[1:], a) {
-				return false
-			}
-		}
-		return true
-	}
-}
-
 // TestR1NodeKilled kills terraform during examples/r1 on the R1 lab at
 // five points of the BeeGFS targets' formatting (the 1st, 11th, 22nd,
 // 33rd and 44th, last, format started on the nodes) and five of the HA
 // clusters' creation, which puts the BeeGFS groups in the CIB: corosync
 // starting, pacemaker starting on the first and the last node, and each
-// cluster's CIB push.
+// cluster's CIB push. HPCSTORAGE_KILL_POINTS=1,9 runs some points only;
+// HPCSTORAGE_KILL_KEEPER=off kills without the session keeper, so the
+// requests in flight are cut on the nodes too.
 func TestR1NodeKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs R1 applies")
@@ -325,8 +312,12 @@ func pickPoints(t *testing.T, all []nodeKill, sel string) []nodeKill {
 }
 
 // TestR2NodeKilled kills terraform during examples/r2 on the R2 lab at
-// five points of the cluster's creation and CIB push and five of the
-// HA-LVM volume group's creation.
+// five points of the cluster's creation and CIB push (corosync starting,
+// pacemaker starting on each node, the push, the CIB holding the NFS
+// group) and five of the HA-LVM volume group's creation (its step
+// starting, then each stage seen in the lab's shared LVM metadata: the
+// physical volumes, the volume group, the logical volume, the file
+// system). HPCSTORAGE_KILL_POINTS and HPCSTORAGE_KILL_KEEPER as for R1.
 func TestR2NodeKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills and re-runs R2 applies")
