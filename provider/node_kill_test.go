@@ -367,6 +367,7 @@ type lvmSnapshot struct {
 	PVs map[string]json.RawMessage `json:"pvs"`
 	VGs map[string]struct {
 		Tags []string `json:"tags"`
+		PVs  []string `json:"pvs"`
 		LVs  []struct {
 			FSType string `json:"fstype"`
 		} `json:"lvs"`
