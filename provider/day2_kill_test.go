@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,7 +94,7 @@ func TestR2RollingChangeKilled(t *testing.T) {
 			t.Fatal(err)
 		}
 		t0 := time.Now()
-		out := killWhen(t, cli, change, func() bool { return p.at(boots) })
+		out := killWhen(t, cli, func() bool { return p.at(boots) }, change)
 		t1 := time.Now()
 		again, code := cli.run("apply", "-auto-approve", change)
 		rep := pr.Stop()["nfsha"]
@@ -142,7 +141,7 @@ func TestR2RollingChangeKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := killWhen(t, cli, change, func() bool { return p.at(nil) })
+		out := killWhen(t, cli, func() bool { return p.at(nil) }, change)
 		again, code := cli.run("apply", "-auto-approve", change)
 		rep := pr.Stop()["nfsha"]
 		if code != 0 {
@@ -168,29 +167,4 @@ func TestR2RollingChangeKilled(t *testing.T) {
 			t.Errorf("service kill %d (%s): both servers out of service at once (%d samples)", i+1, p.name, rep.OutTogether)
 		}
 	}
-}
-
-// killWhen starts terraform apply with args and SIGKILLs its process group
-// once at() holds, then waits until neither terraform nor its provider is
-// left. It fails the test when the apply ends first.
-func killWhen(t *testing.T, cli *pluginCLI, arg string, at func() bool) string {
-	t.Helper()
-	var out bytes.Buffer
-	cmd := cli.command(&out, "apply", "-auto-approve", arg)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !at() {
-		select {
-		case err := <-done:
-			t.Fatalf("apply ended (%v) before the kill point:\n%s", err, out.String())
-		case <-tick.C:
-		}
-	}
-	killGroup(t, cmd, done)
-	return out.String()
 }

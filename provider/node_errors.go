@@ -43,6 +43,14 @@ func addNodeError(diags *diag.Diagnostics, host string, err error) {
 	case errors.Is(err, transport.ErrConfig):
 		summary = "Invalid SSH Settings"
 		advice = "Fix the provider's or the resource's ssh block."
+	case errors.Is(err, transport.ErrConnectionLost):
+		summary = "SSH Connection Lost"
+		advice = "The connection to the node dropped while the request was in flight, so it may have run in part. " +
+			"Run terraform apply again: every step checks the node first and finishes what is left."
+	case errors.Is(err, transport.ErrInterrupted):
+		summary = "Node Agent Interrupted"
+		advice = "The agent on the node ended while it was applying (killed, out of memory, the node going down), so the " +
+			"change may have run in part. Run terraform apply again: every step checks the node first and finishes what is left."
 	}
 	diags.AddError(summary, fmt.Sprintf("Host %s: %s\n\nOriginal Error: %v", host, advice, err))
 }

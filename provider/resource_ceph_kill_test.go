@@ -160,7 +160,7 @@ func TestR4ApplyKilled(t *testing.T) {
 		state.clear()
 
 		t0 := time.Now()
-		out := killWhen(t, cli, arg, p.at)
+		out := killWhen(t, cli, p.at, arg)
 		fsid, _ := labQuery(roots["mon1"], "ceph", "fsid")
 		t1 := time.Now()
 		again, code := cli.run("apply", "-auto-approve", arg)

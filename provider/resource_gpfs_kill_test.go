@@ -196,7 +196,7 @@ func TestGpfsKilled(t *testing.T) {
 		}
 		held := filepath.Join(shared, sim.GPFSHeldFile)
 		t0 := time.Now()
-		killed := killWhen(t, cli, fmt.Sprintf("-var=stage=%d", p.stage), func() bool { _, err := os.Stat(held); return err == nil })
+		killed := killWhen(t, cli, func() bool { _, err := os.Stat(held); return err == nil }, fmt.Sprintf("-var=stage=%d", p.stage))
 		// The held command ends with its agent (the connection closed).
 		waitGone(t, held, killed)
 		if err := os.Remove(filepath.Join(shared, sim.GPFSHoldFile)); err != nil {
@@ -251,7 +251,7 @@ func TestGpfsKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	held := filepath.Join(shared, sim.GPFSHeldFile)
-	killed := killWhen(t, cli, "-var=threads=1024", func() bool { _, err := os.Stat(held); return err == nil })
+	killed := killWhen(t, cli, func() bool { _, err := os.Stat(held); return err == nil }, "-var=threads=1024")
 	waitGone(t, held, killed)
 	if err := os.Remove(filepath.Join(shared, sim.GPFSHoldFile)); err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func haLVMSchema() schema.Schema {
 			"resumed by the next apply, step by step, and never started over. A device that already holds " +
 			"a signature (another volume group, a file system, a partition table) fails the plan, naming it, unless " +
 			"`wipe = true`; a device whose map is not there yet at plan time is checked again on the node right before " +
-			"`pvcreate`.\n\nDestroy puts back `lvmlocal.conf` only: it **never** removes the volume group, the logical " +
+			"`vgcreate`.\n\nDestroy puts back `lvmlocal.conf` only: it **never** removes the volume group, the logical " +
 			"volume or the file system (the data stays; remove them by hand with `vgremove` if that is what you want). " +
 			"Package floor (rpm nodes): `lvm2` " + f.Min + " (" + f.Why + ").",
 		Attributes: nodeServiceSchema("HA-LVM", map[string]schema.Attribute{
@@ -81,7 +81,7 @@ func haLVMSchema() schema.Schema {
 				MarkdownDescription: "Create the volume group, logical volume and file system from this node. Exactly one " +
 					"node of the pair: two resources of one run creating the same volume group fail the plan."},
 			"wipe": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				MarkdownDescription: "Erase existing signatures on the devices before `pvcreate` (`wipefs -a`). Off by default; " +
+				MarkdownDescription: "Erase existing signatures on the devices before `vgcreate` (`wipefs -a`). Off by default; " +
 					"only used by the creation, which runs once."},
 			"package_floors": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Check the lvm2 floor (rpm nodes)."},

@@ -157,11 +157,14 @@ const maxLogStripe = 256 << 10
 const CreatingTag = "hpcstorage_creating"
 
 // createScript refuses used devices (unless wipe), then creates what is
-// missing, step by step (a resumed run skips what exists), and
-// deactivates: the cluster activates the volume group where it runs the
-// NFS group. $1 is wipe (yes/no), $2 the device count, the devices, then
-// the counts and argvs of vgcreate, lvcreate and mkfs, then the volume
-// group and the logical volume.
+// missing, step by step (a resumed run skips what exists), and leaves the
+// volume group inactive: the cluster activates it where it runs the NFS
+// group. vgcreate makes the physical volumes itself: with a pvcreate of
+// its own before it, a run cut between the two left labelled devices
+// without a volume group, which the next run refused as used. $1 is wipe
+// (yes/no), $2 the device count, the devices, then the counts and argvs
+// of vgcreate, lvcreate and mkfs, then the volume group and the logical
+// volume.
 const createScript = `set -eu
 wipe=$1; shift
 n=$1; shift
@@ -188,7 +191,6 @@ if ! vgs --foreign --noheadings -o vg_name "$vg" >/dev/null 2>&1; then
     fi
   done
   if [ "$wipe" = yes ]; then for d in $devs; do wipefs -a "$d"; done; fi
-  pvcreate --yes $devs
   $vgcreate
 fi
 if ! lvs --noheadings -o lv_name "$vg/$lv" >/dev/null 2>&1; then

@@ -144,8 +144,8 @@ func TestMkfsWithXFSProgs(t *testing.T) {
 
 // The creation script, run with stand-ins for the LVM and XFS commands
 // that record their arguments: it refuses a used device unless wipe, and
-// otherwise runs pvcreate, vgcreate, lvcreate, mkfs.xfs and vgchange -an in
-// that order with the rendered arguments.
+// otherwise runs vgcreate (which makes the physical volumes), lvcreate,
+// mkfs.xfs and vgchange -an in that order with the rendered arguments.
 func TestCreateScript(t *testing.T) {
 	bin := t.TempDir()
 	log := filepath.Join(bin, "log")
@@ -178,15 +178,14 @@ func TestCreateScript(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, got)
 	}
-	want := "pvcreate --yes " + strings.Join(v.Devices, " ") + "\n" +
-		strings.Join(v.VGCreateArgv(), " ") + "\n" + strings.Join(v.LVCreateArgv(), " ") + "\n" +
+	want := strings.Join(v.VGCreateArgv(), " ") + "\n" + strings.Join(v.LVCreateArgv(), " ") + "\n" +
 		"vgchange --activate y vg_nfs\n" + strings.Join(v.MkfsArgv(), " ") +
 		"\nvgchange --deltag hpcstorage_creating vg_nfs\nvgchange --activate n vg_nfs\n"
 	if got != want {
 		t.Fatalf("commands:\n%s\nwant:\n%s", got, want)
 	}
-	// A run cut short after vgcreate resumes: no second pvcreate or
-	// vgcreate, the rest as before.
+	// A run cut short after vgcreate resumes: no second vgcreate, the
+	// rest as before.
 	if err := os.WriteFile(filepath.Join(bin, "vgs"), []byte("#!/bin/sh\necho '  vg_nfs'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +197,7 @@ func TestCreateScript(t *testing.T) {
 	}
 	os.Remove(filepath.Join(bin, "vgs"))
 	got, err = runScript(v, "/dev/mapper/nfs_vol3")
-	if err == nil || !strings.Contains(got, "/dev/mapper/nfs_vol3 holds a xfs signature") || strings.Contains(got, "pvcreate") {
+	if err == nil || !strings.Contains(got, "/dev/mapper/nfs_vol3 holds a xfs signature") || strings.Contains(got, "vgcreate") {
 		t.Fatalf("a used device is not refused: %v\n%s", err, got)
 	}
 	v.Wipe = true

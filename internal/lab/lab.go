@@ -16,6 +16,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +107,8 @@ type Lab struct {
 	morePaths map[string]map[string][]string
 	errs      []error
 	closed    bool
+	// control is the node-faults socket (faults.go).
+	control net.Listener
 }
 
 // State is what `status` and `down` read from Dir/lab.json.
@@ -279,6 +282,7 @@ func Up(cfg Config) (*Lab, error) {
 		l.Close()
 		return nil, err
 	}
+	l.serveControl(dir)
 	return l, nil
 }
 
@@ -538,6 +542,9 @@ func (l *Lab) Close() error {
 	l.closed = true
 	l.mu.Unlock()
 	var errs []error
+	if l.control != nil {
+		l.control.Close()
+	}
 	if l.mock != nil {
 		errs = append(errs, l.mock.Close())
 	}

@@ -29,6 +29,9 @@ var (
 	ErrAgentExit         = errors.New("agent failed")
 	ErrBadResult         = errors.New("agent output is not a valid result")
 	ErrPoolClosed        = errors.New("SSH pool closed")
+	// ErrInterrupted: a request that changes the node was in flight when
+	// its connection or its agent ended; it may have run in part.
+	ErrInterrupted = errors.New("interrupted while applying")
 )
 
 // Steps name what the transport was doing when an error happened.

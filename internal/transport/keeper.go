@@ -129,7 +129,7 @@ type wireError struct {
 var wireSentinels = []error{ErrConfig, ErrUnknownHost, ErrHostKeyMismatch, ErrHostKeyRevoked, ErrPassphraseMissing,
 	ErrBadPassphrase, ErrAuth, ErrUnreachable, ErrTimeout, ErrConnectionLost, ErrSudoPassword, ErrSudoDenied,
 	ErrAgentMissing, ErrAgentChecksum, ErrUnsupportedArch, ErrSpecInvalid, ErrItemFailed, ErrAgentExit, ErrBadResult,
-	ErrPoolClosed, context.Canceled, context.DeadlineExceeded}
+	ErrPoolClosed, context.Canceled, context.DeadlineExceeded, ErrInterrupted}
 
 func toWire(err error) *wireError {
 	if err == nil {

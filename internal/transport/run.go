@@ -145,8 +145,12 @@ func (p *Pool) agentCall(ctx context.Context, o *Options, args []string, stdin [
 // agentRun runs the agent with args on the host: over the connection's
 // agent session when it has one (see session.go), else as one exec.
 // readOnly calls (facts, check runs) are retried once on a new session
-// when the session drops under them; others are not, since they may have
-// run. The caller maps the agent's exit status (agentOutcome).
+// (or connection) when it drops under them; others are not, since they
+// may have run: their error says the connection was lost while the
+// request was in flight. A connection lost before the request left
+// (while the session started, or the agent was probed or delivered) is
+// dialed again, twice at most, whatever the call: nothing of it ran. The
+// caller maps the agent's exit status (agentOutcome).
 func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []byte, readOnly bool) (*Response, error) {
 	name := o.name()
 	release, err := p.acquire(ctx, o.poolKey())
@@ -156,7 +160,7 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 	defer release()
 
 	retried, sftpRetried := false, false
-	reopens, delivered := 0, false
+	reopens, redials, delivered := 0, 0, false
 	// lost is the session drop a read-only call is being retried after:
 	// when the retry fails too, that drop is what the user needs to see.
 	var lost error
@@ -187,6 +191,28 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 			<-c.done
 			return true
 		}
+		// The connection went while the call was being set up (the
+		// session's start, the probe, the delivery): nothing of it ran.
+		redial := func(err error) bool {
+			if redials >= 2 || ctx.Err() != nil || !errors.Is(err, ErrConnectionLost) {
+				return false
+			}
+			redials++
+			c.client.Close()
+			<-c.done
+			return true
+		}
+		// A read-only run the connection dropped under runs again on a
+		// new one, once: it changed nothing.
+		rerun := func(err error) bool {
+			if !readOnly || lost != nil || ctx.Err() != nil || !(errors.Is(err, ErrConnectionLost) || errors.Is(err, ErrAgentExit)) {
+				return false
+			}
+			lost = err
+			c.client.Close()
+			<-c.done
+			return true
+		}
 		newReader := func() io.Reader {
 			if stdin == nil {
 				return nil
@@ -196,7 +222,7 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 		sess, sdelivered, err := p.session(ctx, c, o)
 		delivered = delivered || sdelivered
 		if err != nil {
-			if retry(err) {
+			if retry(err) || redial(err) {
 				continue
 			}
 			var se *StepError
@@ -219,7 +245,7 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 				}
 			}
 			if err != nil {
-				return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err})
+				return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: inFlight(err, readOnly)})
 			}
 			return &Response{Host: name, Stdout: res.stdout, Stderr: string(res.stderr), ExitStatus: res.status, Delivered: delivered}, nil
 		}
@@ -227,20 +253,20 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 		// away (one exec); only a missing or other build falls back to the
 		// probe and delivery.
 		res, ran, err := p.runDirect(ctx, c, o, args, newReader)
-		if err != nil && retry(err) {
+		if err != nil && (retry(err) || rerun(err)) {
 			continue
 		}
 		if err != nil {
-			return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
+			return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: inFlight(err, readOnly)})
 		}
 		if !ran {
 			var d delivery
 			d, err = p.ensureAgent(ctx, c, o)
 			if err != nil {
-				if retry(err) {
+				if retry(err) || redial(err) {
 					continue
 				}
-				return nil, err
+				return nil, fail(err)
 			}
 			delivered = delivered || d.sum != ""
 			// A build delivered over sftp verifies itself on this run (the
@@ -250,11 +276,11 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 				runArgs = withExpect(o, args, d.sum)
 			}
 			res, err = c.exec(ctx, AgentCommand(o.AgentPath, o.Sudo, runArgs...), newReader())
-			if err != nil && retry(err) {
+			if err != nil && (retry(err) || rerun(err)) {
 				continue
 			}
 			if err != nil {
-				return nil, &StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: err}
+				return nil, fail(&StepError{Host: name, Step: StepRun, ExitStatus: -1, Stderr: string(res.stderr), Err: inFlight(err, readOnly)})
 			}
 			if d.sftp && (res.status == protocol.ExitWrongBuild || res.status == 127) {
 				c.agentState(o.AgentPath).forget()
@@ -281,6 +307,22 @@ func (p *Pool) agentRun(ctx context.Context, o *Options, args []string, stdin []
 		}
 		return resp, nil
 	}
+}
+
+// inFlight says of a connection lost (or an agent session ended) under a
+// call that changes the node that it may have run in part: what the user
+// needs to know to go on (apply again; every item converges from where the
+// node is).
+func inFlight(err error, readOnly bool) error {
+	switch {
+	case readOnly:
+		return err
+	case errors.Is(err, ErrConnectionLost):
+		return fmt.Errorf("the connection was lost while the agent was applying, so the change may be partly applied on the node: %w: %w", ErrInterrupted, err)
+	case errors.Is(err, errSessionLost):
+		return fmt.Errorf("the agent ended while applying, so the change may be partly applied on the node: %w: %w", ErrInterrupted, err)
+	}
+	return err
 }
 
 // DefaultExpectedArch is the node architecture a pool assumes for a host

@@ -84,6 +84,25 @@ type Faults struct {
 	// NoKernelArch plays an older kernel without /proc/sys/kernel/arch
 	// (the file sftp reads the architecture from).
 	NoKernelArch bool
+
+	// Dropped connections (drop.go). DropAfterBytes cuts each connection
+	// once it has carried that many bytes. DropAtRequest cuts the
+	// connection of the node's request number DropAtRequest (1 is the
+	// next one), once: the node served DropAtRequest-1 requests. DropRate
+	// cuts each request's connection with that probability. DropAt is
+	// where in the request (default: DropBefore for DropAtRequest, a
+	// random point for DropRate); DropSeed repeats DropRate's choices;
+	// DropWhileMax bounds DropWhile's random delay (DefaultDropWhileMax).
+	DropAfterBytes int64
+	DropAtRequest  int
+	DropRate       float64
+	DropAt         DropPoint
+	DropSeed       uint64
+	DropWhileMax   time.Duration
+	// DropOnly, when set, limits DropAtRequest and DropRate to the
+	// requests it accepts (given the command line, SFTPCommand, or an
+	// agent session request's arguments joined by spaces).
+	DropOnly func(request string) bool
 }
 
 // Lab is a set of running nodes.
@@ -132,6 +151,8 @@ type Node struct {
 	requests []string // agent session requests
 	conns    map[*ssh.ServerConn]struct{}
 	accepted int64
+
+	drops dropState
 }
 
 // Start seeds and starts cfg.Nodes nodes. Close stops them.
@@ -202,6 +223,7 @@ func (l *Lab) startNode(cfg Config, i int, allowed map[string]bool) (*Node, erro
 		thaw: make(chan struct{}), conns: map[*ssh.ServerConn]struct{}{},
 	}
 	close(n.thaw)
+	n.resetDrops(Faults{})
 	pw := cfg.Password
 	n.cfg = &ssh.ServerConfig{
 		PublicKeyCallback: func(_ ssh.ConnMetadata, k ssh.PublicKey) (*ssh.Permissions, error) {
@@ -399,6 +421,7 @@ func (n *Node) SetFaults(f Faults) {
 	defer n.mu.Unlock()
 	wasFrozen := n.faults.Freeze
 	n.faults = f
+	n.resetDrops(f)
 	switch {
 	case f.Freeze && !wasFrozen:
 		n.thaw = make(chan struct{})
@@ -427,7 +450,7 @@ func (n *Node) serve() {
 			return
 		}
 		n.lab.wg.Add(1)
-		go n.handleConn(&freezable{Conn: c, n: n})
+		go n.handleConn(&counted{Conn: &freezable{Conn: c, n: n}, n: n})
 	}
 }
 
@@ -585,9 +608,13 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 				continue
 			}
 			_ = req.Reply(true, nil)
-			started = true
 			n.execs.Add(1)
 			n.record(p.Command)
+			run, end := n.armDrop(n.planDrop(p.Command), p.Command, func() { sc.Close() })
+			if !run {
+				return
+			}
+			started = true
 			go func() {
 				s := &session{
 					node: n, ctx: ctx, stdin: ch, stdout: ch, stderr: ch.Stderr(),
@@ -605,6 +632,9 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 				s.release = func() { once.Do(done) }
 				st, err := s.run(p.Command)
 				s.release()
+				if end() {
+					err = nil // cut by a drop fault: what it says is moot
+				}
 				if err != nil {
 					n.lab.report(fmt.Errorf("lab node %s: command %q: %w", n.Name, p.Command, err))
 				}
@@ -617,13 +647,18 @@ func (n *Node) handleSession(sc *ssh.ServerConn, ch ssh.Channel, reqs <-chan *ss
 				continue
 			}
 			_ = req.Reply(true, nil)
-			started = true
 			n.sftps.Add(1)
 			n.record(SFTPCommand)
+			run, end := n.armDrop(n.planDrop(SFTPCommand), SFTPCommand, func() { sc.Close() })
+			if !run {
+				return
+			}
+			started = true
 			go func() {
 				done := n.enter()
 				st := n.serveSFTP(ch)
 				done()
+				end()
 				exitc <- st
 			}()
 		case "signal":

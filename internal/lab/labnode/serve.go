@@ -32,11 +32,12 @@ type serveProxy struct {
 	timers  map[uint64]*time.Timer
 	active  map[uint64]func()        // requests in flight, for MaxActive
 	holding map[uint64]chan struct{} // requests held by RunDelay; closed to cancel
+	drops   map[uint64]func() bool   // requests with a drop fault armed (drop.go)
 	outDone chan struct{}
 }
 
 func newServeProxy(s *session, cmd *exec.Cmd, stdout io.Writer) *serveProxy {
-	px := &serveProxy{s: s, stdout: stdout, timers: map[uint64]*time.Timer{}, active: map[uint64]func(){}, holding: map[uint64]chan struct{}{}, outDone: make(chan struct{})}
+	px := &serveProxy{s: s, stdout: stdout, timers: map[uint64]*time.Timer{}, active: map[uint64]func(){}, holding: map[uint64]chan struct{}{}, drops: map[uint64]func() bool{}, outDone: make(chan struct{})}
 	px.inR, px.inW, px.err = os.Pipe()
 	if px.err == nil {
 		px.outR, px.outW, px.err = os.Pipe()
@@ -102,6 +103,7 @@ func (px *serveProxy) requests(kill func()) {
 			return
 		}
 		if !req.Cancel {
+			what := strings.Join(req.Args, " ")
 			n.recordRequest(req.Args)
 			args, err := n.mapRootArgs(req.Args)
 			if err != nil {
@@ -110,6 +112,17 @@ func (px *serveProxy) requests(kill func()) {
 				continue
 			}
 			req.Args = args
+			if px.s.drop != nil {
+				// The connection goes first, as in a network cut: the
+				// agent's end cannot reach the client.
+				run, end := n.armDrop(n.planDrop(what), what, func() { px.s.drop(); kill() })
+				if !run {
+					return
+				}
+				px.mu.Lock()
+				px.drops[req.ID] = end
+				px.mu.Unlock()
+			}
 			f := n.Faults()
 			px.mu.Lock()
 			px.active[req.ID] = n.enter()
@@ -192,8 +205,8 @@ func (px *serveProxy) responses() {
 		var r struct {
 			ID uint64 `json:"id"`
 		}
-		if json.Unmarshal(body, &r) == nil && r.ID != 0 {
-			px.answered(r.ID)
+		if json.Unmarshal(body, &r) == nil && r.ID != 0 && px.answered(r.ID) {
+			continue // a drop fault cut the connection instead of this answer
 		}
 		if err := px.writeOut(body); err != nil {
 			return
@@ -202,9 +215,9 @@ func (px *serveProxy) responses() {
 }
 
 // answered stops the faults and gauges of a request that has its answer.
-func (px *serveProxy) answered(id uint64) {
+// It reports a drop fault that cut the connection instead of the answer.
+func (px *serveProxy) answered(id uint64) bool {
 	px.mu.Lock()
-	defer px.mu.Unlock()
 	if t, ok := px.timers[id]; ok {
 		t.Stop()
 		delete(px.timers, id)
@@ -213,6 +226,10 @@ func (px *serveProxy) answered(id uint64) {
 		done()
 		delete(px.active, id)
 	}
+	end := px.drops[id]
+	delete(px.drops, id)
+	px.mu.Unlock()
+	return end != nil && end()
 }
 
 // recordRequest keeps a served request's command line for ServeRequests.

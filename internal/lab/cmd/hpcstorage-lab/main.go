@@ -31,6 +31,7 @@ func commands() []command {
 		{"status", "status --dir DIR                                      print what each lab node has configured", labStatus},
 		{"probe", "probe --dir DIR [--interval 200ms] [--for D]         sample the lab's clusters (pacemaker, GPFS, Ceph, BeeGFS) and print each one's longest unserved time and members out at once (at the end, or on Ctrl-C)", labProbe},
 		{"reboot", "reboot --dir DIR --node NAME                         power-cycle a lab node (servers: prefer their BMC's ComputerSystem.Reset)", labReboot},
+		{"fault", "fault --dir DIR --node NAME [--drop-rate P] [--drop-at-request N] [--drop-after-bytes N] [--drop-at before|while|after]   make a lab node drop SSH connections (no drop flag: clear)", labFault},
 		{"down", "down --dir DIR                                        stop a lab started with up", labDown},
 		{"seed-node", "seed-node --dir DIR [--profile NAME]                 lay out a fake node root (proc, sys, etc)", seedNode},
 		{"real-image", "real-image [--cache DIR] [--mirror URL]              build or reuse the Debian 12 image of up --real (debootstrap, cached)", realImage},
