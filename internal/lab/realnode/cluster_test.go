@@ -26,14 +26,10 @@ import (
 // need device-mapper and kernel NFS, which this kernel lacks: the group
 // here is a floating IP and XFS on the shared loop device instead.
 //
-// Opt-in (HPCSTORAGE_REAL_CLUSTER=1) until the provider's race it found
-// is fixed: once in five runs the CIB pushed to nfs1 before nfs2 joined was
-// lost when the partitions merged and nfs2 became DC (crm_mon: "No
-// resources", the re-plan shows the whole CIB as drift).
+// Once in five runs, before the first push waited for the peer to join
+// (pacemaker.Cluster.WaitJoined), the CIB pushed to nfs1 was lost when
+// the partitions merged and nfs2 became DC.
 func TestHAClusterOnRealNodes(t *testing.T) {
-	if os.Getenv("HPCSTORAGE_REAL_CLUSTER") == "" {
-		t.Skip("opt-in: HPCSTORAGE_REAL_CLUSTER=1 (a known provider race on real pacemaker: the CIB pushed before the peer joined can be lost)")
-	}
 	tf := os.Getenv("TF_ACC_TERRAFORM_PATH")
 	if tf == "" {
 		tf, _ = exec.LookPath("terraform")
