@@ -82,32 +82,42 @@ func (f *nodeDomainModel) server() *failureDomainModel {
 // nodeStartupFiles is implemented by models whose daemons run under a
 // cluster and read some of their files only when they start: a change to
 // one of those items takes the member out (the failover starts the
-// daemon again with it) though no restart is notified.
+// daemon again with it) though no restart is notified. An id ending in
+// "/" stands for every item under it.
 type nodeStartupFiles interface {
 	startupItems() []string
 }
 
-func startupItems(m nodeModel) map[string]bool {
-	out := map[string]bool{}
+// startupSet holds item ids and, ending in "/", id prefixes.
+type startupSet []string
+
+func startupItems(m nodeModel) startupSet {
 	if s, ok := m.(nodeStartupFiles); ok {
-		for _, id := range s.startupItems() {
-			out[id] = true
+		return s.startupItems()
+	}
+	return nil
+}
+
+func (s startupSet) has(id string) bool {
+	for _, x := range s {
+		if x == id || strings.HasSuffix(x, "/") && strings.HasPrefix(id, x) {
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // disruption says what of a check result takes the member out of
 // service: a restart a change notifies, a kernel module that changes, a
 // file its clustered daemon reads only at start; "" when nothing (a
 // setting applied live, the provider's import record).
-func disruption(res *protocol.Result, startup map[string]bool) string {
+func disruption(res *protocol.Result, startup startupSet) string {
 	if res == nil {
 		return ""
 	}
 	var changed, restarts []string
 	for _, ir := range res.Items {
-		if ir.Changed && (startup[ir.ID] || strings.HasPrefix(ir.ID, "kernel_module:")) {
+		if ir.Changed && (startup.has(ir.ID) || strings.HasPrefix(ir.ID, "kernel_module:")) {
 			changed = append(changed, ir.ID)
 		}
 	}
@@ -156,7 +166,7 @@ func readDomainPending(ctx context.Context, nodes *nodeAccess, f *nodeDomainMode
 // planDomain says in the plan what a change of a domain member will do:
 // the sequence it runs in, or a refusal when the domain as built cannot
 // lose the member. res is the plan's node check (nil: none ran).
-func planDomain(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host string, priorDrift types.Map, res *protocol.Result, startup map[string]bool, diags *diag.Diagnostics) {
+func planDomain(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host string, priorDrift types.Map, res *protocol.Result, startup startupSet, diags *diag.Diagnostics) {
 	if f == nil || !f.known() || nodes == nil {
 		return
 	}
@@ -192,7 +202,7 @@ func planDomain(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host
 // convergeInDomain converges items, inside the member's sequence when the
 // node's check finds a change (or a stopped sequence waits to resume) on
 // a live cluster.
-func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, startup map[string]bool, pd *providerData, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
+func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, startup startupSet, pd *providerData, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
 	if f == nil || !f.known() {
 		return b.converge(ctx, items, previous, diags)
 	}

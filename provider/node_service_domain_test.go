@@ -10,7 +10,7 @@ import (
 // modules, files its clustered daemon reads at start; not settings applied
 // live or the provider's import record.
 func TestDisruption(t *testing.T) {
-	startup := map[string]bool{"file:/etc/idmapd.conf": true}
+	startup := startupSet{"file:/etc/idmapd.conf", "file:/etc/beegfs/"}
 	item := func(id string, changed bool) protocol.ItemResult {
 		return protocol.ItemResult{ID: id, Changed: changed}
 	}
@@ -26,10 +26,13 @@ func TestDisruption(t *testing.T) {
 			"change file:/etc/idmapd.conf (read when the service starts)"},
 		{"kernel module", &protocol.Result{Items: []protocol.ItemResult{item("kernel_module:beegfs", true)}},
 			"change kernel_module:beegfs (read when the service starts)"},
-		{"notified restart", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/beegfs/beegfs-storage.conf", true)},
+		{"notified restart", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/default/beegfs-storage", true)},
 			Handlers: []protocol.HandlerResult{{ID: "beegfs-storage", Action: "would restart"}}}, "restart beegfs-storage"},
 		{"both", &protocol.Result{Items: []protocol.ItemResult{item("kernel_module:lnet", true)},
 			Handlers: []protocol.HandlerResult{{ID: "lnet", Action: "would restart"}}}, "change kernel_module:lnet; restart lnet"},
+		{"under a prefix", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/beegfs/storA.d/beegfs-storage.conf", true)}},
+			"change file:/etc/beegfs/storA.d/beegfs-storage.conf (read when the service starts)"},
+		{"beside a prefix", &protocol.Result{Items: []protocol.ItemResult{item("file:/etc/beegfs-other", true)}}, ""},
 		{"no check", nil, ""},
 	}
 	for _, c := range cases {

@@ -183,6 +183,12 @@ func beegfsHAServicesSchema() schema.Schema {
 
 func (m *beegfsHAServicesModel) owner() string { return "beegfs-ha" }
 
+// startupItems: the cluster starts the services, which read their config
+// and auth files only then; nothing restarts them from here.
+func (m *beegfsHAServicesModel) startupItems() []string {
+	return []string{"file:" + beegfs.ConfDir + "/"}
+}
+
 func (m *beegfsHAServicesModel) known() bool {
 	for _, v := range []attr.Value{m.Node, m.Nodes, m.ClusterNodes, m.MgmtdIP, m.MgmtdPort, m.Services} {
 		if !fullyKnown(v) {

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -259,7 +261,56 @@ func TestR1ModuleExample(t *testing.T) {
 		t.Fatalf("plan after the day-2 BIOS change: changes %v, err %v", changes, err)
 	}
 
-	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(profile)); err != nil {
+	// Day 2: a beegfs-storage.conf option on both storage servers. The
+	// cluster starts the services, which read it only then: each storage
+	// server takes it in standby, one at a time, and the failback starts
+	// its services again with it.
+	const workers = `storage_settings={tuneNumWorkers="24"}`
+	var planOut bytes.Buffer
+	tf.SetStdout(&planOut)
+	changes, err = tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(profile), tfexec.Var(workers))
+	tf.SetStdout(io.Discard)
+	if err != nil || !changes {
+		t.Fatalf("day-2 storage settings plan: changes %v, err %v", changes, err)
+	}
+	for _, n := range []string{"stor1", "stor2"} {
+		if want := n + " Restarts In Failure Domain beegfs-storage"; !strings.Contains(planOut.String(), want) {
+			t.Errorf("the plan does not say %q", want)
+		}
+	}
+	pr, err = lab.StartProbe(filepath.Join(dir, "lab"), 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tf.Apply(ctx, tfexec.Reattach(ri), tfexec.Var(profile), tfexec.Var(workers))
+	rep := pr.Stop()["beegfs-storage"]
+	if err != nil {
+		t.Fatalf("day-2 storage settings apply: %v", err)
+	}
+	t.Logf("R1 day-2 storage settings: %s", rep)
+	if rep.MaxOut != 1 || !slices.Equal(rep.Order, []string{"stor1", "stor2"}) {
+		t.Errorf("beegfs-storage: %d members out at once, in order %v: want stor1 then stor2, alone", rep.MaxOut, rep.Order)
+	}
+	if id, d := rep.Longest(); d >= time.Second {
+		t.Errorf("beegfs-storage: %s unserved for %s", id, d)
+	}
+	for _, n := range []string{"stor1", "stor2"} {
+		confs, _ := filepath.Glob(filepath.Join(labRoot(t, l, n), "etc/beegfs/*.d/beegfs-storage.conf"))
+		found := 0
+		for _, c := range confs {
+			if b, err := os.ReadFile(c); err == nil && regexp.MustCompile(`(?m)^tuneNumWorkers\s*=\s*24$`).Match(b) {
+				found++
+			}
+		}
+		if len(confs) == 0 || found != len(confs) {
+			t.Errorf("%s: %d of %d storage configs hold tuneNumWorkers = 24", n, found, len(confs))
+		}
+	}
+	if changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(profile), tfexec.Var(workers)); err != nil || changes {
+		t.Fatalf("plan after the day-2 storage settings: changes %v, err %v", changes, err)
+	}
+
+	if err := tf.Destroy(ctx, tfexec.Reattach(ri), tfexec.Var(profile), tfexec.Var(workers)); err != nil {
 		t.Fatalf("destroy: %v", err)
 	}
 	_, nodes, err = lab.ReadStatus(filepath.Join(dir, "lab"))

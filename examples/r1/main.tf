@@ -52,6 +52,7 @@ module "r1" {
   corosync_authkey_file = var.lab.corosync_authkey_file
   standby               = var.standby
   bios_attributes       = var.bios_attributes
+  storage_settings      = var.storage_settings
   # BeeGFS 8 (beegfs_version = "8", with ha = false): license and TLS files.
   beegfs_version       = var.beegfs_version
   beegfs_license_file  = var.beegfs_license_file

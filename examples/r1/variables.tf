@@ -51,6 +51,12 @@ variable "standby" {
   default     = []
 }
 
+variable "storage_settings" {
+  description = "Extra or overriding beegfs-storage.conf options of both storage servers. A change on the running design is a day-2 change: one storage server at a time, in standby while it takes it."
+  type        = map(string)
+  default     = null
+}
+
 variable "bios_attributes" {
   description = "BIOS attributes of every server with a BMC (null: not managed). A change on the running design is a day-2 change: one server of each HA pair at a time."
   type        = map(string)

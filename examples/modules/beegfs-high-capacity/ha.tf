@@ -74,9 +74,19 @@ resource "hpcstorage_beegfs_ha_services" "this" {
   nodes                 = local.ha_pairs[each.value].nodes
   cluster_nodes         = var.ha_clusters == "pair" ? null : local.ha_all_nodes
   mgmtd_ip              = each.value == "storage" ? local.ha_ip.mgmt : null
-  services              = local.ha_pairs[each.value].services
+  services              = [for sv in local.ha_pairs[each.value].services : merge(sv, { settings = sv.kind == "storage" ? var.storage_settings : null })]
   conn_auth_secret      = var.conn_auth_secret
   conn_auth_secret_file = var.conn_auth_secret_file
+  # The services read their files when the cluster starts them: a later
+  # change (storage_settings) lands on one server of a cluster at a time,
+  # in standby, and the failback starts its services with it.
+  failure_domain = {
+    name       = local.ha_domain[each.key].cluster
+    kind       = "pacemaker"
+    node       = each.key
+    admin_host = local.ha_hosts[local.ha_domain[each.key].peer]
+    timeout    = var.maintenance_timeout
+  }
 }
 
 resource "hpcstorage_ha_cluster" "this" {

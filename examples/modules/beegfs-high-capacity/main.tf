@@ -238,6 +238,7 @@ resource "hpcstorage_beegfs_storage" "this" {
     id        = 101 + t.index
     directory = "${hpcstorage_beegfs_target.st[k].mount_point}/storage"
   } if t.server == each.key]
+  settings   = var.storage_settings
   depends_on = [hpcstorage_beegfs_management.this]
 }
 

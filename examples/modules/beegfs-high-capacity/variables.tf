@@ -201,6 +201,12 @@ variable "pacemaker_version" {
   default     = "2"
 }
 
+variable "storage_settings" {
+  description = "Extra or overriding beegfs-storage.conf options of both storage servers (null: the package's and R1's). With HA, a change on the running design restarts one storage server's services at a time (each in standby while it takes the change)."
+  type        = map(string)
+  default     = null
+}
+
 variable "bios_attributes" {
   description = "BIOS attributes of every server with a BMC (null: not managed). With HA, a change on the running design reboots one member of each cluster at a time."
   type        = map(string)
