@@ -27,7 +27,7 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	design := fs.String("design", "", "reference design: "+strings.Join(redfishmock.Designs(), ", "))
 	dir := fs.String("dir", "", "lab folder (created): lab.json, lab.auto.tfvars.json, lab.env, keys, node roots")
-	clients := fs.Int("clients", 0, "client nodes to add (client01, ...)")
+	clients := fs.Int("clients", 0, fmt.Sprintf("client nodes to add (client01, ...; up to %d, numbered to the count's width)", lab.MaxClients))
 	driveSize := fs.String("drive-size", "", "HDD size of the design's arrays (e.g. 8TB)")
 	detach := fs.Bool("detach", false, "run in the background and return once the lab is ready")
 	if err := fs.Parse(args); err != nil {
