@@ -136,25 +136,25 @@ func benchR1(b *testing.B, clients int) float64 {
 	providerBin := filepath.Join(bin, "terraform-provider-hpcstorage")
 
 	nodes := l.Nodes().Nodes
-	type counts struct{ execs, procs, agents int64 }
+	type counts struct{ execs, procs, agents, requests int64 }
 	snap := func() map[string]counts {
 		m := map[string]counts{}
 		for _, n := range nodes {
-			m[n.Name] = counts{n.Execs(), n.Processes(), n.AgentStarts()}
+			m[n.Name] = counts{n.Execs(), n.Processes(), n.AgentStarts(), int64(len(n.ServeRequests()))}
 		}
 		return m
 	}
 	// perNode is the mean per node since s0, and the busiest node.
 	perNode := func(s0 map[string]counts, times int) (mean, worst counts) {
 		for _, n := range nodes {
-			d := counts{n.Execs() - s0[n.Name].execs, n.Processes() - s0[n.Name].procs, n.AgentStarts() - s0[n.Name].agents}
+			d := counts{execs: n.Execs() - s0[n.Name].execs, procs: n.Processes() - s0[n.Name].procs, agents: n.AgentStarts() - s0[n.Name].agents}
 			mean.execs += d.execs
 			mean.procs += d.procs
 			mean.agents += d.agents
 			worst.execs, worst.procs, worst.agents = max(worst.execs, d.execs), max(worst.procs, d.procs), max(worst.agents, d.agents)
 		}
 		k := int64(len(nodes) * times)
-		return counts{mean.execs / k, mean.procs / k, mean.agents / k}, worst
+		return counts{execs: mean.execs / k, procs: mean.procs / k, agents: mean.agents / k}, worst
 	}
 	nn := float64(len(nodes))
 
@@ -238,11 +238,12 @@ func benchR1(b *testing.B, clients int) float64 {
 	b.StopTimer()
 	plans := b.N * perOp
 	_, planWorst := perNode(s1, plans)
-	var execs, procs, agents float64
+	var execs, procs, agents, requests float64
 	for _, n := range nodes {
 		execs += float64(n.Execs() - s1[n.Name].execs)
 		procs += float64(n.Processes() - s1[n.Name].procs)
 		agents += float64(n.AgentStarts() - s1[n.Name].agents)
+		requests += float64(int64(len(n.ServeRequests())) - s1[n.Name].requests)
 	}
 	k := nn * float64(plans)
 	planS := planTime.Seconds() / float64(plans)
@@ -250,6 +251,8 @@ func benchR1(b *testing.B, clients int) float64 {
 	b.ReportMetric(execs/k, "execs/node/plan")
 	b.ReportMetric(procs/k, "procs/node/plan")
 	b.ReportMetric(agents/k, "agents/node/plan")
+	// Agent calls over the nodes' sessions (round trips).
+	b.ReportMetric(requests/k, "calls/node/plan")
 	// The whole first apply (both walks), busiest node.
 	b.ReportMetric(float64(applyWorst.execs), "execs/node/apply")
 	b.ReportMetric(float64(applyWorst.procs), "procs/node/apply")
