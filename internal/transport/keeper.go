@@ -108,10 +108,10 @@ type keeperStart struct {
 type keeperRequest struct {
 	ID uint64
 	// The node: what a shared keeper's settings leave open (nodeOf).
-	Node *keeperNode `json:",omitempty"`
-	Args     []string `json:",omitempty"`
-	Stdin    []byte   `json:",omitempty"`
-	ReadOnly bool     `json:",omitempty"`
+	Node     *keeperNode `json:",omitempty"`
+	Args     []string    `json:",omitempty"`
+	Stdin    []byte      `json:",omitempty"`
+	ReadOnly bool        `json:",omitempty"`
 	// Deadline of the caller's context (Unix nanoseconds, 0 none).
 	Deadline int64 `json:",omitempty"`
 	Cancel   bool  `json:",omitempty"`
