@@ -107,7 +107,7 @@ type keeperStart struct {
 // keeperRequest is one agent call (or the cancel of one) over the socket.
 type keeperRequest struct {
 	ID uint64
-	// The node: what a shared keeper's settings leave open (nodeOf).
+	// The node: what a shared keeper's settings leave open (keeperShared).
 	Node     *keeperNode `json:",omitempty"`
 	Args     []string    `json:",omitempty"`
 	Stdin    []byte      `json:",omitempty"`
