@@ -63,20 +63,53 @@ func useDevProviders(b *testing.B, dir, bin string) {
 }
 
 // BenchmarkR1Module measures examples/r1 (the beegfs-high-capacity module)
-// in the R1 lab the way a user runs it: the provider binary built as `make
+// in the R1 lab the way a user runs it, at R1's size (2 clients) and at a
+// site's (clients=N sub-benchmarks; HPCSTORAGE_BENCH_CLIENTS=2,10,100 by
+// default, make bench-scale adds 1000): the provider binary built as `make
 // build` builds it (agent embedded), found through dev_overrides, so every
 // Terraform walk starts it as its own process. Reported, per lab node:
 // SSH execs, programs started and agent processes for the first `terraform
 // apply` (delivery included; Terraform starts the provider once for the
 // plan walk and once for the apply walk) and for each no-op `terraform
-// plan`; and the no-op plan's wall time against Terraform's own floor: the
-// same graph (every resource and data source of the state, with the same
-// dependencies) as terraform_data resources, planned by the same CLI in the
-// same run; and beside it the framework floor: that graph on a provider of
-// the same terraform-plugin-framework that does nothing (fw_floor_s).
+// plan`; the apply's and the no-op plan's wall time, the provider's
+// processes' (its session keeper included) peak memory and CPU, and the
+// state's size; and the no-op plan's wall time against Terraform's own
+// floor: the same graph (every resource and data source of the state, with
+// the same dependencies) as terraform_data resources, planned by the same
+// CLI in the same run; and beside it the framework floor: that graph on a
+// provider of the same terraform-plugin-framework that does nothing
+// (fw_floor_s). Every figure of one size is measured in the same run as
+// its floors; sizes after the first also report their cost per node
+// against the 100-client size's (node_cost_vs_100, want <= 1).
 //
-//	make agent-dist && go test ./provider -run '^$' -bench R1Module -benchtime 5x
+//	make agent-dist && go test ./provider -run '^$' -bench R1Module -benchtime 1x
 func BenchmarkR1Module(b *testing.B) {
+	sizes := []int{2, 10, 100}
+	if s := os.Getenv("HPCSTORAGE_BENCH_CLIENTS"); s != "" {
+		sizes = nil
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 || n > lab.MaxClients {
+				b.Fatalf("HPCSTORAGE_BENCH_CLIENTS: %q is not a client count 0..%d", f, lab.MaxClients)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	// Cost per node of a no-op plan beyond the framework floor, by size.
+	perNodeCost := map[int]float64{}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
+			perNodeCost[n] = benchR1(b, n)
+			if base, ok := perNodeCost[100]; ok && n > 100 && base > 0 {
+				b.ReportMetric(perNodeCost[n]/base, "node_cost_vs_100")
+			}
+		})
+	}
+}
+
+// benchR1 is one size of BenchmarkR1Module; it returns the no-op plan's
+// wall time beyond the framework floor, per lab node.
+func benchR1(b *testing.B, clients int) float64 {
 	tfPath := terraformCLI(b)
 	if _, _, err := agentbin.For(runtime.GOARCH); err != nil {
 		testenv.Missing(b, "the provider binary needs the embedded agent: run make agent-dist first (%v)", err)
@@ -84,7 +117,7 @@ func BenchmarkR1Module(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	bin := buildBenchProviders(b, dir, "./provider/testdata/floorprovider")
-	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: 2})
+	l, err := lab.Up(lab.Config{Design: "r1", Dir: filepath.Join(dir, "lab"), Clients: clients})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,44 +134,56 @@ func BenchmarkR1Module(b *testing.B) {
 	if err := tf.Get(ctx); err != nil {
 		b.Fatal(err)
 	}
+	providerBin := filepath.Join(bin, "terraform-provider-hpcstorage")
 
 	nodes := l.Nodes().Nodes
-	type counts struct{ execs, procs, agents int64 }
+	type counts struct{ execs, procs, agents, requests int64 }
 	snap := func() map[string]counts {
 		m := map[string]counts{}
 		for _, n := range nodes {
-			m[n.Name] = counts{n.Execs(), n.Processes(), n.AgentStarts()}
+			m[n.Name] = counts{n.Execs(), n.Processes(), n.AgentStarts(), int64(len(n.ServeRequests()))}
 		}
 		return m
 	}
 	// perNode is the mean per node since s0, and the busiest node.
 	perNode := func(s0 map[string]counts, times int) (mean, worst counts) {
 		for _, n := range nodes {
-			d := counts{n.Execs() - s0[n.Name].execs, n.Processes() - s0[n.Name].procs, n.AgentStarts() - s0[n.Name].agents}
+			d := counts{execs: n.Execs() - s0[n.Name].execs, procs: n.Processes() - s0[n.Name].procs, agents: n.AgentStarts() - s0[n.Name].agents}
 			mean.execs += d.execs
 			mean.procs += d.procs
 			mean.agents += d.agents
 			worst.execs, worst.procs, worst.agents = max(worst.execs, d.execs), max(worst.procs, d.procs), max(worst.agents, d.agents)
 		}
 		k := int64(len(nodes) * times)
-		return counts{mean.execs / k, mean.procs / k, mean.agents / k}, worst
+		return counts{execs: mean.execs / k, procs: mean.procs / k, agents: mean.agents / k}, worst
 	}
+	nn := float64(len(nodes))
 
 	s0 := snap()
+	watch := watchProviders(tfPath, providerBin)
 	start := time.Now()
 	if err := tf.Apply(ctx); err != nil {
 		b.Fatalf("apply: %v", err)
 	}
 	applyTime := time.Since(start)
+	applyUse := watch()
 	_, applyWorst := perNode(s0, 1)
-	b.Logf("first apply (2 provider processes: plan and apply walks, sharing each node's session through a keeper; delivery included): %s; busiest node: %d execs, %d programs, %d agent processes",
-		applyTime.Round(time.Millisecond), applyWorst.execs, applyWorst.procs, applyWorst.agents)
+	b.Logf("%d clients, load %s: first apply (2 provider processes: plan and apply walks, sharing the nodes' sessions through a keeper; delivery included): %s; busiest node: %d execs, %d programs, %d agent processes; provider processes: peak %.0f MiB, %.1f s CPU, %d keepers at most",
+		clients, loadAvg(), applyTime.Round(time.Millisecond), applyWorst.execs, applyWorst.procs, applyWorst.agents, applyUse.peakMiB, applyUse.cpuS, applyUse.keepers)
 	if applyWorst.agents > 1 {
-		b.Errorf("first apply started %d agent processes on its busiest node, want 1 (both walks through the node's session keeper)", applyWorst.agents)
+		b.Errorf("first apply started %d agent processes on its busiest node, want 1 (both walks through the session keeper)", applyWorst.agents)
+	}
+	if applyUse.keepers > 1 {
+		b.Errorf("first apply ran %d session keepers at once, want 1 for all %d nodes", applyUse.keepers, len(nodes))
+	}
+	stateBytes := 0
+	if st, err := os.Stat(filepath.Join(cfg, "terraform.tfstate")); err == nil {
+		stateBytes = int(st.Size())
+	} else {
+		b.Fatal(err)
 	}
 	// Each command below starts cold, as a user's next command after the
 	// keepers' idle time would: no keeper, no connection.
-	providerBin := filepath.Join(bin, "terraform-provider-hpcstorage")
 	stopKeepers(b, providerBin)
 
 	floor, floorCPU := r1Floor(b, ctx, tf, tfPath, filepath.Join(dir, "floor"), "terraform_data")
@@ -149,6 +194,7 @@ func BenchmarkR1Module(b *testing.B) {
 	const perOp = 3
 	var planTime time.Duration
 	var planCPU float64
+	var planUse providerUse
 	s1 := snap()
 	b.ResetTimer()
 	// The node agents are this process's children too (the lab runs
@@ -162,11 +208,16 @@ func BenchmarkR1Module(b *testing.B) {
 	var nodeCPU time.Duration
 	for range b.N * perOp {
 		start, cpu0, a0 := time.Now(), childCPU(), agentCPU()
+		watch := watchProviders(tfPath, providerBin)
 		changes, err := tf.Plan(ctx)
 		planTime += time.Since(start)
 		// The sessions end with their keepers: stop them, wait for the
 		// agents.
 		stopKeepers(b, providerBin)
+		use := watch()
+		planUse.cpuS += use.cpuS
+		planUse.peakMiB = max(planUse.peakMiB, use.peakMiB)
+		planUse.keepers = max(planUse.keepers, use.keepers)
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var running int64
 			for _, n := range nodes {
@@ -188,22 +239,38 @@ func BenchmarkR1Module(b *testing.B) {
 	b.StopTimer()
 	plans := b.N * perOp
 	_, planWorst := perNode(s1, plans)
-	var execs, procs, agents float64
+	var execs, procs, agents, requests float64
 	for _, n := range nodes {
 		execs += float64(n.Execs() - s1[n.Name].execs)
 		procs += float64(n.Processes() - s1[n.Name].procs)
 		agents += float64(n.AgentStarts() - s1[n.Name].agents)
+		requests += float64(int64(len(n.ServeRequests())) - s1[n.Name].requests)
 	}
-	k := float64(len(nodes) * plans)
+	k := nn * float64(plans)
 	planS := planTime.Seconds() / float64(plans)
+	b.ReportMetric(nn, "nodes")
 	b.ReportMetric(execs/k, "execs/node/plan")
 	b.ReportMetric(procs/k, "procs/node/plan")
 	b.ReportMetric(agents/k, "agents/node/plan")
+	// Agent calls over the nodes' sessions (round trips).
+	b.ReportMetric(requests/k, "calls/node/plan")
 	// The whole first apply (both walks), busiest node.
 	b.ReportMetric(float64(applyWorst.execs), "execs/node/apply")
 	b.ReportMetric(float64(applyWorst.procs), "procs/node/apply")
 	b.ReportMetric(float64(applyWorst.agents), "agents/node/apply")
+	b.ReportMetric(applyTime.Seconds(), "apply_s")
+	b.ReportMetric(applyTime.Seconds()/nn*1000, "apply_ms/node")
+	b.ReportMetric(float64(stateBytes)/1024/nn, "state_KiB/node")
+	// The provider's processes (the walk's and the session keeper): the
+	// most memory they held at once, and their CPU (sampled every 100 ms:
+	// a process's last 100 ms may be missed).
+	b.ReportMetric(applyUse.peakMiB, "provider_MiB_apply")
+	b.ReportMetric(applyUse.cpuS, "provider_cpu_s_apply")
+	b.ReportMetric(planUse.peakMiB, "provider_MiB_plan")
+	b.ReportMetric(planUse.cpuS/float64(plans), "provider_cpu_s_plan")
+	b.ReportMetric(float64(planUse.keepers), "keepers_plan")
 	b.ReportMetric(planS, "plan_s")
+	b.ReportMetric(planS/nn*1000, "plan_ms/node")
 	b.ReportMetric(floor, "floor_s")
 	b.ReportMetric(planS/floor, "plan/floor")
 	// The framework floor: the same graph on a provider of the same
@@ -216,14 +283,137 @@ func BenchmarkR1Module(b *testing.B) {
 	// CPU seconds of terraform and the processes it waited for (the
 	// provider), which a loaded machine disturbs less than wall time.
 	b.ReportMetric(planCPU/float64(plans), "plan_cpu_s")
-	b.ReportMetric(nodeCPU.Seconds()/float64(plans)/float64(len(nodes)), "agent_cpu_s/node/plan")
+	b.ReportMetric(nodeCPU.Seconds()/float64(plans)/nn, "agent_cpu_s/node/plan")
 	b.ReportMetric(planCPU/float64(plans)/floorCPU, "plan_cpu/floor_cpu")
-	b.Logf("no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x), framework floor %.3f s (%.2fx the floor; the plan is %.1fx it); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes",
-		planS, floor, planS/floor, fwFloor, fwFloor/floor, planS/fwFloor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans))
+	b.ReportMetric(planCPU/float64(plans)/fwFloorCPU, "plan_cpu/fw_floor_cpu")
+	over := max(planS-fwFloor, 0) / nn
+	b.ReportMetric(over*1000, "plan_over_fw_ms/node")
+	b.Logf("%d clients, load %s: no-op plan: %.3f s, floor %.3f s (%.1fx, target 1.5x), framework floor %.3f s (%.2fx the floor; the plan is %.1fx it); busiest node per plan: %.1f execs, %.1f programs, %.1f agent processes; provider processes: peak %.0f MiB, %d keepers at most",
+		clients, loadAvg(), planS, floor, planS/floor, fwFloor, fwFloor/floor, planS/fwFloor, float64(planWorst.execs)/float64(plans), float64(planWorst.procs)/float64(plans), float64(planWorst.agents)/float64(plans), planUse.peakMiB, planUse.keepers)
 	if errs := l.Errors(); len(errs) > 0 {
 		b.Errorf("lab errors: %v", errs)
 	}
 	_ = labnode.SFTPCommand
+	return over
+}
+
+// providerUse is what the provider's processes used during one command.
+type providerUse struct {
+	peakMiB float64 // resident memory of all of them at once, the most seen
+	cpuS    float64 // user and system CPU, summed over them
+	keepers int     // session keepers running at once, the most seen
+}
+
+// watchProviders follows, every 100 ms until the returned function is
+// called, the processes running providerBin below this one (terraform's
+// provider processes and the keepers they start, which stay watched once
+// seen, as they outlive their starter); the function returns their use.
+func watchProviders(tfPath, providerBin string) func() providerUse {
+	stop, done := make(chan struct{}), make(chan providerUse)
+	// /proc/PID/exe names the file, links resolved.
+	if p, err := filepath.EvalSymlinks(tfPath); err == nil {
+		tfPath = p
+	}
+	if p, err := filepath.EvalSymlinks(providerBin); err == nil {
+		providerBin = p
+	}
+	// Only down through terraform and the provider: the lab's thousand
+	// agents are this process's children too.
+	through := func(pid int) bool {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+		return err == nil && (exe == tfPath || exe == providerBin)
+	}
+	go func() {
+		var use providerUse
+		cpu := map[int]float64{} // last CPU seen per process
+		seen := map[int]bool{}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			// Our children's children (terraform's providers) and theirs
+			// (keepers), plus every process seen before that still runs.
+			for _, pid := range descendants(os.Getpid(), 3, through) {
+				if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == providerBin {
+					seen[pid] = true
+				}
+			}
+			var rss float64
+			keepers := 0
+			for pid := range seen {
+				stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+				if err != nil {
+					delete(seen, pid)
+					continue
+				}
+				f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+				if len(f) < 22 || f[0] == "Z" {
+					continue
+				}
+				ut, _ := strconv.ParseFloat(f[11], 64)
+				st, _ := strconv.ParseFloat(f[12], 64)
+				pages, _ := strconv.ParseFloat(f[21], 64)
+				cpu[pid] = (ut + st) / 100 // USER_HZ
+				rss += pages * float64(os.Getpagesize()) / (1 << 20)
+				if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(cmd), KeeperArg) {
+					keepers++
+				}
+			}
+			use.peakMiB = max(use.peakMiB, rss)
+			use.keepers = max(use.keepers, keepers)
+			select {
+			case <-stop:
+				for _, c := range cpu {
+					use.cpuS += c
+				}
+				done <- use
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() providerUse { close(stop); return <-done }
+}
+
+// descendants lists pid's children, their children, ... depth levels down
+// (/proc/PID/task/TID/children), going below pid's children only where
+// through says so.
+func descendants(pid, depth int, through func(int) bool) []int {
+	var out []int
+	level := []int{pid}
+	for d := range depth {
+		var next []int
+		for _, p := range level {
+			if d > 0 && !through(p) {
+				continue
+			}
+			tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p))
+			for _, t := range tasks {
+				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", p, t.Name()))
+				if err != nil {
+					continue
+				}
+				for _, f := range strings.Fields(string(b)) {
+					if c, err := strconv.Atoi(f); err == nil {
+						next = append(next, c)
+					}
+				}
+			}
+		}
+		out = append(out, next...)
+		level = next
+	}
+	return out
+}
+
+// loadAvg is the machine's load (1, 5, 15 min), stated beside figures a
+// shared machine disturbs.
+func loadAvg() string {
+	bs, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(bs))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // stopKeepers ends the session keepers this benchmark's provider binary

@@ -367,6 +367,9 @@ type nodeAccess struct {
 	// deferred: the ssh block holds values not known until apply, so
 	// plan-time node checks wait for them.
 	deferred bool
+	// secretAsks counts, per secret (its sha256), the plans that needed to
+	// know whether it changed (node_service.go, sharedSecret).
+	secretAsks sync.Map
 }
 
 // options are the connection settings for host: the provider's ssh block

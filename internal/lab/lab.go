@@ -56,6 +56,11 @@ const (
 	RoleClient     = "client"
 )
 
+// MaxClients is the most client nodes a lab runs: a site's thousand and
+// room to spare. Each lab node costs two file descriptors while idle (its
+// listener and its root) and a few while a session runs (scale.go).
+const MaxClients = 4000
+
 // ErrNotRunning is returned when a folder holds no running lab.
 var ErrNotRunning = errors.New("no lab running")
 
@@ -63,7 +68,8 @@ var ErrNotRunning = errors.New("no lab running")
 type Config struct {
 	Design string // r1 .. r5
 	Dir    string // created if missing; node roots go to Dir/nodes/<name>
-	// Clients adds client nodes client01..clientNN.
+	// Clients adds client nodes client01..clientNN (ClientName), up to
+	// MaxClients.
 	Clients int
 	// DriveSizeBytes overrides the HDD size of the design's arrays.
 	DriveSizeBytes int64
@@ -158,8 +164,8 @@ func Up(cfg Config) (*Lab, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("dir is required")
 	}
-	if cfg.Clients < 0 || cfg.Clients > 64 {
-		return nil, fmt.Errorf("clients %d: want 0 to 64", cfg.Clients)
+	if cfg.Clients < 0 || cfg.Clients > MaxClients {
+		return nil, fmt.Errorf("clients %d: want 0 to %d", cfg.Clients, MaxClients)
 	}
 	dir, err := filepath.Abs(cfg.Dir)
 	if err != nil {
@@ -205,7 +211,7 @@ func Up(cfg Config) (*Lab, error) {
 		}
 	}
 	for i := 1; i <= cfg.Clients; i++ {
-		plan = append(plan, planned{fmt.Sprintf("client%02d", i), RoleClient, "", nil})
+		plan = append(plan, planned{ClientName(i, cfg.Clients), RoleClient, "", nil})
 	}
 	if len(plan) == 0 {
 		return nil, fmt.Errorf("design %s has no servers", cfg.Design)

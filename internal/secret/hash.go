@@ -18,21 +18,28 @@ import (
 // provider process.
 func Hash(secret string) string {
 	key := sha256.Sum256([]byte(secret))
-	if h, ok := hashes.Load(key); ok {
-		return h.(string)
-	}
-	dk, err := scrypt.Key([]byte(secret), []byte(salt), 1<<15, 8, 1, 32)
-	if err != nil {
-		// Only for parameters scrypt rejects; these are constants.
-		panic(err)
-	}
-	h := "scrypt:" + hex.EncodeToString(dk)
-	hashes.Store(key, h)
-	return h
+	// Once per secret even when many resources ask at once (a site's
+	// clients, planned -parallelism at a time): each scrypt takes 32 MB.
+	v, _ := hashes.LoadOrStore(key, &hashOnce{})
+	h := v.(*hashOnce)
+	h.once.Do(func() {
+		dk, err := scrypt.Key([]byte(secret), []byte(salt), 1<<15, 8, 1, 32)
+		if err != nil {
+			// Only for parameters scrypt rejects; these are constants.
+			panic(err)
+		}
+		h.hash = "scrypt:" + hex.EncodeToString(dk)
+	})
+	return h.hash
+}
+
+type hashOnce struct {
+	once sync.Once
+	hash string
 }
 
 // The salt names the old package's version: changing it would show every
 // secret in every state as changed.
 const salt = "hpcstorage secret hash v1"
 
-var hashes sync.Map // sha256 of the secret -> its Hash
+var hashes sync.Map // sha256 of the secret -> *hashOnce

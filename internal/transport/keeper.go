@@ -3,15 +3,24 @@
 package transport
 
 // Session keeper: one agent session per node per Terraform command, across
-// its provider processes. `terraform apply` starts the provider once for
+// its provider processes, held by one keeper for every node reached with
+// the same settings. `terraform apply` starts the provider once for
 // the plan walk and once for the apply walk (and `plan` more than once),
 // and each process used to open its own SSH connection and start its own
 // `hpcstorage-agent serve` on every node. With a keeper, the first process
 // that needs a node starts a small local process (this program again, in
-// keeper mode: RunKeeper) that holds the node's connection and agent
-// session; every process of the same user with the same connection
+// keeper mode: RunKeeper) that holds the nodes' connections and agent
+// sessions; every process of the same user with the same connection
 // settings sends its agent calls to it over a Unix socket, and it exits
 // after an idle time without clients, like OpenSSH's ControlPersist.
+//
+// One keeper serves every node whose settings differ only in where the
+// node is (host, port) and its pinned host keys: a keeper per node was a
+// process of the provider's size per node (36 MB each, 3.8 GB for R1 with
+// 100 clients), which a site of a thousand nodes cannot afford. A request
+// names its node; the credentials, bastion and timeouts are the keeper's
+// own, from its start, so a request can choose where to go, never how to
+// log in. Its pool bounds the fan-out over all of them (MaxParallel).
 //
 // What stays as it was: the keeper dials with the very same Options
 // (host-key checks, credentials, bastion), so it verifies what the
@@ -97,13 +106,32 @@ type keeperStart struct {
 
 // keeperRequest is one agent call (or the cancel of one) over the socket.
 type keeperRequest struct {
-	ID       uint64
-	Args     []string `json:",omitempty"`
-	Stdin    []byte   `json:",omitempty"`
-	ReadOnly bool     `json:",omitempty"`
+	ID uint64
+	// The node: what a shared keeper's settings leave open (keeperShared).
+	Node     *keeperNode `json:",omitempty"`
+	Args     []string    `json:",omitempty"`
+	Stdin    []byte      `json:",omitempty"`
+	ReadOnly bool        `json:",omitempty"`
 	// Deadline of the caller's context (Unix nanoseconds, 0 none).
 	Deadline int64 `json:",omitempty"`
 	Cancel   bool  `json:",omitempty"`
+}
+
+// keeperNode is where one node is: the fields of Options a keeper shared
+// by several nodes takes from each request.
+type keeperNode struct {
+	Host     string
+	Port     int
+	HostKeys []string `json:",omitempty"`
+}
+
+// keeperShared splits o into the settings its keeper is started with (and
+// named by) and the node's own fields.
+func keeperShared(o *Options) (shared Options, node *keeperNode) {
+	shared = *o
+	node = &keeperNode{Host: o.Host, Port: o.Port, HostKeys: o.HostKeys}
+	shared.Host, shared.Port, shared.HostKeys = "", 0, nil
+	return shared, node
 }
 
 // keeperResponse is agentRun's answer.
@@ -294,7 +322,8 @@ func (p *Pool) keeperCall(ctx context.Context, o *Options, args []string, stdin 
 		if cl == nil {
 			return nil, nil, false
 		}
-		r, sent, cerr := cl.call(ctx, keeperRequest{Args: args, Stdin: stdin, ReadOnly: readOnly})
+		_, node := keeperShared(o)
+		r, sent, cerr := cl.call(ctx, keeperRequest{Node: node, Args: args, Stdin: stdin, ReadOnly: readOnly})
 		switch {
 		case cerr == nil:
 			if r.Resp != nil {
@@ -319,8 +348,10 @@ func (p *Pool) keeperCall(ctx context.Context, o *Options, args []string, stdin 
 // keeper returns a live client of o's keeper, starting the keeper when
 // there is none; nil when keepers cannot be used for o here.
 func (p *Pool) keeper(ctx context.Context, o *Options) *keeperClient {
-	// Every setting, not just the connection's: the keeper runs its calls
-	// with the Options it was started with.
+	// Every setting but the node's own: the keeper runs its calls with the
+	// Options it was started with, the request's node filled in.
+	shared, _ := keeperShared(o)
+	o = &shared
 	ob, err := json.Marshal(o)
 	if err != nil {
 		return nil
@@ -747,7 +778,17 @@ func (k *keeper) serve(c *net.UnixConn) {
 		go func() {
 			defer k.wg.Done()
 			defer k.clientEnds()
-			resp, err := k.pool.agentRun(ctx, k.o, req.Args, req.Stdin, req.ReadOnly)
+			o := *k.o
+			if req.Node != nil {
+				o.Host, o.Port, o.HostKeys = req.Node.Host, req.Node.Port, req.Node.HostKeys
+			}
+			var resp *Response
+			var err error
+			if o.Host == "" {
+				err = fmt.Errorf("session keeper: a request without a node: %w", ErrConfig)
+			} else {
+				resp, err = k.pool.agentRun(ctx, &o, req.Args, req.Stdin, req.ReadOnly)
+			}
 			mu.Lock()
 			delete(running, req.ID)
 			mu.Unlock()

@@ -138,7 +138,7 @@ func TestSessionKeeperRefusesOpenDirectory(t *testing.T) {
 }
 
 // The same on lab nodes: three pools (a plan's walk, then an apply's two
-// walks) over two nodes through keepers: one SSH exec and one agent
+// walks) over two nodes through one keeper: one SSH exec and one agent
 // process per node for all three, none dialed by this process.
 func TestLabSessionKeeperAcrossPools(t *testing.T) {
 	needAgent(t)
@@ -163,6 +163,10 @@ func TestLabSessionKeeperAcrossPools(t *testing.T) {
 		}
 		if p.Dials() != 0 {
 			t.Fatalf("walk %d: %d dials in this process, want 0 (the keeper dials)", walk, p.Dials())
+		}
+		// One keeper for both nodes: they differ only in where they are.
+		if socks, _ := filepath.Glob(filepath.Join(kdir, "*.sock")); len(socks) != 1 {
+			t.Fatalf("walk %d: keeper sockets %v, want one for both nodes", walk, socks)
 		}
 		p.Close()
 	}

@@ -70,3 +70,12 @@ output "ha_standby_moves" {
     sv.name => [for n in local.ha_pairs[local.ha_node_pair[sv.preferred_node]].nodes : n if n != sv.preferred_node][0]
   if contains(var.standby, sv.preferred_node) }
 }
+
+output "client_settings" {
+  description = "What a client of this file system needs when it is configured elsewhere (another state): mgmtd's address, the mount point and the client settings the module gives its own clients."
+  value = {
+    mgmtd_host  = local.mgmtd
+    mount_point = var.mount_point
+    settings    = var.ha ? { sysSessionChecksEnabled = "false" } : null
+  }
+}

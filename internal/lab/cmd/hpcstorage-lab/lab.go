@@ -27,7 +27,7 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	design := fs.String("design", "", "reference design: "+strings.Join(redfishmock.Designs(), ", "))
 	dir := fs.String("dir", "", "lab folder (created): lab.json, lab.auto.tfvars.json, lab.env, keys, node roots")
-	clients := fs.Int("clients", 0, "client nodes to add (client01, ...)")
+	clients := fs.Int("clients", 0, fmt.Sprintf("client nodes to add (client01, ...; up to %d, numbered to the count's width)", lab.MaxClients))
 	driveSize := fs.String("drive-size", "", "HDD size of the design's arrays (e.g. 8TB)")
 	detach := fs.Bool("detach", false, "run in the background and return once the lab is ready")
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +44,10 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *detach {
-		return upDetached(*dir, args, stdout)
+		// Seeding a node root takes milliseconds, R4's clients (Ceph
+		// packages) more, on a loaded machine many times that: a thousand
+		// clients get minutes more.
+		return upDetached(*dir, args, stdout, 2*time.Minute+time.Duration(*clients)*150*time.Millisecond)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -68,7 +71,7 @@ func labUp(args []string, stdout, stderr io.Writer) error {
 
 // upDetached re-runs `up` without --detach in a new session and waits for
 // its state file.
-func upDetached(dir string, args []string, stdout io.Writer) error {
+func upDetached(dir string, args []string, stdout io.Writer, wait time.Duration) error {
 	var rest []string
 	for _, a := range args {
 		if a != "--detach" && a != "-detach" && a != "--detach=true" && a != "-detach=true" {
@@ -96,7 +99,7 @@ func upDetached(dir string, args []string, stdout io.Writer) error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(2 * time.Minute)
+	deadline := time.After(wait)
 	for {
 		if st, err := lab.ReadState(dir); err == nil && st.PID == cmd.Process.Pid {
 			fmt.Fprintf(stdout, "lab %s up in %s (pid %d, log %s): %d nodes, %d endpoints\n", st.Design, st.Dir, st.PID,
@@ -109,7 +112,7 @@ func upDetached(dir string, args []string, stdout io.Writer) error {
 			return fmt.Errorf("lab exited before it was ready (%v): %s", err, strings.TrimSpace(string(b)))
 		case <-deadline:
 			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return fmt.Errorf("lab not ready after 2m (log %s)", logPath)
+			return fmt.Errorf("lab not ready after %s (log %s)", wait, logPath)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -76,7 +76,7 @@ func upReal(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "node image built in %s: %s\n", img.Took.Round(time.Second), img.Rootfs)
 	}
 	if *detach {
-		return upDetached(*dir, args, stdout)
+		return upDetached(*dir, args, stdout, 2*time.Minute)
 	}
 	var d *redfishmock.Design
 	var names []string
