@@ -108,16 +108,18 @@ func (s startupSet) has(id string) bool {
 }
 
 // disruption says what of a check result takes the member out of
-// service: a restart a change notifies, a kernel module that changes, a
-// file its clustered daemon reads only at start; "" when nothing (a
-// setting applied live, the provider's import record).
+// service: a restart a change notifies, a file its clustered daemon reads
+// only at start; "" when nothing (a setting applied live, the provider's
+// import record). New options of a loaded kernel module wait for the next
+// boot (the agent never reloads a driver under a running service): the
+// hpcstorage_rolling_reboot action takes them through the same sequence.
 func disruption(res *protocol.Result, startup startupSet) string {
 	if res == nil {
 		return ""
 	}
 	var changed, restarts []string
 	for _, ir := range res.Items {
-		if ir.Changed && (startup.has(ir.ID) || strings.HasPrefix(ir.ID, "kernel_module:")) {
+		if ir.Changed && startup.has(ir.ID) {
 			changed = append(changed, ir.ID)
 		}
 	}
