@@ -145,6 +145,11 @@ func (b nodeRun) converge(ctx context.Context, items, previous []protocol.Item, 
 	if _, ok := b.check(ctx, items, diags); !ok {
 		return false
 	}
+	return b.applyChecked(ctx, items, previous, diags)
+}
+
+// applyChecked is converge after its check passed.
+func (b nodeRun) applyChecked(ctx context.Context, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
 	var applyDiags diag.Diagnostics
 	res, ok := b.exec(ctx, items, false, &applyDiags)
 	if ok && res.Failed {
@@ -572,7 +577,7 @@ func (r *nodeService[M, P]) Update(ctx context.Context, req resource.UpdateReque
 	// The previous secret is not known (state keeps its hash), so a
 	// rollback restores everything but the secret file's content.
 	previous, pok := r.renderItems(q, req.State.Raw, secretInput{Unread: true}, &resp.Diagnostics)
-	if !ok || !pok || !nodeRunFor(r.nodes, p).convergeInDomain(ctx, p.base().FailureDomain, startupItems(p), r.data, items, previous, &resp.Diagnostics) {
+	if !ok || !pok || !nodeRunFor(r.nodes, p).convergeInDomain(ctx, p.base().FailureDomain, startupItems(p), r.data, q.base().Drift, items, previous, &resp.Diagnostics) {
 		return
 	}
 	applied(p, auth)

@@ -202,22 +202,25 @@ func planDomain(ctx context.Context, nodes *nodeAccess, f *nodeDomainModel, host
 }
 
 // convergeInDomain converges items, inside the member's sequence when the
-// node's check finds a change (or a stopped sequence waits to resume) on
-// a live cluster.
-func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, startup startupSet, pd *providerData, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
+// node's check finds a change that takes it out, or when the prior state's
+// drift says a stopped sequence waits to resume.
+func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, startup startupSet, pd *providerData, priorDrift types.Map, items, previous []protocol.Item, diags *diag.Diagnostics) bool {
 	if f == nil || !f.known() {
 		return b.converge(ctx, items, previous, diags)
 	}
 	mem := f.member(b.host)
 	runner := nodeRunner{nodes: b.nodes, owner: day2Owner(mem.Domain)}
-	pending, perr := day2.Pending(ctx, runner, mem)
+	// The refresh before this apply read the lock into drift: no second
+	// query of the domain.
+	_, pending := priorDrift.Elements()[pendingDriftKey]
 	if !pending {
 		res, ok := b.check(ctx, items, diags)
 		if !ok {
 			return false
 		}
 		if disruption(res, startup) == "" {
-			return b.converge(ctx, items, previous, diags)
+			// Checked already: one node round trip less.
+			return b.applyChecked(ctx, items, previous, diags)
 		}
 	}
 	var workDiags diag.Diagnostics
@@ -241,9 +244,6 @@ func (b nodeRun) convergeInDomain(ctx context.Context, f *nodeDomainModel, start
 	// whatever the sequence did.
 	diags.Append(workDiags...)
 	if err != nil {
-		if perr != nil {
-			err = fmt.Errorf("%w (reading the lock before: %v)", err, perr)
-		}
 		if !workDiags.HasError() || !errors.As(err, &se) || se.Step != day2.StepWork {
 			stepError(diags, path.Root("failure_domain"), err)
 		}

@@ -132,7 +132,7 @@ func (r *nodeConfigResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	rollback := nodeconfig.Config{} // nothing of this owner was there before
-	if !r.converge(ctx, &plan, cfg, rollback, false, &resp.Diagnostics) {
+	if !r.converge(ctx, &plan, cfg, rollback, nil, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -194,7 +194,7 @@ func (r *nodeConfigResource) Update(ctx context.Context, req resource.UpdateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.converge(ctx, &plan, cfg, before, true, &resp.Diagnostics) {
+	if !r.converge(ctx, &plan, cfg, before, &prior, &resp.Diagnostics) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -490,15 +490,16 @@ func (r *nodeConfigResource) config(m *nodeConfigModel, diags *diag.Diagnostics)
 }
 
 // converge runs cfg through the node shell's loop (check, apply, verify,
-// and on failure put back rollback, the state before); an update runs
-// inside the node's failure domain sequence when it takes the node out.
-func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, update bool, diags *diag.Diagnostics) bool {
+// and on failure put back rollback, the state before); an update (prior
+// set) runs inside the node's failure domain sequence when it takes the
+// node out.
+func (r *nodeConfigResource) converge(ctx context.Context, m *nodeConfigModel, cfg, rollback nodeconfig.Config, prior *nodeConfigModel, diags *diag.Diagnostics) bool {
 	items, locs := cfg.Items()
 	previous, _ := rollback.Items()
 	run := r.runner(m, locs)
 	ok := false
-	if update {
-		ok = run.convergeInDomain(ctx, m.FailureDomain, nil, r.data, items, previous, diags)
+	if prior != nil {
+		ok = run.convergeInDomain(ctx, m.FailureDomain, nil, r.data, prior.Drift, items, previous, diags)
 	} else {
 		ok = run.converge(ctx, items, previous, diags)
 	}
