@@ -41,30 +41,14 @@ func r2RollingBIOSChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachI
 		Component: redfishmock.ComponentBIOS, Version: "2.12.2", Models: []string{"PowerEdge R740"}}); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	tf.SetStdout(&out)
-	changes, err := tf.Plan(ctx, tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Out("day2.plan"))
-	tf.SetStdout(io.Discard)
-	if err != nil || !changes {
-		t.Fatalf("day-2 plan: changes %v, err %v", changes, err)
-	}
+	out, updated := planChanges(t, tf, ri, cfg, "day2.plan", tfexec.Var(subNumaOff), tfexec.Var(r2Firmware))
 	for _, n := range []string{"nfs1", "nfs2"} {
-		if want := n + ` leaves failure domain "nfsha" (pacemaker)`; !strings.Contains(out.String(), want) {
-			t.Errorf("the plan does not say %q:\n%s", want, out.String())
+		if want := n + ` leaves failure domain "nfsha" (pacemaker)`; !strings.Contains(out, want) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(out.String(), "put nfs1 in standby and wait until nothing runs on it") {
-		t.Errorf("the plan does not give the sequence:\n%s", out.String())
-	}
-	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, "day2.plan"), tfexec.Reattach(ri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var updated []string
-	for _, rc := range shown.ResourceChanges {
-		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
-			updated = append(updated, rc.Address)
-		}
+	if !strings.Contains(out, "put nfs1 in standby and wait until nothing runs on it") {
+		t.Errorf("the plan does not give the sequence:\n%s", out)
 	}
 	if len(updated) != 2 || !strings.Contains(strings.Join(updated, " "), "hpcstorage_server") {
 		t.Errorf("the day-2 plan changes %v, want the two servers", updated)
@@ -138,33 +122,17 @@ func r2RollingServiceChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.Reatta
 	t.Helper()
 	ctx := context.Background()
 	vars := []tfexec.PlanOption{tfexec.Reattach(ri), tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2)}
-	var out bytes.Buffer
-	tf.SetStdout(&out)
-	changes, err := tf.Plan(ctx, append(vars, tfexec.Out("idmap.plan"))...)
-	tf.SetStdout(io.Discard)
-	if err != nil || !changes {
-		t.Fatalf("day-2 service plan: changes %v, err %v", changes, err)
-	}
+	out, updated := planChanges(t, tf, ri, cfg, "idmap.plan", tfexec.Var(subNumaOff), tfexec.Var(r2Firmware), tfexec.Var(idmapDay2))
 	for _, n := range []string{"nfs1", "nfs2"} {
 		for _, want := range []string{n + " Restarts In Failure Domain nfsha", n + ` leaves failure domain "nfsha" (pacemaker)`,
 			"put " + n + " in standby and wait until nothing runs on it"} {
-			if !strings.Contains(out.String(), want) {
-				t.Errorf("the plan does not say %q:\n%s", want, out.String())
+			if !strings.Contains(out, want) {
+				t.Errorf("the plan does not say %q:\n%s", want, out)
 			}
 		}
 	}
-	if !strings.Contains(out.String(), "change file:/etc/idmapd.conf") {
-		t.Errorf("the plan does not say what changes:\n%s", out.String())
-	}
-	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, "idmap.plan"), tfexec.Reattach(ri))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var updated []string
-	for _, rc := range shown.ResourceChanges {
-		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
-			updated = append(updated, rc.Address)
-		}
+	if !strings.Contains(out, "change file:/etc/idmapd.conf") {
+		t.Errorf("the plan does not say what changes:\n%s", out)
 	}
 	if len(updated) != 2 || !strings.Contains(strings.Join(updated, " "), "hpcstorage_nfs_server") {
 		t.Errorf("the day-2 service plan changes %v, want the two NFS servers", updated)
@@ -212,4 +180,30 @@ func r2RollingServiceChange(t *testing.T, tf *tfexec.Terraform, ri tfexec.Reatta
 	if bytes.Contains(cib, []byte(pacemaker.MaintenanceLockPrefix)) || bytes.Contains(cib, []byte(`name="standby" value="on"`)) {
 		t.Errorf("a lock or a standby is left in the CIB after the day-2 service apply")
 	}
+}
+
+// planChanges saves a plan with opts as file in cfg and returns what the
+// CLI printed and the addresses the plan changes; a plan with no change
+// fails the test.
+func planChanges(t *testing.T, tf *tfexec.Terraform, ri tfexec.ReattachInfo, cfg, file string, opts ...tfexec.PlanOption) (string, []string) {
+	t.Helper()
+	ctx := context.Background()
+	var out bytes.Buffer
+	tf.SetStdout(&out)
+	changes, err := tf.Plan(ctx, append([]tfexec.PlanOption{tfexec.Reattach(ri), tfexec.Out(file)}, opts...)...)
+	tf.SetStdout(io.Discard)
+	if err != nil || !changes {
+		t.Fatalf("plan %s: changes %v, err %v", file, changes, err)
+	}
+	shown, err := tf.ShowPlanFile(ctx, filepath.Join(cfg, file), tfexec.Reattach(ri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var updated []string
+	for _, rc := range shown.ResourceChanges {
+		if !rc.Change.Actions.NoOp() && !rc.Change.Actions.Read() {
+			updated = append(updated, rc.Address)
+		}
+	}
+	return out.String(), updated
 }
